@@ -1,0 +1,95 @@
+# vkernel: a virtual kernel for Linux x86-64 hosts.
+#
+#   make            build build/vkernel
+#   make run        build and boot it
+#   make test       build and run the unit tests
+#   make asan       the same tests under AddressSanitizer and UBSan
+#   make bench      the host-layer benchmark (figures, never asserted)
+
+CC       ?= cc
+BUILD    ?= build
+OPT      ?= -O2
+CFLAGS   := -std=gnu11 -Wall -Wextra -Werror $(OPT) -g -I. -MMD -MP \
+	    -D_GNU_SOURCE $(SANFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS  := $(SANFLAGS)
+LDLIBS   := -lpthread -lrt
+
+# The stub is freestanding: no libc, no stack protector, no SSE, no
+# implicit memcpy/memset calls, every system call inline in its text.
+STUB_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -I. -ffreestanding \
+	-fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
+	-fpie -fno-plt -fno-asynchronous-unwind-tables -fcf-protection=none \
+	-mgeneral-regs-only -mno-red-zone
+STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
+
+HOST_SRCS := host/physmem.c host/clock.c host/hostlog.c host/cpu.c host/intr.c \
+	host/vmspace.c $(wildcard host/trap/*.c)
+KERN_SRCS := kern/main.c
+TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
+BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
+
+obj = $(patsubst %,$(BUILD)/%.o,$(basename $(1)))
+
+HOST_OBJS := $(call obj,$(HOST_SRCS)) $(BUILD)/host/trap/stub_image.o
+KERN_OBJS := $(call obj,$(KERN_SRCS))
+TEST_OBJS := $(call obj,$(TEST_SRCS))
+BENCH_OBJS := $(call obj,$(BENCH_SRCS))
+STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
+
+.PHONY: all run test asan bench clean
+all: $(BUILD)/vkernel
+
+$(BUILD)/vkernel: $(KERN_OBJS) $(HOST_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unittest: $(TEST_OBJS) $(HOST_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/hostbench: $(BENCH_OBJS) $(HOST_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The stub, built freestanding and embedded in the vkernel.
+$(BUILD)/stub/%.o: host/trap/stub/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STUB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/stub/%.o: host/trap/stub/%.S
+	@mkdir -p $(dir $@)
+	$(CC) $(STUB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/vkstub: $(STUB_OBJS) host/trap/stub/stub.ld
+	$(CC) $(STUB_CFLAGS) $(STUB_LDFLAGS) -o $@ $(STUB_OBJS)
+	@# No call may leave the stub's text: the filters trust it alone.
+	@! objdump -d $@ | grep -E 'call +\*|call .*<[^>]*@plt>' >/dev/null
+
+$(BUILD)/host/trap/stub_image.o: host/trap/stub_image.S $(BUILD)/vkstub
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSTUB_PATH='"$(BUILD)/vkstub"' -c -o $@ $<
+
+run: $(BUILD)/vkernel
+	$(BUILD)/vkernel $(VKFLAGS)
+
+test: $(BUILD)/unittest
+	$(BUILD)/unittest $(TESTS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    test
+
+bench: $(BUILD)/hostbench
+	$(BUILD)/hostbench $(BENCHFLAGS)
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

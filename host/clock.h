@@ -1,0 +1,36 @@
+/*
+ * Host time: a monotonic nanosecond clock and the TSC rate, which the
+ * stubs use to bound their spinning without a system call.
+ */
+#ifndef HOST_CLOCK_H
+#define HOST_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t
+host_nanotime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t
+host_rdtsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/* TSC ticks per microsecond, measured once (a few ms) on first use. */
+uint64_t host_tsc_per_us(void);
+
+/* A relative timespec of ns nanoseconds. */
+static inline struct timespec
+host_timespec(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	return ts;
+}
+
+#endif /* HOST_CLOCK_H */

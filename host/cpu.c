@@ -1,0 +1,268 @@
+/*
+ * Virtual CPUs (see cpu.h): the threads, their placement, the per-CPU
+ * tick (a POSIX timer aimed at the CPU's own thread, the article's
+ * systimer over a cputimer), the mailbox and the sleep that any post ends.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "hostsync.h"
+
+#define CPU_SPIN_NS	20000	/* >= one hand-off round trip; 5 us was too short */
+
+static struct vcpu *cpus[MAXCPU];
+static int ncpus;
+static enum cpu_placement placement;
+static int tick_hz;
+static int tick_signo;
+static __thread struct vcpu *curcpu;
+
+int
+cpu_placement_parse(const char *s)
+{
+	if (strcmp(s, "latency") == 0)
+		return CPU_PLACE_LATENCY;
+	if (strcmp(s, "density") == 0)
+		return CPU_PLACE_DENSITY;
+	if (strcmp(s, "none") == 0)
+		return CPU_PLACE_NONE;
+	errno = EINVAL;
+	return -1;
+}
+
+const char *
+cpu_placement_name(enum cpu_placement p)
+{
+	static const char *const names[] = { "none", "latency", "density" };
+	return (unsigned)p < 3 ? names[p] : "?";
+}
+
+/*
+ * Host cores for CPU id.  Latency: the CPU on core 2*id, its stubs on the
+ * next core; density: both on core id.  Cores wrap around the host's.
+ */
+static void
+cpu_place(struct vcpu *cpu)
+{
+	cpu_set_t set;
+	int host = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		host = CPU_COUNT(&set);
+	if (host < 1)
+		host = 1;
+	cpu->host_core = cpu->stub_core = -1;
+	cpu->spin_ns = 0;
+	switch (placement) {
+	case CPU_PLACE_LATENCY:
+		cpu->host_core = (2 * cpu->id) % host;
+		cpu->stub_core = (2 * cpu->id + 1) % host;
+		/* Spinning against oneself on one core is pure loss. */
+		if (cpu->stub_core != cpu->host_core)
+			cpu->spin_ns = CPU_SPIN_NS;
+		break;
+	case CPU_PLACE_DENSITY:
+		cpu->host_core = cpu->stub_core = cpu->id % host;
+		break;
+	case CPU_PLACE_NONE:
+		break;
+	}
+}
+
+int
+cpu_configure(int n, enum cpu_placement place, int hz)
+{
+	if (n < 1 || n > MAXCPU || ncpus != 0 || hz < 0 || hz > 10000 ||
+	    (unsigned)place > CPU_PLACE_DENSITY) {
+		errno = EINVAL;
+		return -1;
+	}
+	placement = place;
+	tick_hz = hz;
+	for (int i = 0; i < n; i++) {
+		struct vcpu *cpu = calloc(1, sizeof(*cpu));
+		if (cpu == NULL) {
+			while (i-- > 0)
+				free(cpus[i]);
+			return -1;
+		}
+		cpu->id = i;
+		cpu_place(cpu);
+		cpus[i] = cpu;
+	}
+	ncpus = n;
+	return 0;
+}
+
+int
+cpu_count(void)
+{
+	return ncpus;
+}
+
+struct vcpu *
+cpu_get(int id)
+{
+	return id >= 0 && id < ncpus ? cpus[id] : NULL;
+}
+
+struct vcpu *
+cpu_self(void)
+{
+	return curcpu;
+}
+
+void
+cpu_post(struct vcpu *cpu, uint32_t bits)
+{
+	/* pending first: whoever sees WW_WAKE must also see the bits. */
+	__atomic_fetch_or(&cpu->pending, bits, __ATOMIC_SEQ_CST);
+	ww_post(&cpu->idleword, WW_WAKE);
+}
+
+void
+cpu_sleep(struct vcpu *cpu, uint32_t *w, uint32_t want, uint64_t timeout_ns)
+{
+	struct timespec rel = host_timespec(timeout_ns);
+	const struct timespec *relp = timeout_ns ? &rel : NULL;
+
+	if (cpu == NULL) {
+		ww_sleep(w, want, relp);
+		return;
+	}
+	if (w == NULL) {
+		ww_sleep(&cpu->idleword, WW_WAKE, relp);
+		__atomic_store_n(&cpu->idleword, 0, __ATOMIC_SEQ_CST);
+		return;
+	}
+
+	/* Mark both words sleeping, each only from a value with nothing for us. */
+	uint32_t iv = 0, v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+	if (!__atomic_compare_exchange_n(&cpu->idleword, &iv, WW_SLEEPING, 0,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		goto out;
+	if ((v & want) != 0 || !__atomic_compare_exchange_n(w, &v,
+	    v | WW_SLEEPING, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		goto out;
+
+	struct futex_waitv fw[2] = {
+		{ .val = v | WW_SLEEPING, .uaddr = (uintptr_t)w, .flags = FUTEX_32 },
+		{ .val = WW_SLEEPING, .uaddr = (uintptr_t)&cpu->idleword,
+		  .flags = FUTEX_32 },
+	};
+	struct timespec abs, *absp = NULL;
+	if (timeout_ns) {
+		uint64_t t = host_nanotime() + timeout_ns;
+		abs = host_timespec(t);
+		absp = &abs;
+	}
+	syscall(SYS_futex_waitv, fw, 2, 0, absp, CLOCK_MONOTONIC);
+	__atomic_and_fetch(w, ~WW_SLEEPING, __ATOMIC_SEQ_CST);
+out:
+	/* The WW_WAKE mark has done its job; pending keeps the bits. */
+	__atomic_store_n(&cpu->idleword, 0, __ATOMIC_SEQ_CST);
+}
+
+static void
+cpu_tick_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	struct vcpu *cpu = curcpu;
+	if (cpu != NULL) {
+		__atomic_fetch_add(&cpu->ticks, 1, __ATOMIC_RELAXED);
+		cpu_post(cpu, INTR_TICK);
+	}
+}
+
+static int
+cpu_tick_start(struct vcpu *cpu)
+{
+	struct sigevent sev = { 0 };
+	timer_t t;
+
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = tick_signo;
+	sev._sigev_un._tid = cpu->tid;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) < 0)
+		return -1;
+	long ns = 1000000000L / tick_hz;
+	struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L },
+	    { ns / 1000000000L, ns % 1000000000L } };
+	if (timer_settime(t, 0, &its, NULL) < 0) {
+		timer_delete(t);
+		return -1;
+	}
+	cpu->tick_timer = t;
+	return 0;
+}
+
+static void *
+cpu_thread(void *arg)
+{
+	struct vcpu *cpu = arg;
+
+	curcpu = cpu;
+	cpu->tid = (pid_t)syscall(SYS_gettid);
+	if (cpu->host_core >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu->host_core, &set);
+		(void)sched_setaffinity(0, sizeof(set), &set);
+	}
+	if (tick_hz > 0 && cpu_tick_start(cpu) < 0)
+		abort();	/* timers are a host resource we cannot run without */
+	cpu->main(cpu, cpu->arg);
+	if (cpu->tick_timer != NULL)
+		timer_delete((timer_t)cpu->tick_timer);
+	curcpu = NULL;
+	return NULL;
+}
+
+int
+cpu_start(void (*fn)(struct vcpu *, void *), void *arg)
+{
+	if (ncpus == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tick_hz > 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = cpu_tick_handler;
+		sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: waits must end */
+		sigemptyset(&sa.sa_mask);
+		tick_signo = SIGRTMIN + 1;
+		if (sigaction(tick_signo, &sa, NULL) < 0)
+			return -1;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		cpus[i]->main = fn;
+		cpus[i]->arg = arg;
+		int e = pthread_create(&cpus[i]->thread, NULL, cpu_thread, cpus[i]);
+		if (e != 0) {
+			errno = e;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+cpu_join(void)
+{
+	for (int i = 0; i < ncpus; i++) {
+		pthread_join(cpus[i]->thread, NULL);
+		free(cpus[i]);
+		cpus[i] = NULL;
+	}
+	ncpus = 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * Virtual CPUs: host threads of the vkernel process that each run the
+ * kernel's scheduler loop (-n N).  A CPU has a mailbox of pending
+ * interrupt bits; anyone may post to it (cpu_post, async-signal safe),
+ * which ends whatever host wait the CPU is in: its idle sleep, or the
+ * wait for a guest running on it (the backend then kicks the guest).
+ *
+ * Placement (-l): "latency" pins each CPU to a host core and its guests'
+ * stubs to another, and both sides spin briefly before sleeping;
+ * "density" pins a CPU and its stubs to one core and never spins.
+ * Cross-core wake-ups cost 40-60 us on these hosts, so neither leaves
+ * sleeping hand-offs to the host scheduler.
+ */
+#ifndef HOST_CPU_H
+#define HOST_CPU_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MAXCPU		64
+
+#define INTR_TICK	0x01u	/* the CPU's periodic timer */
+#define INTR_KICK	0x02u	/* another thread wants this CPU's attention */
+#define INTR_DEVICE	0x04u	/* a host fd became ready (host/intr.h) */
+#define INTR_HALT	0x08u	/* shut down */
+
+enum cpu_placement {
+	CPU_PLACE_NONE,		/* no pinning, no spinning (tests) */
+	CPU_PLACE_LATENCY,
+	CPU_PLACE_DENSITY,
+};
+
+struct vcpu {
+	int id;
+	pid_t tid;
+	pthread_t thread;
+	uint32_t pending;	/* INTR_* bits (atomic) */
+	uint32_t idleword;	/* wait word that cpu_post wakes (hostsync.h) */
+	int host_core;		/* host core it is pinned to, or -1 */
+	int stub_core;		/* host core for its guests' stubs, or -1 */
+	uint64_t spin_ns;	/* bounded spin before any sleep */
+	uint64_t ticks;		/* ticks received (atomic) */
+	void (*main)(struct vcpu *, void *);
+	void *arg;
+	void *tick_timer;	/* timer_t */
+};
+
+/* Parses "latency", "density" or "none"; -1 with EINVAL if unknown. */
+int cpu_placement_parse(const char *s);
+const char *cpu_placement_name(enum cpu_placement p);
+
+/*
+ * Creates n virtual CPUs (1..MAXCPU) with the given placement and a tick
+ * of hz per second (0: no tick).  Returns 0, or -1 with errno set.
+ */
+int cpu_configure(int n, enum cpu_placement place, int hz);
+
+/* Starts every CPU's thread in fn(cpu, arg); returns 0 or -1 with errno. */
+int cpu_start(void (*fn)(struct vcpu *, void *), void *arg);
+
+/* Waits until every CPU thread has returned, then frees the CPUs. */
+void cpu_join(void);
+
+int cpu_count(void);
+struct vcpu *cpu_get(int id);
+
+/* The CPU the calling thread is, or NULL for any other thread. */
+struct vcpu *cpu_self(void);
+
+/* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
+void cpu_post(struct vcpu *cpu, uint32_t bits);
+
+/* Takes (clears and returns) the calling CPU's pending bits. */
+static inline uint32_t
+cpu_take(struct vcpu *cpu)
+{
+	return __atomic_exchange_n(&cpu->pending, 0, __ATOMIC_ACQ_REL);
+}
+
+static inline uint32_t
+cpu_pending(const struct vcpu *cpu)
+{
+	return __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Sleeps until a bit of want is set in the wait word w (hostsync.h; w may
+ * be NULL), an interrupt is posted to cpu, or timeout_ns passes (0: no
+ * limit).  cpu may be NULL for a thread that is no CPU.  The caller
+ * re-checks both conditions afterwards: wake-ups may be spurious.  Both
+ * words are waited on at once (futex_waitv), so posters only ever touch
+ * the CPU's own word, never memory that a vmspace may free.
+ */
+void cpu_sleep(struct vcpu *cpu, uint32_t *w, uint32_t want, uint64_t timeout_ns);
+
+/* Sleeps until an interrupt is pending or timeout_ns passes (0: none). */
+static inline void
+cpu_idle(struct vcpu *cpu, uint64_t timeout_ns)
+{
+	cpu_sleep(cpu, NULL, 0, timeout_ns);
+}
+
+#endif /* HOST_CPU_H */

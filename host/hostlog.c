@@ -1,0 +1,43 @@
+/*
+ * Host-layer messages (see hostlog.h).  One write per message, so lines
+ * from different threads do not interleave.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "hostlog.h"
+
+int host_verbose;
+
+static void
+host_vlog(const char *fmt, va_list ap)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "vkernel: ");
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	(void)!write(STDERR_FILENO, buf, (size_t)n);
+}
+
+void
+host_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	host_vlog(fmt, ap);
+	va_end(ap);
+}
+
+void
+host_debug(const char *fmt, ...)
+{
+	if (!host_verbose)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	host_vlog(fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,267 @@
+/*
+ * The trap backend's stub: a freestanding program (no libc) exec'd fresh
+ * for each vmspace.  Its main thread becomes the guest thread: it maps the
+ * control memory, installs the signal handlers, starts the mapper thread,
+ * puts itself under the guest filter and traps once (int3), so that the
+ * vkernel's first "resume" writes the guest's registers into that first
+ * signal frame and rt_sigreturn enters guest code.
+ *
+ * From then on the handler is the whole stub: every system call (SIGSYS),
+ * fault and kick lands in it on the signal stack; it posts the frame's
+ * address to the vkernel and waits for the reply.  The vkernel edits the
+ * frame in place, so the registers and FPU state travel through the
+ * host's own rt_sigreturn.
+ *
+ * Built with -ffreestanding -mgeneral-regs-only -fno-stack-protector:
+ * every system call is an inline "syscall" in stub text, which is what
+ * the filters allow, and the handler never touches the guest's vector
+ * registers.
+ */
+#define STUB_FREESTANDING
+#include "../../hostsync.h"
+#include "../stub_abi.h"
+
+#define SYS_close		3
+#define SYS_mmap		9
+#define SYS_munmap		11
+#define SYS_rt_sigaction	13
+#define SYS_rt_sigprocmask	14
+#define SYS_sigaltstack		131
+#define SYS_prctl		157
+#define SYS_arch_prctl		158
+#define SYS_futex		202
+#define SYS_set_tid_address	218
+#define SYS_exit_group		231
+#define SYS_seccomp		317
+
+#define PROT_READ		1
+#define PROT_WRITE		2
+#define MAP_SHARED		0x01
+#define MAP_FIXED_NOREPLACE	0x100000
+#define SA_SIGINFO		0x00000004
+#define SA_ONSTACK		0x08000000
+#define SA_RESTORER		0x04000000
+#define SIG_SETMASK		2
+#define PR_SET_NO_NEW_PRIVS	38
+#define ARCH_SET_GS		0x1001
+#define ARCH_SET_FS		0x1002
+#define FUTEX_WAIT		0
+#define FUTEX_WAKE		1
+
+#define SIGILL	4
+#define SIGTRAP	5
+#define SIGBUS	7
+#define SIGFPE	8
+#define SIGSEGV	11
+#define SIGSYS	31
+
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+struct k_stack {
+	void *sp;
+	int flags;
+	unsigned long size;
+};
+
+void stub_main(uint64_t *sp);
+void stub_clone_mapper(void);
+extern char stub_restorer[];
+extern char __stub_end[];
+
+static inline long
+sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile ("syscall" : "=a"(ret)
+	    : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+	    : "rcx", "r11", "memory");
+	return ret;
+}
+
+#define sys1(n, a)		sys6(n, (long)(a), 0, 0, 0, 0, 0)
+#define sys2(n, a, b)		sys6(n, (long)(a), (long)(b), 0, 0, 0, 0)
+#define sys3(n, a, b, c)	sys6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define sys4(n, a, b, c, d)	sys6(n, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+static __attribute__((noreturn)) void
+die(int code)
+{
+	for (;;)
+		sys1(SYS_exit_group, code);
+}
+
+static inline struct stub_thread *
+thread_page(void)
+{
+	return (struct stub_thread *)STUB_THREAD;
+}
+
+static inline const struct stub_cmd *
+cmd_page(void)
+{
+	return (const struct stub_cmd *)STUB_CMD;
+}
+
+static inline uint64_t
+rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile ("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * Waits for the vkernel's reply: spins for cmd->spin_tsc, then sleeps.
+ * WW_MAPPER asks this thread to wake the mapper first, a hand-off that
+ * stays on this thread's core; the mapper then posts the reply itself.
+ */
+static void
+wait_reply(struct stub_thread *t)
+{
+	const struct stub_cmd *c = cmd_page();
+	uint64_t t0 = rdtsc();
+
+	for (;;) {
+		uint32_t v = __atomic_load_n(&t->reply, __ATOMIC_ACQUIRE);
+		if (v & WW_POSTED) {
+			__atomic_store_n(&t->reply, 0, __ATOMIC_RELEASE);
+			return;
+		}
+		if (v & WW_MAPPER) {
+			if (__atomic_compare_exchange_n(&t->reply, &v, 0, 0,
+			    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+				sys3(SYS_futex, &c->seq, FUTEX_WAKE, 1);
+			t0 = rdtsc();
+			continue;
+		}
+		if (rdtsc() - t0 < c->spin_tsc) {
+			__asm__ volatile ("pause");
+			continue;
+		}
+		if (v == 0 && !__atomic_compare_exchange_n(&t->reply, &v,
+		    WW_SLEEPING, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			continue;
+		sys4(SYS_futex, &t->reply, FUTEX_WAIT, WW_SLEEPING, 0);
+	}
+}
+
+static void
+load_bases(struct stub_thread *t)
+{
+	if (!t->set_bases)
+		return;
+	t->set_bases = 0;
+	if (cmd_page()->fsgsbase) {
+		__asm__ volatile ("wrfsbase %0" : : "r"(t->set_fsbase));
+		__asm__ volatile ("wrgsbase %0" : : "r"(t->set_gsbase));
+	} else {
+		sys2(SYS_arch_prctl, ARCH_SET_FS, t->set_fsbase);
+		sys2(SYS_arch_prctl, ARCH_SET_GS, t->set_gsbase);
+	}
+}
+
+/*
+ * Every signal of the guest thread comes here, on the signal stack, with
+ * all signals blocked.  A kick the vkernel no longer wants is dropped.
+ */
+static void
+stub_handler(int sig, void *si, void *uc)
+{
+	struct stub_thread *t = thread_page();
+
+	if (sig == STUB_SIGKICK && !__atomic_load_n(&t->kick, __ATOMIC_ACQUIRE))
+		return;
+	t->signo = (uint64_t)sig;
+	t->siginfo = (uint64_t)si;
+	t->ucontext = (uint64_t)uc;
+	if (cmd_page()->fsgsbase) {
+		uint64_t fs, gs;
+		__asm__ volatile ("rdfsbase %0" : "=r"(fs));
+		__asm__ volatile ("rdgsbase %0" : "=r"(gs));
+		t->fsbase = fs;
+		t->gsbase = gs;
+	}
+	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
+		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
+	wait_reply(t);
+	load_bases(t);
+}
+
+static void
+install_handlers(void)
+{
+	static const int sigs[] = { SIGSYS, SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+	    SIGTRAP, STUB_SIGKICK };
+	struct k_sigaction sa = {
+		.handler = (void *)stub_handler,
+		.flags = SA_SIGINFO | SA_ONSTACK | SA_RESTORER,
+		.restorer = stub_restorer,
+		.mask = ~0UL,
+	};
+	struct k_stack ss = { (void *)STUB_ALTSTACK, 0, STUB_ALTSTACK_SIZE };
+
+	if (sys2(SYS_sigaltstack, &ss, 0) != 0)
+		die(STUB_EXIT_SIGNALS);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sys4(SYS_rt_sigaction, sigs[i], &sa, 0, 8) != 0)
+			die(STUB_EXIT_SIGNALS);
+}
+
+static void
+start_mapper(void)
+{
+	struct stub_sync *s = (struct stub_sync *)STUB_SYNC;
+	struct { long sec, nsec; } ms = { 0, 1000000 };
+
+	stub_clone_mapper();
+	for (int i = 0; i < 5000; i++) {
+		if (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+			return;
+		sys4(SYS_futex, &s->ready, FUTEX_WAIT, 0, &ms);
+	}
+	die(STUB_EXIT_MAPPER);
+}
+
+void
+stub_main(uint64_t *sp)
+{
+	uint64_t all = ~0UL, none = 0;
+
+	(void)sp;
+	/* Everything of ours must sit in the reserved region. */
+	if ((uint64_t)&all < STUB_CTL_END || (uint64_t)__stub_end > STUB_IMAGE_END)
+		die(STUB_EXIT_LAYOUT);
+	if (sys6(SYS_mmap, STUB_CMD, STUB_CMD_SIZE, PROT_READ,
+	    MAP_SHARED | MAP_FIXED_NOREPLACE, STUB_CTL_FD, 0) != (long)STUB_CMD ||
+	    sys6(SYS_mmap, STUB_SYNC, STUB_CTL_END - STUB_SYNC,
+	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+	    STUB_CTL_FD, STUB_CMD_SIZE) != (long)STUB_SYNC)
+		die(STUB_EXIT_CTL);
+	sys1(SYS_close, STUB_CTL_FD);
+	/* Nothing the host placed may stay in the guest's range. */
+	sys2(SYS_munmap, 0, STUB_BASE);
+
+	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
+	install_handlers();
+	/* A stub killed with the host's SIGKILL wakes the vkernel at once. */
+	sys1(SYS_set_tid_address, &thread_page()->req);
+	if (sys6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
+		die(STUB_EXIT_FILTER);
+	start_mapper();
+
+	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
+	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
+		die(STUB_EXIT_FILTER);
+	/* The first trap: the vkernel answers it with the guest's registers. */
+	__asm__ volatile ("int3");
+	for (;;)
+		__asm__ volatile ("ud2");
+}

@@ -1,0 +1,149 @@
+/*
+ * The stub's fixed entry points (host/trap/stub_abi.h): the process entry,
+ * the signal restorer and the mapper thread.  The mapper keeps all its
+ * state in registers and never touches a stack: the guest shares its
+ * address space, and would otherwise steer it through a forged stack.
+ *
+ * Mapper registers: r12 = commands (read-only), r13 = sync page,
+ * r14 = guest thread page, r15d = the last batch carried out.
+ */
+#include "../stub_abi.h"
+
+#define SYS_mmap	9
+#define SYS_mprotect	10
+#define SYS_munmap	11
+#define SYS_rt_sigreturn 15
+#define SYS_clone	56
+#define SYS_exit	60
+#define SYS_futex	202
+#define SYS_seccomp	317
+#define FUTEX_WAIT	0
+#define FUTEX_WAKE	1
+#define CLONE_THREAD_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
+#define MAP_SHARED_FIXED 0x11
+
+	.section .text.entry, "ax"
+	.globl	_start
+_start:
+	mov	%rsp, %rdi
+	and	$-16, %rsp
+	call	stub_main
+	ud2
+
+	.org	STUB_RESTORER - STUB_TEXT
+	.globl	stub_restorer
+stub_restorer:
+	mov	$SYS_rt_sigreturn, %eax
+	syscall
+	ud2
+
+	.org	STUB_MAPPER - STUB_TEXT
+stub_mapper:
+	mov	$SYS_seccomp, %eax
+	mov	$1, %edi			/* SECCOMP_SET_MODE_FILTER */
+	xor	%esi, %esi
+	movabs	$(STUB_BOOT + 16), %rdx		/* stub_boot.mapper */
+	syscall
+	test	%rax, %rax
+	jnz	.Ldie
+	movabs	$STUB_CMD, %r12
+	movabs	$STUB_SYNC, %r13
+	movabs	$STUB_THREAD, %r14
+	xor	%r15d, %r15d
+	movl	$1, 8(%r13)			/* sync->ready */
+	mov	$SYS_futex, %eax
+	lea	8(%r13), %rdi
+	mov	$FUTEX_WAKE, %esi
+	mov	$1, %edx
+	syscall
+
+.Lwait:	mov	(%r12), %eax			/* cmd->seq */
+	cmp	%eax, %r15d
+	jne	.Lbatch
+	mov	%eax, %edx
+	mov	$SYS_futex, %eax
+	mov	%r12, %rdi
+	mov	$FUTEX_WAIT, %esi
+	xor	%r10d, %r10d
+	syscall
+	jmp	.Lwait
+
+.Lbatch:
+	mov	%eax, %r15d
+	mov	4(%r12), %ebx			/* cmd->nops */
+	cmp	$STUB_MAX_OPS, %ebx
+	jbe	1f
+	mov	$STUB_MAX_OPS, %ebx
+1:	lea	STUB_CMD_HDR(%r12), %rbp
+.Lop:	test	%ebx, %ebx
+	jz	.Ldone
+	mov	8(%rbp), %rdi			/* addr */
+	mov	16(%rbp), %rsi			/* len */
+	mov	4(%rbp), %edx			/* prot */
+	mov	(%rbp), %eax
+	cmp	$STUB_OP_MMAP, %eax
+	je	2f
+	cmp	$STUB_OP_MPROTECT, %eax
+	je	3f
+	mov	$SYS_munmap, %eax
+	jmp	4f
+2:	mov	$SYS_mmap, %eax
+	mov	$MAP_SHARED_FIXED, %r10d
+	mov	$STUB_RAM_FD, %r8d
+	mov	24(%rbp), %r9			/* off */
+	jmp	4f
+3:	mov	$SYS_mprotect, %eax
+4:	syscall
+	cmp	$-4095, %rax
+	jb	5f
+	cmpq	$0, 16(%r13)			/* keep the first error */
+	jne	5f
+	mov	%rax, 16(%r13)			/* sync->err */
+5:	add	$32, %rbp
+	dec	%ebx
+	jmp	.Lop
+
+.Ldone:
+	mov	%r15d, (%r13)			/* sync->done */
+	mfence
+	cmpl	$0, 4(%r13)			/* sync->waiter */
+	je	6f
+	mov	$SYS_futex, %eax
+	mov	%r13, %rdi
+	mov	$FUTEX_WAKE, %esi
+	mov	$1, %edx
+	syscall
+6:	cmpl	$0, 8(%r12)			/* cmd->resume */
+	je	.Lwait
+	mov	$1, %eax			/* WW_POSTED */
+	xchg	%eax, 4(%r14)			/* thread->reply */
+	test	$2, %eax			/* WW_SLEEPING */
+	jz	.Lwait
+	mov	$SYS_futex, %eax
+	lea	4(%r14), %rdi
+	mov	$FUTEX_WAKE, %esi
+	mov	$1, %edx
+	syscall
+	jmp	.Lwait
+
+.Ldie:	mov	$SYS_exit, %eax
+	mov	$STUB_EXIT_MAPPER, %edi
+	syscall
+	ud2
+
+/* Starts the mapper thread with all signals blocked (inherited). */
+	.text
+	.globl	stub_clone_mapper
+stub_clone_mapper:
+	mov	$SYS_clone, %eax
+	mov	$CLONE_THREAD_FLAGS, %edi
+	movabs	$(STUB_CMD + STUB_CMD_SIZE), %rsi
+	xor	%edx, %edx
+	xor	%r10d, %r10d
+	xor	%r8d, %r8d
+	syscall
+	test	%rax, %rax
+	jz	stub_mapper
+	ret
+
+	.section .note.GNU-stack, "", @progbits

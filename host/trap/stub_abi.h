@@ -1,0 +1,147 @@
+/*
+ * The trap backend's stub: the fixed layout of its address space above
+ * VM_MAX_USER_ADDRESS and of the control memory it shares with the
+ * vkernel.  Included by the freestanding stub and by the vkernel.
+ *
+ *   STUB_BASE          stub text and rodata (the only code the seccomp
+ *                      filters treat as the stub's; nothing is writable)
+ *   STUB_CMD           mapper commands, written by the vkernel, read-only
+ *                      in the stub; the mapper's "stack" points into it
+ *   STUB_SYNC          mapper status (read-write)
+ *   STUB_THREAD        the guest thread's words, trap record and
+ *                      signal stack (read-write)
+ *   0x7fff_f7..        host vdso, host stack (ADDR_NO_RANDOMIZE)
+ *
+ * The control memory is one memfd: [STUB_CMD, STUB_CTL_END) maps it from
+ * offset 0.  Everything the guest can write here is untrusted: the
+ * vkernel copies each word once and checks it.
+ */
+#ifndef HOST_TRAP_STUB_ABI_H
+#define HOST_TRAP_STUB_ABI_H
+
+#ifdef __ASSEMBLER__
+#define STUB_UL(x)	x
+#else
+#include <stdint.h>
+#define STUB_UL(x)	x##UL
+#endif
+
+#define STUB_BASE		STUB_UL(0x00007fff00000000)	/* == VM_MAX_USER_ADDRESS */
+#define STUB_TEXT		(STUB_BASE + 0x1000)	/* .text.entry starts here */
+#define STUB_IMAGE_END		(STUB_BASE + 0x100000)	/* filters: stub code below */
+#define STUB_RESTORER		(STUB_TEXT + 0x40)	/* mov $15,%eax; syscall */
+#define STUB_MAPPER		(STUB_TEXT + 0x80)	/* the mapper thread's code */
+
+#define STUB_PAGE		STUB_UL(4096)
+#define STUB_CMD		STUB_IMAGE_END
+#define STUB_CMD_SIZE		(16 * STUB_PAGE)
+#define STUB_SYNC		(STUB_CMD + STUB_CMD_SIZE)
+#define STUB_SYNC_SIZE		STUB_PAGE
+#define STUB_THREAD		(STUB_SYNC + STUB_SYNC_SIZE)
+#define STUB_THREAD_SIZE	(64 * STUB_PAGE)
+#define STUB_ALTSTACK		(STUB_THREAD + STUB_PAGE)
+#define STUB_ALTSTACK_SIZE	(STUB_THREAD_SIZE - STUB_PAGE)
+#define STUB_CTL_END		(STUB_THREAD + STUB_THREAD_SIZE)
+#define STUB_CTL_SIZE		(STUB_CTL_END - STUB_CMD)
+
+/* The stub's descriptors at exec. */
+#define STUB_RAM_FD		3
+#define STUB_CTL_FD		4
+
+/* The signal the vkernel kicks a running guest with. */
+#define STUB_SIGKICK		10	/* SIGUSR1 */
+
+/*
+ * Mapper operations.  The filters allow the mapper nothing but these on
+ * the RAM file, each within one GiB and wholly below STUB_BASE.
+ */
+#define STUB_OP_MMAP		1
+#define STUB_OP_MPROTECT	2
+#define STUB_OP_MUNMAP		3
+#define STUB_OP_MAXLEN		(STUB_UL(1) << 30)
+
+#define STUB_OP_SIZE		32
+#define STUB_CMD_HDR		64
+#define STUB_MAX_OPS		((STUB_CMD_SIZE - STUB_PAGE - STUB_CMD_HDR) / \
+				    STUB_OP_SIZE)
+
+#define STUB_BOOT		(STUB_CMD + STUB_CMD_SIZE - STUB_PAGE)
+#define STUB_BOOT_INSNS		((STUB_PAGE - 32) / 8)
+
+#ifndef __ASSEMBLER__
+struct stub_op {
+	uint32_t op;
+	uint32_t prot;
+	uint64_t addr;
+	uint64_t len;
+	uint64_t off;		/* mmap: offset in RAM */
+};
+
+/*
+ * Read-only in the stub.  The last page holds the seccomp programs the
+ * vkernel wrote (struct stub_boot); the mapper's stack pointer is its top,
+ * and the mapper never pushes.
+ */
+struct stub_cmd {
+	uint32_t seq;		/* bumped per batch; the mapper waits on it */
+	uint32_t nops;
+	uint32_t resume;	/* after the batch, post the guest's reply */
+	uint32_t fsgsbase;	/* the host lets user code use wrfsbase */
+	uint64_t spin_tsc;	/* how long the guest thread spins, TSC ticks */
+	uint8_t  pad[STUB_CMD_HDR - 24];
+	struct stub_op ops[STUB_MAX_OPS];
+};
+
+/* A classic BPF program as seccomp(2) takes it (struct sock_fprog). */
+struct stub_fprog {
+	uint16_t len;
+	uint16_t pad[3];
+	uint64_t filter;	/* stub address of the instructions */
+};
+
+struct stub_boot {
+	struct stub_fprog guest;	/* the guest thread's filter */
+	struct stub_fprog mapper;	/* the mapper thread's filter */
+	uint64_t insns[STUB_BOOT_INSNS];
+};
+
+/* Written by the mapper. */
+struct stub_sync {
+	uint32_t done;		/* seq of the last batch carried out */
+	uint32_t waiter;	/* the vkernel sleeps on done */
+	uint32_t ready;		/* the mapper's filter is in place */
+	uint32_t pad;
+	int64_t err;		/* first -errno of the batches since cleared */
+};
+
+/* The guest thread's page.  Words are wait words (host/hostsync.h). */
+struct stub_thread {
+	uint32_t req;		/* stub -> vkernel: a trap record is posted */
+	uint32_t reply;		/* vkernel -> stub: resume (or wake the mapper) */
+	uint32_t kick;		/* the vkernel kicked: SIGKICK is not stale */
+	uint32_t pad;
+	/* the trap record */
+	uint64_t signo;
+	uint64_t siginfo;	/* stub address of the siginfo, in the altstack */
+	uint64_t ucontext;	/* stub address of the ucontext, in the altstack */
+	uint64_t fsbase;	/* at the trap (when fsgsbase is usable) */
+	uint64_t gsbase;
+	/* set by the vkernel before the reply, applied by the stub */
+	uint64_t set_fsbase;
+	uint64_t set_gsbase;
+	uint64_t set_bases;	/* nonzero: load set_fsbase/set_gsbase */
+};
+
+_Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");
+_Static_assert(sizeof(struct stub_cmd) <= STUB_BOOT - STUB_CMD, "commands overlap boot");
+_Static_assert(sizeof(struct stub_boot) <= STUB_PAGE, "boot page");
+#endif /* !__ASSEMBLER__ */
+
+/* Exit codes of a stub that cannot start. */
+#define STUB_EXIT_LAYOUT	120	/* stack or image outside the stub region */
+#define STUB_EXIT_CTL		121	/* cannot map control memory */
+#define STUB_EXIT_SIGNALS	122	/* cannot install handlers */
+#define STUB_EXIT_MAPPER	123	/* mapper thread did not start */
+#define STUB_EXIT_FILTER	124	/* seccomp refused the guest filter */
+
+#endif /* HOST_TRAP_STUB_ABI_H */

@@ -1,0 +1,123 @@
+/*
+ * The trap backend's private state (DESIGN.md, "The host layer contract").
+ *
+ * Each vmspace is a stub process (stub/stub.c) whose main thread runs the
+ * guest natively under a seccomp filter; every system call, fault and kick
+ * arrives in the stub's signal handler, which posts it to the vkernel
+ * through shared control memory (stub_abi.h) and waits.  Host mappings of
+ * RAM are made by the stub's mapper thread on the vkernel's command.
+ *
+ * Files: trap_vmspace.c (operations table), trap_spawn.c (starting and
+ * killing stubs), trap_filter.c (the seccomp programs), trap_frame.c (the
+ * signal frame: registers and FPU), trap_run.c (running a guest until it
+ * traps), trap_fault.c (the vpagetable walk and fault service),
+ * trap_mapper.c (command batches and the host-mapping budget).
+ */
+#ifndef HOST_TRAP_TRAP_H
+#define HOST_TRAP_TRAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include "host/vmspace.h"
+#include "host/vmspace_backend.h"
+#include "host/trap/stub_abi.h"
+
+#define TRAP_NO_ROOT	UINT64_MAX
+#define TRAP_MAXGOV	8		/* vpagetable-governed ranges */
+#define TRAP_SLOT_SHIFT	30		/* the host-mapping summary: 1 GiB slots */
+#define TRAP_NSLOTS	(VM_MAX_USER_ADDRESS >> TRAP_SLOT_SHIFT)
+
+/* Tunables a caller may pass to vmspace_create() as data (or NULL). */
+struct trap_params {
+	int hostmap_budget;	/* host mappings before eviction; 0: default */
+	int fault_around;	/* pages mapped per read fault; 0: default, 1: off */
+	int stub_core;		/* pin the stub to this host core; -1: none */
+	int64_t spin_ns;	/* spin before sleeping; -1: from the CPU */
+};
+
+/* The host-mapping budget: a FIFO of mapped runs, oldest evicted first. */
+struct trap_hostmap {
+	struct trap_run_ent { uint64_t addr, len; } *ring;
+	uint32_t cap, head, count;
+	uint64_t slots[TRAP_NSLOTS / 64];	/* slots that may hold mappings */
+};
+
+struct vmspace_host {
+	pid_t pid;
+	int pidfd;
+	uint8_t *ctl;			/* our mapping of the control memory */
+	struct stub_cmd *cmd;
+	struct stub_sync *sync;
+	struct stub_thread *thr;
+	uint32_t seq;			/* last batch issued */
+	uint32_t nops;			/* ops in the batch being built */
+
+	bool dead;			/* the stub is gone or being killed */
+	bool parked;			/* guest thread waits in its handler */
+	const char *dead_why;
+
+	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
+	struct { uint64_t start, end; } gov[TRAP_MAXGOV];
+	int ngov;
+
+	/* The frame of the last trap, validated (pointers into ctl). */
+	ucontext_t *uc;
+	siginfo_t *si;
+	uint8_t *fpu;
+	uint32_t fpu_size;
+	const struct vextframe *fpu_owner;	/* whose state is loaded */
+
+	struct trap_hostmap hm;
+	int fault_around;
+	uint64_t spin_ns;
+	uint64_t last_fault_va;		/* loop guard for served faults */
+	unsigned fault_repeats;
+
+	/* statistics, for tests and the benchmark */
+	uint64_t nserved, nreturned, nmapops;
+};
+
+/* trap_spawn.c */
+struct vmspace_host *trap_spawn(const struct trap_params *p);
+void trap_kill(struct vmspace_host *vh, const char *why);
+void trap_reap(struct vmspace_host *vh);
+bool trap_alive(struct vmspace_host *vh);
+
+/* trap_filter.c: writes both programs into the boot page. */
+int trap_filter_build(struct stub_boot *boot);
+
+/* trap_frame.c */
+int trap_frame_take(struct vmspace_host *vh);
+void trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
+    struct vextframe *vf);
+void trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
+    const struct vextframe *vf);
+void trap_fpu_save(struct vmspace_host *vh, struct vextframe *vf);
+void trap_fpu_load(struct vmspace_host *vh, const struct vextframe *vf);
+
+/* trap_run.c */
+int trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf);
+int trap_wait_report(struct vmspace_host *vh, bool booting);
+
+/* trap_fault.c */
+bool trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
+    bool accerr, uint64_t *errp);
+bool trap_governed(const struct vmspace_host *vh, uint64_t va);
+
+/* trap_mapper.c */
+int trap_hostmap_init(struct vmspace_host *vh, int budget);
+void trap_hostmap_fini(struct vmspace_host *vh);
+int trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
+    uint64_t len, uint32_t prot, uint64_t off);
+int trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
+    uint32_t prot, uint64_t pa);
+int trap_cmd_issue(struct vmspace_host *vh, bool resume);
+int trap_cmd_wait(struct vmspace_host *vh);
+int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
+void trap_hostmap_shrink(struct vmspace_host *vh, uint32_t n);
+
+#endif /* HOST_TRAP_TRAP_H */

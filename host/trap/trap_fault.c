@@ -1,0 +1,203 @@
+/*
+ * Page faults of a guest, as the article's host vm_fault serves them for a
+ * MAP_VPAGETABLE mapping: walk the vpagetable in software like the MMU
+ * would; if the entry allows the access, set its accessed bit (and, for a
+ * write, its modified bit) and map the page; otherwise hand the fault to
+ * the vkernel.
+ *
+ * Modified-bit emulation: a writable page whose VPTE is not yet modified
+ * is mapped read-only, so the first write faults here and sets VPTE_M
+ * before the page becomes writable.  When the kernel clears VPTE_M it
+ * calls MADV_INVAL, and the next write faults again.
+ *
+ * Fault-around: a read fault also maps the valid neighbours in the same
+ * aligned group of pages (setting their accessed bits, as x86 Linux does
+ * for its fault-around), coalescing runs contiguous in RAM into one host
+ * mapping.  Write faults do not: neighbours mapped read-only would each
+ * take an upgrade fault anyway.
+ */
+#include <sys/mman.h>
+
+#include "host/hostlog.h"
+#include "host/physmem.h"
+#include "host/vpte.h"
+#include "host/trap/trap.h"
+
+#define TRAP_FAULT_AROUND	8	/* pages, a power of two */
+#define TRAP_FAULT_REPEATS	16	/* the same page served this often: stop */
+
+enum walk_status { WALK_OK, WALK_NOTPRESENT, WALK_BAD };
+
+struct vpt_walk {
+	vpte_t *pte[VPTE_LEVELS];	/* entries visited, from level 3 down */
+	int level;			/* of the leaf */
+	bool user, write, noexec;	/* effective over all levels */
+	uint64_t pa;			/* of the 4 KiB page */
+};
+
+bool
+trap_governed(const struct vmspace_host *vh, uint64_t va)
+{
+	for (int i = 0; i < vh->ngov; i++)
+		if (va >= vh->gov[i].start && va < vh->gov[i].end)
+			return true;
+	return false;
+}
+
+/* Walks the vpagetable rooted at root for va, as the MMU would. */
+static enum walk_status
+vpt_walk(uint64_t root, uint64_t va, struct vpt_walk *w)
+{
+	uint64_t table = root;
+
+	w->user = w->write = true;
+	w->noexec = false;
+	for (int l = VPTE_LEVELS - 1; l >= 0; l--) {
+		if (!physmem_valid(table, PAGE_SIZE))
+			return WALK_BAD;
+		vpte_t *p = (vpte_t *)PHYS_TO_DMAP(table) + VPTE_INDEX(va, l);
+		vpte_t e = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+		w->pte[l] = p;
+		w->level = l;
+		if ((e & VPTE_V) == 0)
+			return WALK_NOTPRESENT;
+		if ((e & VPTE_RESERVED) != 0 || (l == 3 && (e & VPTE_PS)))
+			return WALK_BAD;
+		w->user &= (e & VPTE_U) != 0;
+		w->write &= (e & VPTE_RW) != 0;
+		w->noexec |= (e & VPTE_NX) != 0;
+		if (l == 0 || (e & VPTE_PS)) {
+			uint64_t size = 1UL << VPTE_SHIFT(l);
+			w->pa = ((e & VPTE_FRAME) & ~(size - 1)) +
+			    ((va & (size - 1)) & ~PAGE_MASK);
+			return physmem_valid(w->pa, PAGE_SIZE) ? WALK_OK : WALK_BAD;
+		}
+		table = e & VPTE_FRAME;
+	}
+	return WALK_BAD;
+}
+
+static uint32_t
+host_prot(const struct vpt_walk *w, vpte_t leaf)
+{
+	uint32_t prot = PROT_READ;
+	if (w->write && (leaf & VPTE_RW) && (leaf & VPTE_M))
+		prot |= PROT_WRITE;
+	if (!w->noexec && !(leaf & VPTE_NX))
+		prot |= PROT_EXEC;
+	return prot;
+}
+
+/*
+ * Maps the valid neighbours of the page at va in its aligned group, and
+ * the page itself, as runs contiguous in both address and RAM.
+ */
+static int
+fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
+    uint32_t prot)
+{
+	uint64_t group = (uint64_t)vh->fault_around * PAGE_SIZE;
+	uint64_t first = va & ~(group - 1);
+	vpte_t *pt = w->pte[0] - VPTE_INDEX(va, 0);
+	uint64_t run_va = 0, run_pa = 0, run_len = 0;
+	uint32_t run_prot = 0;
+
+	for (uint64_t a = first; a < first + group; a += PAGE_SIZE) {
+		uint64_t pa = 0;
+		uint32_t p = 0;
+		if (a == (va & ~PAGE_MASK)) {
+			pa = w->pa;
+			p = prot;
+		} else if (a >= VM_MIN_USER_ADDRESS && trap_governed(vh, a)) {
+			vpte_t *ep = pt + VPTE_INDEX(a, 0);
+			vpte_t e = __atomic_load_n(ep, __ATOMIC_ACQUIRE);
+			pa = e & VPTE_FRAME;
+			if ((e & (VPTE_V | VPTE_U)) == (VPTE_V | VPTE_U) &&
+			    (e & VPTE_RESERVED) == 0 && physmem_valid(pa, PAGE_SIZE)) {
+				e = __atomic_or_fetch(ep, VPTE_A, __ATOMIC_ACQ_REL);
+				p = host_prot(w, e);
+			}
+		}
+		if (run_len != 0 && (p == 0 || p != run_prot ||
+		    pa != run_pa + run_len)) {
+			if (trap_map_run(vh, run_va, run_len, run_prot, run_pa) < 0)
+				return -1;
+			run_len = 0;
+		}
+		if (p == 0)
+			continue;
+		if (run_len == 0) {
+			run_va = a;
+			run_pa = pa;
+			run_prot = p;
+		}
+		run_len += PAGE_SIZE;
+	}
+	if (run_len != 0)
+		return trap_map_run(vh, run_va, run_len, run_prot, run_pa);
+	return 0;
+}
+
+/*
+ * A guest fault at va with the host's error code hosterr; accerr is set
+ * when the host had the page mapped without the access (an upgrade).
+ * Returns true if served: the mapper has the batch and will resume the
+ * guest.  Otherwise *errp is the x86 error code for the vkernel, which
+ * has to fill the VPTE or signal the guest.
+ */
+bool
+trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
+    bool accerr, uint64_t *errp)
+{
+	bool write = (hosterr & PGEX_W) != 0, exec = (hosterr & PGEX_I) != 0;
+	struct vpt_walk w;
+
+	*errp = PGEX_U | (hosterr & (PGEX_W | PGEX_I));
+	if (vh->root == TRAP_NO_ROOT || va < VM_MIN_USER_ADDRESS ||
+	    !trap_governed(vh, va))
+		return false;
+	switch (vpt_walk(vh->root, va, &w)) {
+	case WALK_NOTPRESENT:
+		return false;
+	case WALK_BAD:
+		*errp |= PGEX_P | PGEX_RSV;
+		return false;
+	case WALK_OK:
+		break;
+	}
+	if (!w.user || (write && !w.write) || (exec && w.noexec)) {
+		*errp |= PGEX_P;
+		return false;
+	}
+	uint64_t page = va & ~PAGE_MASK;
+	if (page == vh->last_fault_va && ++vh->fault_repeats > TRAP_FAULT_REPEATS) {
+		host_log("trap: host will not map %#lx; killing the guest",
+		    (unsigned long)va);
+		trap_kill(vh, "host refused a mapping");
+		return false;
+	}
+	if (page != vh->last_fault_va) {
+		vh->last_fault_va = page;
+		vh->fault_repeats = 0;
+	}
+
+	/* The hardware sets A in every level it walks, and D in the leaf. */
+	for (int l = VPTE_LEVELS - 1; l > w.level; l--)
+		if ((*w.pte[l] & VPTE_A) == 0)
+			__atomic_or_fetch(w.pte[l], VPTE_A, __ATOMIC_ACQ_REL);
+	vpte_t leaf = __atomic_or_fetch(w.pte[w.level],
+	    VPTE_A | (write ? VPTE_M : 0), __ATOMIC_ACQ_REL);
+	uint32_t prot = host_prot(&w, leaf);
+
+	int r;
+	if (accerr)
+		r = trap_cmd_add(vh, STUB_OP_MPROTECT, page, PAGE_SIZE, prot, 0);
+	else if (vh->fault_around > 1 && !write && w.level == 0)
+		r = fault_around(vh, &w, va, prot);
+	else
+		r = trap_map_run(vh, page, PAGE_SIZE, prot, w.pa);
+	if (r < 0 || trap_cmd_issue(vh, true) < 0)
+		return false;
+	vh->nserved++;
+	return true;
+}

@@ -1,0 +1,246 @@
+/*
+ * The stub's seccomp programs, assembled here and handed to the stub in
+ * its read-only boot page.  Seccomp sees only the system-call number, six
+ * register arguments and the instruction pointer, and cannot read memory,
+ * so what each thread may do is decided by those alone (research notes
+ * §5.3-5.4):
+ *
+ * guest thread: from any address but the stub's code, every system call
+ *   traps (SIGSYS, to the vkernel).  From the stub's code: rt_sigreturn,
+ *   arch_prctl(SET_FS/SET_GS), and futex wait/wake on its own two words
+ *   and the mapper's; anything else kills the stub.  It can never map.
+ *
+ * mapper thread: mmap of the RAM file (fd 3, MAP_SHARED|MAP_FIXED),
+ *   mprotect and munmap, each of at most 1 GiB wholly below STUB_BASE,
+ *   and futex on its four words; anything else kills the stub.  What it
+ *   maps comes only from the read-only command page.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "host/trap/trap.h"
+
+#ifndef ARCH_SET_GS
+#define ARCH_SET_GS 0x1001
+#define ARCH_SET_FS 0x1002
+#endif
+
+/* A tiny assembler: jumps name labels, resolved at the end. */
+enum { L_ALLOW = 1, L_KILL, L_TRAP, L_FUTEX, L_FADDR, L_ARCH,
+	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_NLABELS };
+#define L_NEXT 0	/* fall through */
+
+struct bpf_asm {
+	struct sock_filter *ins;
+	int n, max;
+	int at[L_NLABELS];
+	struct { int insn, label, jf; } fix[64];
+	int nfix;
+	int error;
+};
+
+static void
+bpf_op(struct bpf_asm *a, uint16_t code, uint32_t k, int jt, int jf)
+{
+	if (a->n >= a->max || a->nfix + 2 > 64) {
+		a->error = 1;
+		return;
+	}
+	if (jt != L_NEXT)
+		a->fix[a->nfix++] = (typeof(a->fix[0])){ a->n, jt, 0 };
+	if (jf != L_NEXT)
+		a->fix[a->nfix++] = (typeof(a->fix[0])){ a->n, jf, 1 };
+	a->ins[a->n++] = (struct sock_filter){ code, 0, 0, k };
+}
+
+static void
+bpf_label(struct bpf_asm *a, int l)
+{
+	a->at[l] = a->n;
+}
+
+static int
+bpf_resolve(struct bpf_asm *a)
+{
+	for (int i = 0; i < a->nfix; i++) {
+		int d = a->at[a->fix[i].label] - a->fix[i].insn - 1;
+		if (a->at[a->fix[i].label] < 0 || d < 0 || d > 255)
+			return -1;
+		struct sock_filter *f = &a->ins[a->fix[i].insn];
+		if (BPF_CLASS(f->code) == BPF_JMP && BPF_OP(f->code) == BPF_JA)
+			f->k = (uint32_t)d;
+		else if (a->fix[i].jf)
+			f->jf = (uint8_t)d;
+		else
+			f->jt = (uint8_t)d;
+	}
+	return a->error ? -1 : a->n;
+}
+
+#define LD(off)		bpf_op(a, BPF_LD | BPF_W | BPF_ABS, (off), L_NEXT, L_NEXT)
+#define JEQ(k, t, f)	bpf_op(a, BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define JGE(k, t, f)	bpf_op(a, BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define JGT(k, t, f)	bpf_op(a, BPF_JMP | BPF_JGT | BPF_K, (k), (t), (f))
+#define JSET(k, t, f)	bpf_op(a, BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
+#define JGEX(t, f)	bpf_op(a, BPF_JMP | BPF_JGE | BPF_X, 0, (t), (f))
+#define JMP(l)		bpf_op(a, BPF_JMP | BPF_JA, 0, (l), L_NEXT)
+#define RET(k)		bpf_op(a, BPF_RET | BPF_K, (k), L_NEXT, L_NEXT)
+#define TAX()		bpf_op(a, BPF_MISC | BPF_TAX, 0, L_NEXT, L_NEXT)
+#define ST(m)		bpf_op(a, BPF_ST, (m), L_NEXT, L_NEXT)
+#define LDXM(m)		bpf_op(a, BPF_LDX | BPF_MEM, (m), L_NEXT, L_NEXT)
+#define ADDX()		bpf_op(a, BPF_ALU | BPF_ADD | BPF_X, 0, L_NEXT, L_NEXT)
+
+#define OFF_NR		offsetof(struct seccomp_data, nr)
+#define OFF_ARCH	offsetof(struct seccomp_data, arch)
+#define OFF_IP_LO	offsetof(struct seccomp_data, instruction_pointer)
+#define OFF_IP_HI	(OFF_IP_LO + 4)
+#define OFF_ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
+#define OFF_ARG_HI(i)	(OFF_ARG_LO(i) + 4)
+
+#define LO(x)		((uint32_t)(uint64_t)(x))
+#define HI(x)		((uint32_t)((uint64_t)(x) >> 32))
+
+#define STUB_WORD(page, type, field) \
+	((uint64_t)(page) + offsetof(type, field))
+
+/* Accept futex(addr, FUTEX_WAIT or FUTEX_WAKE, ...) on the given words. */
+static void
+bpf_futex_words(struct bpf_asm *a, const uint64_t *words, int n)
+{
+	bpf_label(a, L_FUTEX);
+	LD(OFF_ARG_LO(1));
+	JEQ(FUTEX_WAIT, L_FADDR, L_NEXT);
+	JEQ(FUTEX_WAKE, L_FADDR, L_KILL);
+	bpf_label(a, L_FADDR);
+	LD(OFF_ARG_HI(0));
+	JEQ(HI(STUB_BASE), L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(0));
+	for (int i = 0; i < n; i++)
+		JEQ(LO(words[i]), L_ALLOW, L_NEXT);
+	JMP(L_KILL);
+}
+
+static void
+bpf_returns(struct bpf_asm *a)
+{
+	bpf_label(a, L_TRAP);
+	RET(SECCOMP_RET_TRAP);
+	bpf_label(a, L_ALLOW);
+	RET(SECCOMP_RET_ALLOW);
+	bpf_label(a, L_KILL);
+	RET(SECCOMP_RET_KILL_PROCESS);
+}
+
+static void
+bpf_guest(struct bpf_asm *a)
+{
+	static const uint64_t words[] = {
+		STUB_WORD(STUB_THREAD, struct stub_thread, req),
+		STUB_WORD(STUB_THREAD, struct stub_thread, reply),
+		STUB_WORD(STUB_CMD, struct stub_cmd, seq),
+	};
+
+	LD(OFF_IP_HI);
+	JEQ(HI(STUB_BASE), L_NEXT, L_TRAP);
+	LD(OFF_IP_LO);
+	/* The IP is that after the syscall instruction: the end is included. */
+	JGT(LO(STUB_IMAGE_END), L_TRAP, L_NEXT);
+	LD(OFF_ARCH);
+	JEQ(AUDIT_ARCH_X86_64, L_NEXT, L_KILL);
+	LD(OFF_NR);
+	JEQ(SYS_rt_sigreturn, L_ALLOW, L_NEXT);
+	JEQ(SYS_futex, L_FUTEX, L_NEXT);
+	JEQ(SYS_arch_prctl, L_ARCH, L_KILL);
+	bpf_label(a, L_ARCH);
+	LD(OFF_ARG_LO(0));
+	JEQ(ARCH_SET_FS, L_ALLOW, L_NEXT);
+	JEQ(ARCH_SET_GS, L_ALLOW, L_KILL);
+	bpf_futex_words(a, words, 3);
+	bpf_returns(a);
+}
+
+static void
+bpf_mapper(struct bpf_asm *a)
+{
+	static const uint64_t words[] = {
+		STUB_WORD(STUB_CMD, struct stub_cmd, seq),
+		STUB_WORD(STUB_SYNC, struct stub_sync, done),
+		STUB_WORD(STUB_SYNC, struct stub_sync, ready),
+		STUB_WORD(STUB_THREAD, struct stub_thread, reply),
+	};
+
+	LD(OFF_ARCH);
+	JEQ(AUDIT_ARCH_X86_64, L_NEXT, L_KILL);
+	LD(OFF_NR);
+	JEQ(SYS_futex, L_FUTEX, L_NEXT);
+	JEQ(SYS_mmap, L_MMAP, L_NEXT);
+	JEQ(SYS_mprotect, L_PROT, L_NEXT);
+	JEQ(SYS_munmap, L_RANGE, L_KILL);
+
+	bpf_label(a, L_MMAP);
+	LD(OFF_ARG_LO(4));			/* fd */
+	JEQ(STUB_RAM_FD, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(3));			/* flags */
+	JEQ(MAP_SHARED | MAP_FIXED, L_NEXT, L_KILL);
+	bpf_label(a, L_PROT);
+	LD(OFF_ARG_LO(2));			/* prot */
+	JSET(~(uint32_t)(PROT_READ | PROT_WRITE | PROT_EXEC), L_KILL, L_NEXT);
+
+	/* [addr, addr + len) with len <= 1 GiB must end by STUB_BASE. */
+	bpf_label(a, L_RANGE);
+	LD(OFF_ARG_HI(1));
+	JEQ(0, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(1));
+	JGT(LO(STUB_OP_MAXLEN), L_KILL, L_NEXT);
+	TAX();
+	LD(OFF_ARG_HI(0));
+	JGE(HI(STUB_BASE), L_KILL, L_NEXT);
+	JEQ(HI(STUB_BASE) - 1, L_EDGE, L_ALLOW);
+	/* The last 4 GiB below the stub: no carry out of the low word. */
+	bpf_label(a, L_EDGE);
+	LD(OFF_ARG_LO(0));
+	ST(0);
+	ADDX();
+	JEQ(0, L_ALLOW, L_NEXT);		/* ends exactly at STUB_BASE */
+	LDXM(0);
+	JGEX(L_ALLOW, L_KILL);
+
+	bpf_futex_words(a, words, 4);
+	bpf_returns(a);
+}
+
+static int
+bpf_build(void (*prog)(struct bpf_asm *), struct sock_filter *ins, int max)
+{
+	struct bpf_asm a;
+	memset(&a, 0, sizeof(a));
+	memset(a.at, 0xff, sizeof(a.at));
+	a.ins = ins;
+	a.max = max;
+	prog(&a);
+	return bpf_resolve(&a);
+}
+
+int
+trap_filter_build(struct stub_boot *boot)
+{
+	struct sock_filter *ins = (struct sock_filter *)boot->insns;
+	int ng = bpf_build(bpf_guest, ins, STUB_BOOT_INSNS);
+	if (ng < 0)
+		return -1;
+	int nm = bpf_build(bpf_mapper, ins + ng, STUB_BOOT_INSNS - ng);
+	if (nm < 0)
+		return -1;
+	uint64_t base = STUB_BOOT + offsetof(struct stub_boot, insns);
+	boot->guest = (struct stub_fprog){ .len = (uint16_t)ng, .filter = base };
+	boot->mapper = (struct stub_fprog){ .len = (uint16_t)nm,
+	    .filter = base + (uint64_t)ng * sizeof(struct sock_filter) };
+	return 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * The signal frame of a parked guest thread.  The host kernel wrote it on
+ * the stub's signal stack when the guest trapped: the guest's registers
+ * and FPU state.  The vkernel reads the trap from it and writes the
+ * registers to resume with into it; the stub's rt_sigreturn loads them.
+ *
+ * The stub reports where the frame is, and the signal stack is guest
+ * memory, so every pointer is checked to lie inside the signal stack
+ * before use and read exactly once.  While the guest thread is parked no
+ * other thread of the stub writes the frame.
+ */
+#include <string.h>
+
+#include "host/trap/trap.h"
+
+#define FPX_MAGIC1	0x46505853U	/* FP_XSTATE_MAGIC1 */
+#define FXSAVE_SIZE	512
+#define XSAVE_HDR_OFF	512
+#define XSAVE_HDR_SIZE	64
+#define SW_BYTES_OFF	464		/* struct _fpx_sw_bytes in fxsave */
+
+struct fpx_sw_bytes {
+	uint32_t magic1;
+	uint32_t extended_size;
+	uint64_t xfeatures;
+	uint32_t xstate_size;
+	uint32_t padding[7];
+};
+
+/* The vkernel's address of stub address a, if [a, a+len) is in the altstack. */
+static void *
+altstack_ptr(struct vmspace_host *vh, uint64_t a, uint64_t len, uint64_t align)
+{
+	if (a < STUB_ALTSTACK || a > STUB_CTL_END || len > STUB_CTL_END - a ||
+	    (a & (align - 1)) != 0)
+		return NULL;
+	return vh->ctl + (a - STUB_CMD);
+}
+
+/*
+ * Takes the frame of the trap just posted.  Returns 0, or -1 if the stub
+ * reported a frame that is not where a frame can be.
+ */
+int
+trap_frame_take(struct vmspace_host *vh)
+{
+	uint64_t uca = __atomic_load_n(&vh->thr->ucontext, __ATOMIC_RELAXED);
+	uint64_t sia = __atomic_load_n(&vh->thr->siginfo, __ATOMIC_RELAXED);
+
+	vh->uc = altstack_ptr(vh, uca, sizeof(ucontext_t), 8);
+	vh->si = altstack_ptr(vh, sia, sizeof(siginfo_t), 8);
+	vh->fpu = NULL;
+	vh->fpu_size = 0;
+	if (vh->uc == NULL || vh->si == NULL)
+		return -1;
+
+	uint64_t fpa = (uint64_t)vh->uc->uc_mcontext.fpregs;
+	uint8_t *fp = altstack_ptr(vh, fpa, FXSAVE_SIZE, 16);
+	if (fp == NULL)
+		return -1;
+	struct fpx_sw_bytes sw;
+	memcpy(&sw, fp + SW_BYTES_OFF, sizeof(sw));
+	uint32_t size = FXSAVE_SIZE;
+	if (sw.magic1 == FPX_MAGIC1 && sw.xstate_size > FXSAVE_SIZE +
+	    XSAVE_HDR_SIZE && sw.xstate_size <= VX_FPU_SIZE && (fpa & 63) == 0)
+		size = sw.xstate_size;
+	if (altstack_ptr(vh, fpa, size, 16) == NULL)
+		return -1;
+	vh->fpu = fp;
+	vh->fpu_size = size;
+	return 0;
+}
+
+/* Copies the guest's registers at the trap into tf (and bases into vf). */
+void
+trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
+    struct vextframe *vf)
+{
+	const greg_t *g = vh->uc->uc_mcontext.gregs;
+
+	tf->tf_rdi = (uint64_t)g[REG_RDI];
+	tf->tf_rsi = (uint64_t)g[REG_RSI];
+	tf->tf_rdx = (uint64_t)g[REG_RDX];
+	tf->tf_rcx = (uint64_t)g[REG_RCX];
+	tf->tf_r8 = (uint64_t)g[REG_R8];
+	tf->tf_r9 = (uint64_t)g[REG_R9];
+	tf->tf_rax = (uint64_t)g[REG_RAX];
+	tf->tf_rbx = (uint64_t)g[REG_RBX];
+	tf->tf_rbp = (uint64_t)g[REG_RBP];
+	tf->tf_r10 = (uint64_t)g[REG_R10];
+	tf->tf_r11 = (uint64_t)g[REG_R11];
+	tf->tf_r12 = (uint64_t)g[REG_R12];
+	tf->tf_r13 = (uint64_t)g[REG_R13];
+	tf->tf_r14 = (uint64_t)g[REG_R14];
+	tf->tf_r15 = (uint64_t)g[REG_R15];
+	tf->tf_rip = (uint64_t)g[REG_RIP];
+	tf->tf_rflags = (uint64_t)g[REG_EFL];
+	tf->tf_rsp = (uint64_t)g[REG_RSP];
+	if (vf != NULL && vh->cmd->fsgsbase) {
+		vf->vx_fsbase = vh->thr->fsbase;
+		vf->vx_gsbase = vh->thr->gsbase;
+	}
+}
+
+/*
+ * Writes the registers to resume with.  The host's rt_sigreturn keeps the
+ * segment registers and the privileged flags whatever we write; the
+ * signal mask and signal stack are reset so that a guest cannot keep a
+ * forged mask (which would block the kick) beyond one trap.
+ */
+void
+trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
+    const struct vextframe *vf)
+{
+	greg_t *g = vh->uc->uc_mcontext.gregs;
+
+	g[REG_RDI] = (greg_t)tf->tf_rdi;
+	g[REG_RSI] = (greg_t)tf->tf_rsi;
+	g[REG_RDX] = (greg_t)tf->tf_rdx;
+	g[REG_RCX] = (greg_t)tf->tf_rcx;
+	g[REG_R8] = (greg_t)tf->tf_r8;
+	g[REG_R9] = (greg_t)tf->tf_r9;
+	g[REG_RAX] = (greg_t)tf->tf_rax;
+	g[REG_RBX] = (greg_t)tf->tf_rbx;
+	g[REG_RBP] = (greg_t)tf->tf_rbp;
+	g[REG_R10] = (greg_t)tf->tf_r10;
+	g[REG_R11] = (greg_t)tf->tf_r11;
+	g[REG_R12] = (greg_t)tf->tf_r12;
+	g[REG_R13] = (greg_t)tf->tf_r13;
+	g[REG_R14] = (greg_t)tf->tf_r14;
+	g[REG_R15] = (greg_t)tf->tf_r15;
+	g[REG_RIP] = (greg_t)tf->tf_rip;
+	g[REG_EFL] = (greg_t)tf->tf_rflags;
+	g[REG_RSP] = (greg_t)tf->tf_rsp;
+	sigemptyset(&vh->uc->uc_sigmask);
+	vh->uc->uc_stack.ss_sp = (void *)STUB_ALTSTACK;
+	vh->uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;
+	vh->uc->uc_stack.ss_flags = 0;
+	if (vf != NULL) {
+		vh->thr->set_fsbase = vf->vx_fsbase;
+		vh->thr->set_gsbase = vf->vx_gsbase;
+		vh->thr->set_bases = 1;
+	}
+}
+
+/* Copies the FPU state loaded in the vmspace into vf. */
+void
+trap_fpu_save(struct vmspace_host *vh, struct vextframe *vf)
+{
+	memcpy(vf->vx_fpu, vh->fpu, vh->fpu_size);
+	memset(vf->vx_fpu + vh->fpu_size, 0, VX_FPU_SIZE - vh->fpu_size);
+}
+
+/*
+ * Loads vf's FPU image into the frame.  The image is the kernel's, but it
+ * may have come from a guest's signal frame, so it is made acceptable to
+ * XRSTOR: MXCSR within the host's mask, only features the frame has, the
+ * standard (uncompacted) format.  The host's software bytes stay.
+ */
+void
+trap_fpu_load(struct vmspace_host *vh, const struct vextframe *vf)
+{
+	uint8_t *fp = vh->fpu;
+	uint32_t mask, mxcsr;
+	struct fpx_sw_bytes sw;
+
+	memcpy(&mask, fp + 28, 4);
+	memcpy(&sw, fp + SW_BYTES_OFF, sizeof(sw));
+	memcpy(fp, vf->vx_fpu, SW_BYTES_OFF);
+	memcpy(&mxcsr, fp + 24, 4);
+	mxcsr &= mask ? mask : 0xffbf;
+	memcpy(fp + 24, &mxcsr, 4);
+	memcpy(fp + 28, &mask, 4);
+	if (vh->fpu_size > FXSAVE_SIZE) {
+		uint64_t bv;
+		memcpy(fp + XSAVE_HDR_OFF, vf->vx_fpu + XSAVE_HDR_OFF,
+		    vh->fpu_size - XSAVE_HDR_OFF);
+		memcpy(&bv, fp + XSAVE_HDR_OFF, 8);
+		bv &= sw.xfeatures;
+		memcpy(fp + XSAVE_HDR_OFF, &bv, 8);
+		memset(fp + XSAVE_HDR_OFF + 8, 0, XSAVE_HDR_SIZE - 8);
+	}
+}

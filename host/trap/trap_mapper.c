@@ -1,0 +1,210 @@
+/*
+ * Commands to the stub's mapper thread, and the budget of host mappings.
+ *
+ * A batch of operations is written into the command page and published
+ * by bumping cmd->seq.  The mapper carries it out, then marks it done and,
+ * if asked, resumes the parked guest thread itself, so a served fault
+ * costs one hand-off to the stub and no extra one back.  A new batch is
+ * never written before the mapper has finished the last: an operation
+ * torn between two batches could map a page the vpagetable does not.
+ *
+ * Each mapped run of pages costs a host VMA, and a host process has at
+ * most vm.max_map_count of them.  A FIFO of the runs mapped keeps their
+ * number within a budget by unmapping the oldest (they fault back in on
+ * their next use); if the host still says ENOMEM, the next fault evicts
+ * an eighth of them.  A bitmap of 1 GiB slots that may hold mappings lets
+ * an invalidation of a large range skip the empty ones.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "host/clock.h"
+#include "host/cpu.h"
+#include "host/hostsync.h"
+#include "host/trap/trap.h"
+
+#define TRAP_WAIT_POLL_NS	20000000UL	/* check the stub is alive */
+#define TRAP_WAIT_LIMIT_NS	5000000000UL	/* a mapper this slow is dead */
+
+static uint32_t
+host_max_map_count(void)
+{
+	unsigned v = 65530;
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+	if (f != NULL) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 65530;
+		fclose(f);
+	}
+	return v;
+}
+
+int
+trap_hostmap_init(struct vmspace_host *vh, int budget)
+{
+	/*
+	 * A mapping into the middle of a mapped range splits it, so one run
+	 * may cost up to three VMAs; the ENOMEM path covers the rest.
+	 */
+	if (budget <= 0)
+		budget = (int)(host_max_map_count() / 2);
+	if (budget < 16)
+		budget = 16;
+	vh->hm.ring = calloc((size_t)budget, sizeof(vh->hm.ring[0]));
+	if (vh->hm.ring == NULL)
+		return -1;
+	vh->hm.cap = (uint32_t)budget;
+	return 0;
+}
+
+void
+trap_hostmap_fini(struct vmspace_host *vh)
+{
+	free(vh->hm.ring);
+	vh->hm.ring = NULL;
+}
+
+/* Waits until the mapper has carried out every batch issued. */
+int
+trap_cmd_wait(struct vmspace_host *vh)
+{
+	uint64_t start = 0;
+
+	for (;;) {
+		if (__atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE) == vh->seq)
+			return 0;
+		if (vh->dead)
+			return -1;
+		uint64_t now = host_nanotime();
+		if (start == 0)
+			start = now;
+		if (now - start < vh->spin_ns) {
+			cpu_relax();
+			continue;
+		}
+		if (now - start > TRAP_WAIT_LIMIT_NS || !trap_alive(vh)) {
+			trap_kill(vh, "mapper stopped answering");
+			return -1;
+		}
+		uint32_t done = __atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&vh->sync->waiter, 1, __ATOMIC_SEQ_CST);
+		if (done != vh->seq) {
+			struct timespec ts = host_timespec(TRAP_WAIT_POLL_NS);
+			futex_wait(&vh->sync->done, done, &ts);
+		}
+		__atomic_store_n(&vh->sync->waiter, 0, __ATOMIC_SEQ_CST);
+	}
+}
+
+/*
+ * Publishes the batch.  With resume, the mapper resumes the parked guest
+ * after it; the guest thread, spinning on its reply word, is asked to
+ * wake the mapper (a hand-off on its own core), unless it already sleeps.
+ * Without resume, waits until the batch is done.
+ */
+int
+trap_cmd_issue(struct vmspace_host *vh, bool resume)
+{
+	if (vh->dead)
+		return -1;
+	vh->cmd->nops = vh->nops;
+	vh->cmd->resume = resume;
+	vh->nops = 0;
+	__atomic_store_n(&vh->cmd->seq, ++vh->seq, __ATOMIC_SEQ_CST);
+	if (resume) {
+		uint32_t expect = 0;
+		vh->parked = false;
+		if (__atomic_compare_exchange_n(&vh->thr->reply, &expect,
+		    WW_MAPPER, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return 0;
+	}
+	futex_wake(&vh->cmd->seq, 1);
+	return resume ? 0 : trap_cmd_wait(vh);
+}
+
+/* Appends one operation; a full batch is carried out first. */
+int
+trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
+    uint64_t len, uint32_t prot, uint64_t off)
+{
+	if (vh->nops == 0 && trap_cmd_wait(vh) < 0)
+		return -1;
+	if (vh->nops == STUB_MAX_OPS && trap_cmd_issue(vh, false) < 0)
+		return -1;
+	vh->cmd->ops[vh->nops++] = (struct stub_op){ op, prot, addr, len, off };
+	vh->nmapops++;
+	return 0;
+}
+
+static void
+slot_mark(struct vmspace_host *vh, uint64_t addr, uint64_t len)
+{
+	for (uint64_t s = addr >> TRAP_SLOT_SHIFT;
+	    s <= (addr + len - 1) >> TRAP_SLOT_SHIFT; s++)
+		vh->hm.slots[s / 64] |= 1UL << (s % 64);
+}
+
+/* Unmaps the n oldest runs. */
+void
+trap_hostmap_shrink(struct vmspace_host *vh, uint32_t n)
+{
+	struct trap_hostmap *hm = &vh->hm;
+
+	while (n-- > 0 && hm->count > 0) {
+		struct trap_run_ent *e = &hm->ring[hm->head];
+		hm->head = (hm->head + 1) % hm->cap;
+		hm->count--;
+		(void)trap_cmd_add(vh, STUB_OP_MUNMAP, e->addr, e->len, 0, 0);
+	}
+}
+
+/* Maps [addr, addr+len) to RAM at pa, within the budget. */
+int
+trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
+    uint32_t prot, uint64_t pa)
+{
+	struct trap_hostmap *hm = &vh->hm;
+
+	/* Evictions go first: they may cover the run being mapped. */
+	if (hm->count == hm->cap)
+		trap_hostmap_shrink(vh, 2);
+	if (trap_cmd_add(vh, STUB_OP_MMAP, addr, len, prot, pa) < 0)
+		return -1;
+	hm->ring[(hm->head + hm->count) % hm->cap] =
+	    (struct trap_run_ent){ addr, len };
+	hm->count++;
+	slot_mark(vh, addr, len);
+	return 0;
+}
+
+/*
+ * Drops the host mappings of [start, end).  While the guest is parked the
+ * unmaps join the batch that resumes it, which the mapper carries out
+ * before the guest runs again; otherwise they are carried out now.
+ */
+int
+trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	if (vh->dead)
+		return 0;	/* a dead stub maps nothing */
+	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
+	    s < TRAP_NSLOTS && (s << TRAP_SLOT_SHIFT) < end; s++) {
+		uint64_t *w = &vh->hm.slots[s / 64];
+		uint64_t bit = 1UL << (s % 64);
+		if ((*w & bit) == 0) {
+			s |= 63 * (*w == 0);	/* skip an empty word */
+			continue;
+		}
+		uint64_t lo = s << TRAP_SLOT_SHIFT, hi = lo + STUB_OP_MAXLEN;
+		if (start <= lo && end >= hi)
+			*w &= ~bit;
+		if (trap_cmd_add(vh, STUB_OP_MUNMAP, lo > start ? lo : start,
+		    (hi < end ? hi : end) - (lo > start ? lo : start), 0, 0) < 0)
+			return -1;
+	}
+	if (!vh->parked && vh->nops > 0)
+		return trap_cmd_issue(vh, false);
+	return 0;
+}

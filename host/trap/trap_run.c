@@ -1,0 +1,188 @@
+/*
+ * Running a guest thread until it traps (VMSPACE_CTL_RUN).
+ *
+ * The guest thread is parked in its signal handler.  We write the
+ * registers into its frame and post the reply (or let the mapper post it
+ * after a batch); the thread returns through rt_sigreturn into guest code
+ * and runs natively until its next system call, fault or kick, which
+ * posts a new report.  Faults on valid VPTEs are served here and never
+ * reach the caller.
+ *
+ * While the guest runs, the calling CPU waits: it spins for a while
+ * (latency placement), then sleeps on the report word and its own
+ * mailbox at once.  An interrupt for the CPU kicks the guest (SIGKICK);
+ * a guest that does not answer the kick within the grace period (it may
+ * have blocked the signal with a forged sigreturn) is killed, and so is
+ * one whose stub dies: the caller sees T_DEAD, never a hang.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "host/clock.h"
+#include "host/cpu.h"
+#include "host/hostlog.h"
+#include "host/hostsync.h"
+#include "host/trap/trap.h"
+
+#ifndef AUDIT_ARCH_I386
+#define AUDIT_ARCH_I386 0x40000003U
+#endif
+
+#define TRAP_KICK_GRACE_NS	250000000UL
+#define TRAP_POLL_NS		20000000UL
+#define TRAP_BOOT_WAIT_NS	5000000000UL
+
+static void
+trap_kick(struct vmspace_host *vh)
+{
+	__atomic_store_n(&vh->thr->kick, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_tgkill, vh->pid, vh->pid, STUB_SIGKICK);
+}
+
+/*
+ * Waits for the guest thread's next report.  Returns 0 with the frame
+ * taken, or -1 when the stub is dead (or, booting, never came up).
+ */
+int
+trap_wait_report(struct vmspace_host *vh, bool booting)
+{
+	struct vcpu *cpu = booting ? NULL : cpu_self();
+	uint32_t *req = &vh->thr->req;
+	uint64_t start = host_nanotime(), now = start, kicked = 0;
+
+	for (;;) {
+		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)
+			break;
+		if (cpu != NULL && kicked == 0 && cpu_pending(cpu) != 0) {
+			trap_kick(vh);
+			kicked = now;
+		}
+		if (now - start < vh->spin_ns) {
+			cpu_relax();
+			now = host_nanotime();
+			continue;
+		}
+		cpu_sleep(cpu, req, WW_POSTED, TRAP_POLL_NS);
+		now = host_nanotime();
+		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)
+			break;
+		if (!trap_alive(vh)) {
+			trap_kill(vh, "stub died");
+			return -1;
+		}
+		if (kicked != 0 && now - kicked >= TRAP_KICK_GRACE_NS) {
+			trap_kill(vh, "guest ignored a kick");
+			return -1;
+		}
+		if (booting && now - start >= TRAP_BOOT_WAIT_NS)
+			return -1;
+	}
+	__atomic_and_fetch(req, ~WW_POSTED, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&vh->thr->kick, 0, __ATOMIC_SEQ_CST);
+	vh->parked = true;
+	if (trap_frame_take(vh) < 0) {
+		trap_kill(vh, "stub reported a bad frame");
+		return -1;
+	}
+	return 0;
+}
+
+/* Host ENOMEM from the mapper: the VMA limit.  Shed an eighth. */
+static void
+trap_check_mapper(struct vmspace_host *vh)
+{
+	int64_t err = __atomic_exchange_n(&vh->sync->err, 0, __ATOMIC_ACQ_REL);
+	if (err == -ENOMEM)
+		trap_hostmap_shrink(vh, vh->hm.count / 8 + 1);
+	else if (err != 0)
+		host_debug("trap: mapper error %lld", (long long)err);
+}
+
+/*
+ * Turns the report into tf.  Returns true if the trap is for the caller,
+ * false if it was a fault served here (the guest is running again).
+ */
+static bool
+trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
+{
+	const greg_t *g = vh->uc->uc_mcontext.gregs;
+	const siginfo_t *si = vh->si;
+	uint64_t signo = vh->thr->signo;
+
+	trap_check_mapper(vh);
+	tf->tf_err = 0;
+	tf->tf_addr = 0;
+	switch (signo) {
+	case SIGSYS:
+		tf->tf_trapno = T_SYSCALL;
+		tf->tf_err = (uint32_t)si->si_arch == AUDIT_ARCH_I386 ?
+		    SYSCALL_ABI_I386 : SYSCALL_ABI_X86_64;
+		break;
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+		tf->tf_trapno = (uint64_t)g[REG_TRAPNO];
+		tf->tf_err = (uint64_t)g[REG_ERR];
+		tf->tf_addr = (uint64_t)si->si_addr;
+		if (signo == SIGSEGV && tf->tf_trapno == T_PAGEFLT) {
+			uint64_t err;
+			tf->tf_addr = (uint64_t)g[REG_CR2];
+			if (trap_fault(vh, tf->tf_addr, tf->tf_err,
+			    si->si_code == SEGV_ACCERR, &err))
+				return false;
+			tf->tf_err = err;
+		} else if (signo == SIGBUS) {
+			tf->tf_trapno = T_BUSERR;
+		}
+		break;
+	default:	/* the kick, or a report the stub could not have made */
+		tf->tf_trapno = T_INTR;
+		break;
+	}
+	vh->nreturned++;
+	trap_frame_get(vh, tf, vf);
+	return true;
+}
+
+static void
+trap_dead(struct trapframe *tf)
+{
+	tf->tf_trapno = T_DEAD;
+	tf->tf_err = 0;
+	tf->tf_addr = 0;
+}
+
+int
+trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
+{
+	if (vh->dead || !vh->parked) {
+		trap_dead(tf);
+		return 0;
+	}
+	if (tf->tf_xflags & PGEX_FPFAULT) {
+		trap_fpu_load(vh, vf);
+		vh->fpu_owner = vf;
+	}
+	trap_frame_put(vh, tf, vf);
+	if (vh->nops > 0) {
+		if (trap_cmd_issue(vh, true) < 0)
+			goto dead;
+	} else {
+		vh->parked = false;
+		ww_post(&vh->thr->reply, WW_POSTED);
+	}
+	do {
+		if (trap_wait_report(vh, false) < 0)
+			goto dead;
+	} while (!trap_decode(vh, tf, vf));
+	if (vh->dead)		/* killed while serving a fault */
+		goto dead;
+	return 0;
+dead:
+	trap_dead(tf);
+	return 0;
+}

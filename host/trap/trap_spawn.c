@@ -1,0 +1,265 @@
+/*
+ * Starting and stopping stubs.  A stub is exec'd fresh from the image
+ * embedded in the vkernel (a sealed memfd), so it inherits no vkernel
+ * memory; its only descriptors are RAM (fd 3) and its control memory
+ * (fd 4, closed by the stub once mapped).  It runs without address-space
+ * randomisation so that the host's stack and vdso land in the reserved
+ * top region, in a session of its own (no terminal signals), and dies
+ * with the thread that created it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/clock.h"
+#include "host/cpu.h"
+#include "host/hostlog.h"
+#include "host/physmem.h"
+#include "host/trap/trap.h"
+
+#ifndef HWCAP2_FSGSBASE
+#define HWCAP2_FSGSBASE (1 << 1)
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+extern const char trap_stub_image[], trap_stub_image_end[];
+
+static int stub_fd = -1;
+static pthread_once_t stub_once = PTHREAD_ONCE_INIT;
+
+/* Puts the embedded stub into a sealed, executable memfd, once. */
+static void
+stub_image_load(void)
+{
+	size_t len = (size_t)(trap_stub_image_end - trap_stub_image);
+	int fd = memfd_create("vkstub", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL)	/* a host before MFD_EXEC */
+		fd = memfd_create("vkstub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return;
+	if (write(fd, trap_stub_image, len) != (ssize_t)len ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL) < 0) {
+		close(fd);
+		return;
+	}
+	stub_fd = fd;
+}
+
+/*
+ * The child side of vfork: only system calls, then exec.  Returns only
+ * on failure, with the exit status to use.
+ */
+static int
+stub_child(int ctlfd, int stub_core)
+{
+	char *argv[] = { "vkstub", NULL }, *envp[] = { NULL };
+	struct rlimit rl;
+	int ram, ctl, exe;
+
+	if (personality(0xffffffff) == -1 ||
+	    personality(ADDR_NO_RANDOMIZE) == -1)
+		return 125;
+	/* An unlimited stack would give the legacy, bottom-up layout. */
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY) {
+		rl.rlim_cur = 8 << 20;
+		(void)setrlimit(RLIMIT_STACK, &rl);
+	}
+	rl.rlim_cur = rl.rlim_max = 0;
+	(void)setrlimit(RLIMIT_CORE, &rl);
+	(void)setsid();
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (stub_core >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(stub_core, &set);
+		(void)sched_setaffinity(0, sizeof(set), &set);
+	}
+	/* Lift all above 4 first, so that no dup2 clobbers another. */
+	ram = fcntl(physmem.fd, F_DUPFD, 10);
+	ctl = fcntl(ctlfd, F_DUPFD, 10);
+	exe = fcntl(stub_fd, F_DUPFD_CLOEXEC, 10);
+	if (ram < 0 || ctl < 0 || exe < 0 || dup2(ram, STUB_RAM_FD) < 0 ||
+	    dup2(ctl, STUB_CTL_FD) < 0)
+		return 126;
+	/* Nothing else crosses the exec. */
+	if (syscall(SYS_close_range, STUB_CTL_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		return 126;
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
+	return 127;
+}
+
+/* vfork in a frame of its own, so that no caller variable is shared. */
+static __attribute__((noinline)) pid_t
+stub_fork(int ctlfd, int stub_core)
+{
+	pid_t pid = vfork();
+	if (pid == 0)
+		_exit(stub_child(ctlfd, stub_core));
+	return pid;
+}
+
+static const char *
+stub_exit_reason(int status)
+{
+	if (WIFSIGNALED(status))
+		return strsignal(WTERMSIG(status));
+	switch (WEXITSTATUS(status)) {
+	case STUB_EXIT_LAYOUT:	return "stub image or stack outside its region";
+	case STUB_EXIT_CTL:	return "stub could not map its control memory";
+	case STUB_EXIT_SIGNALS:	return "stub could not install its handlers";
+	case STUB_EXIT_MAPPER:	return "stub mapper thread did not start";
+	case STUB_EXIT_FILTER:	return "seccomp refused the stub's filter";
+	case 125:		return "personality(ADDR_NO_RANDOMIZE) failed";
+	case 126:		return "could not pass descriptors to the stub";
+	case 127:		return "could not exec the stub";
+	default:		return "stub exited";
+	}
+}
+
+/* Creates the control memory and fills in its read-only part. */
+static int
+stub_ctl_create(struct vmspace_host *vh, const struct trap_params *p)
+{
+	int fd = memfd_create("vkstub-ctl", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, STUB_CTL_SIZE) < 0)
+		goto fail;
+	void *m = mmap(NULL, STUB_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0);
+	if (m == MAP_FAILED)
+		goto fail;
+	vh->ctl = m;
+	vh->cmd = m;
+	vh->sync = (struct stub_sync *)(vh->ctl + (STUB_SYNC - STUB_CMD));
+	vh->thr = (struct stub_thread *)(vh->ctl + (STUB_THREAD - STUB_CMD));
+	vh->cmd->fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
+	vh->cmd->spin_tsc = vh->spin_ns * host_tsc_per_us() / 1000;
+	if (trap_filter_build((struct stub_boot *)(vh->ctl + (STUB_BOOT - STUB_CMD))) < 0) {
+		errno = EINVAL;
+		goto fail;
+	}
+	(void)p;
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+struct vmspace_host *
+trap_spawn(const struct trap_params *p)
+{
+	struct vmspace_host *vh = calloc(1, sizeof(*vh));
+	if (vh == NULL)
+		return NULL;
+	vh->pid = -1;
+	vh->pidfd = -1;
+	vh->root = TRAP_NO_ROOT;
+	vh->fault_around = p->fault_around;
+	vh->spin_ns = (uint64_t)p->spin_ns;
+	if (trap_hostmap_init(vh, p->hostmap_budget) < 0)
+		goto fail;
+
+	pthread_once(&stub_once, stub_image_load);
+	if (stub_fd < 0 || physmem.fd < 0) {
+		errno = stub_fd < 0 ? ENOEXEC : EINVAL;
+		goto fail;
+	}
+	int ctlfd = stub_ctl_create(vh, p);
+	if (ctlfd < 0)
+		goto fail;
+
+	pid_t pid = stub_fork(ctlfd, p->stub_core);
+	int e = errno;
+	close(ctlfd);
+	if (pid < 0) {
+		errno = e;
+		goto fail;
+	}
+	vh->pid = pid;
+	vh->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (vh->pidfd < 0) {
+		e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		vh->pid = -1;
+		errno = e;
+		goto fail;
+	}
+	if (trap_wait_report(vh, true) < 0) {
+		int status = 0;
+		/* A stub that exited keeps its status through the SIGKILL. */
+		trap_kill(vh, "did not boot");
+		if (waitpid(pid, &status, 0) == pid)
+			host_log("trap: %s", stub_exit_reason(status));
+		vh->pid = -1;
+		errno = EIO;
+		goto fail;
+	}
+	return vh;
+fail:
+	e = errno;
+	trap_reap(vh);
+	errno = e;
+	return NULL;
+}
+
+bool
+trap_alive(struct vmspace_host *vh)
+{
+	struct pollfd pfd = { vh->pidfd, POLLIN, 0 };
+	return vh->pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
+void
+trap_kill(struct vmspace_host *vh, const char *why)
+{
+	if (!vh->dead && why != NULL)
+		host_debug("trap: stub %d killed: %s", (int)vh->pid, why);
+	if (!vh->dead)
+		vh->dead_why = why;
+	vh->dead = true;
+	vh->parked = false;
+	if (vh->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, vh->pidfd, SIGKILL, NULL, 0);
+}
+
+/* Kills the stub if it lives, collects it and frees everything. */
+void
+trap_reap(struct vmspace_host *vh)
+{
+	if (vh == NULL)
+		return;
+	if (vh->pidfd >= 0) {
+		trap_kill(vh, NULL);
+		if (vh->pid > 0)
+			waitpid(vh->pid, NULL, 0);
+		close(vh->pidfd);
+	}
+	if (vh->ctl != NULL)
+		munmap(vh->ctl, STUB_CTL_SIZE);
+	trap_hostmap_fini(vh);
+	free(vh);
+}

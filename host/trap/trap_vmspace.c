@@ -1,0 +1,121 @@
+/*
+ * The trap backend's operations table (host/vmspace_backend.h).  The
+ * generic layer has checked every argument.
+ */
+#include <errno.h>
+
+#include "host/cpu.h"
+#include "host/trap/trap.h"
+
+static struct vmspace_host *
+trap_create(int type, void *data)
+{
+	struct trap_params p = { .stub_core = -1, .spin_ns = -1 };
+	struct vcpu *cpu = cpu_self();
+
+	if (type != VMSPACE_TYPE_DEFAULT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (data != NULL)
+		p = *(const struct trap_params *)data;
+	if (p.fault_around <= 0)
+		p.fault_around = 8;
+	if (p.fault_around > 64 || (p.fault_around & (p.fault_around - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* By default a stub goes where the creating CPU's placement says. */
+	if (p.spin_ns < 0)
+		p.spin_ns = cpu != NULL ? (int64_t)cpu->spin_ns : 0;
+	if (data == NULL && cpu != NULL)
+		p.stub_core = cpu->stub_core;
+	return trap_spawn(&p);
+}
+
+static void
+trap_destroy(struct vmspace_host *vh)
+{
+	trap_reap(vh);
+}
+
+static int
+trap_fpsave(struct vmspace_host *vh, struct vextframe *vf)
+{
+	if (vh->dead || !vh->parked) {
+		errno = ESRCH;
+		return -1;
+	}
+	trap_fpu_save(vh, vf);
+	return 0;
+}
+
+static int
+trap_map(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	if (vh->ngov == TRAP_MAXGOV) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int i = 0; i < vh->ngov; i++) {
+		if (start < vh->gov[i].end && end > vh->gov[i].start) {
+			errno = EEXIST;
+			return -1;
+		}
+	}
+	vh->gov[vh->ngov].start = start;
+	vh->gov[vh->ngov].end = end;
+	vh->ngov++;
+	return 0;
+}
+
+/* Removes [start, end) from the governed ranges, splitting one if needed. */
+static int
+trap_unmap(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	for (int i = 0; i < vh->ngov; i++) {
+		uint64_t s = vh->gov[i].start, e = vh->gov[i].end;
+		if (end <= s || start >= e)
+			continue;
+		if (start > s && end < e) {
+			if (vh->ngov == TRAP_MAXGOV) {
+				errno = ENOMEM;
+				return -1;
+			}
+			vh->gov[vh->ngov].start = end;
+			vh->gov[vh->ngov].end = e;
+			vh->ngov++;
+			vh->gov[i].end = start;
+		} else if (start > s) {
+			vh->gov[i].end = start;
+		} else if (end < e) {
+			vh->gov[i].start = end;
+		} else {
+			vh->gov[i--] = vh->gov[--vh->ngov];
+		}
+	}
+	return trap_inval(vh, start, end);
+}
+
+static int
+trap_setmap(struct vmspace_host *vh, uint64_t root)
+{
+	/* Every translation came from the old tables. */
+	if (vh->root != TRAP_NO_ROOT && vh->root != root &&
+	    trap_inval(vh, 0, VM_MAX_USER_ADDRESS) < 0)
+		return -1;
+	vh->root = root;
+	return 0;
+}
+
+const struct vmspace_ops trap_vmspace_ops = {
+	.name = "trap",
+	.create = trap_create,
+	.destroy = trap_destroy,
+	.run = trap_run,
+	.fpsave = trap_fpsave,
+	.map = trap_map,
+	.inval = trap_inval,
+	.unmap = trap_unmap,
+	.setmap = trap_setmap,
+};

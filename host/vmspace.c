@@ -1,0 +1,250 @@
+/*
+ * The host-layer entry points (vmspace.h): the registry of vmspace ids,
+ * the checks every argument goes through, and the dispatch to the
+ * selected backend.  mcontrol() on the kernel's own RAM is here too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "physmem.h"
+#include "vmspace.h"
+#include "vmspace_backend.h"
+
+#define VMSPACE_HASH	256
+
+struct vmspace_ent {
+	void *id;
+	struct vmspace_host *vh;
+	struct vmspace_ent *next;
+};
+
+static const struct vmspace_ops *backend = &trap_vmspace_ops;
+static struct vmspace_ent *vmspace_hash[VMSPACE_HASH];
+static pthread_mutex_t vmspace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+vmspace_backend_select(const char *name)
+{
+	if (strcmp(name, trap_vmspace_ops.name) == 0) {
+		backend = &trap_vmspace_ops;
+		return 0;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+const char *
+vmspace_backend_name(void)
+{
+	return backend->name;
+}
+
+static struct vmspace_ent **
+vmspace_slot(void *id)
+{
+	uintptr_t h = (uintptr_t)id;
+	h ^= h >> 17;
+	h *= 0x9e3779b97f4a7c15ULL;
+	struct vmspace_ent **pp = &vmspace_hash[(h >> 56) % VMSPACE_HASH];
+	while (*pp != NULL && (*pp)->id != id)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static struct vmspace_host *
+vmspace_lookup(void *id)
+{
+	pthread_mutex_lock(&vmspace_lock);
+	struct vmspace_ent *e = *vmspace_slot(id);
+	pthread_mutex_unlock(&vmspace_lock);
+	if (e == NULL) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return e->vh;
+}
+
+/* Checks a page-aligned, non-empty user range; returns its end or 0. */
+static uint64_t
+user_range(void *start, size_t len)
+{
+	uint64_t s = (uint64_t)start;
+	if ((s & PAGE_MASK) || (len & PAGE_MASK) || len == 0 ||
+	    s >= VM_MAX_USER_ADDRESS || len > VM_MAX_USER_ADDRESS - s) {
+		errno = EINVAL;
+		return 0;
+	}
+	return s + len;
+}
+
+int
+vmspace_create(void *id, int type, void *data)
+{
+	if (id == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct vmspace_ent *e = malloc(sizeof(*e));
+	if (e == NULL)
+		return -1;
+	pthread_mutex_lock(&vmspace_lock);
+	int exists = *vmspace_slot(id) != NULL;
+	pthread_mutex_unlock(&vmspace_lock);
+	if (exists) {
+		free(e);
+		errno = EEXIST;
+		return -1;
+	}
+	e->id = id;
+	e->vh = backend->create(type, data);
+	if (e->vh == NULL) {
+		int err = errno;
+		free(e);
+		errno = err;
+		return -1;
+	}
+	pthread_mutex_lock(&vmspace_lock);
+	struct vmspace_ent **pp = vmspace_slot(id);
+	e->next = NULL;
+	*pp = e;
+	pthread_mutex_unlock(&vmspace_lock);
+	return 0;
+}
+
+int
+vmspace_destroy(void *id)
+{
+	pthread_mutex_lock(&vmspace_lock);
+	struct vmspace_ent **pp = vmspace_slot(id), *e = *pp;
+	if (e != NULL)
+		*pp = e->next;
+	pthread_mutex_unlock(&vmspace_lock);
+	if (e == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	backend->destroy(e->vh);
+	free(e);
+	return 0;
+}
+
+int
+vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	switch (cmd) {
+	case VMSPACE_CTL_RUN:
+		if (tf == NULL || ((tf->tf_xflags & PGEX_FPFAULT) && vf == NULL))
+			break;
+		return backend->run(vh, tf, vf);
+	case VMSPACE_CTL_FPSAVE:
+		if (vf == NULL)
+			break;
+		return backend->fpsave(vh, vf);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+int
+vmspace_mmap(void *id, void *start, size_t len, int prot, int flags, int fd,
+    off_t offset)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	uint64_t end = user_range(start, len);
+	if (end == 0)
+		return -1;
+	/* The vpagetable decides protections and pages; RAM is the only object. */
+	if (!(flags & MAP_VPAGETABLE) || (prot & ~(PROT_READ | PROT_WRITE |
+	    PROT_EXEC)) || (fd != -1 && fd != physmem.fd) || offset != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return backend->map(vh, (uint64_t)start, end);
+}
+
+int
+vmspace_munmap(void *id, void *start, size_t len)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	uint64_t end = user_range(start, len);
+	if (end == 0)
+		return -1;
+	return backend->unmap(vh, (uint64_t)start, end);
+}
+
+int
+vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	switch (adv) {
+	case MADV_SETMAP: {
+		uint64_t root = (uint64_t)val;
+		if ((root & PAGE_MASK) || !physmem_valid(root, PAGE_SIZE))
+			break;
+		return backend->setmap(vh, root);
+	}
+	case MADV_INVAL: {
+		uint64_t end = user_range(start, len);
+		if (end == 0)
+			return -1;
+		return backend->inval(vh, (uint64_t)start, end);
+	}
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/*
+ * Advice on the kernel's own RAM.  MADV_DONTNEED gives the pages back to
+ * the host (they read as zero afterwards); MADV_WILLNEED populates them;
+ * MADV_NOSYNC is what a memory file is anyway.
+ */
+int
+mcontrol(void *start, size_t len, int adv, void *val)
+{
+	uint64_t off = (uint64_t)start - (uint64_t)physmem.base;
+	(void)val;
+	if (physmem.base == NULL || (uint64_t)start < (uint64_t)physmem.base ||
+	    (off & PAGE_MASK) || (len & PAGE_MASK) || len == 0 ||
+	    !physmem_valid(off, len)) {
+		errno = EINVAL;
+		return -1;
+	}
+	switch (adv) {
+	case MADV_DONTNEED:
+		return fallocate(physmem.fd, FALLOC_FL_PUNCH_HOLE |
+		    FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+	case MADV_WILLNEED:
+		return madvise(start, len, MADV_WILLNEED);
+	case MADV_NOSYNC:
+		return 0;
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+void
+vmspace_fpu_init(struct vextframe *vf)
+{
+	uint16_t fcw = 0x37f;
+	uint32_t mxcsr = 0x1f80;
+	uint64_t xstate_bv = 3;		/* x87 and SSE, at their reset values */
+
+	memset(vf->vx_fpu, 0, sizeof(vf->vx_fpu));
+	memcpy(vf->vx_fpu + 0, &fcw, sizeof(fcw));
+	memcpy(vf->vx_fpu + 24, &mxcsr, sizeof(mxcsr));
+	memcpy(vf->vx_fpu + 512, &xstate_bv, sizeof(xstate_bv));
+}

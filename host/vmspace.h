@@ -1,0 +1,134 @@
+/*
+ * The host layer: the "real kernel" primitives of the DragonFly virtual
+ * kernel (the article's Table 1), provided here by a backend in the
+ * vkernel process itself.
+ *
+ * A vmspace is an alternate address space in which guest threads run
+ * natively.  Its user range [0, VM_MAX_USER_ADDRESS) is governed by a
+ * virtual page table (vpagetable) that the vkernel keeps in its own RAM:
+ * x86-64 4-level tables whose entries hold physical addresses, i.e.
+ * offsets in the RAM file (host/physmem.h, host/vpte.h).
+ *
+ * Every function returns 0 (or a value >= 0) on success and -1 with errno
+ * set on failure, as the DragonFly system calls do.  Arguments are checked:
+ * an unknown id gives ENOENT, an unaligned or out-of-range address EINVAL,
+ * a page-table root outside RAM EINVAL.  A VPTE that points outside RAM is
+ * reported to the caller as a page fault with PGEX_RSV set.
+ *
+ * Locking: the caller serialises all calls on one vmspace (the kernel's
+ * big lock does today).  Calls on different vmspaces may run concurrently.
+ */
+#ifndef HOST_VMSPACE_H
+#define HOST_VMSPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * The guest's user range ends here.  The backend reserves everything above
+ * it (the trap backend's stub lives there), so the kernel never places a
+ * guest mapping at or above this address.
+ */
+#define VM_MAX_USER_ADDRESS	0x00007fff00000000UL
+#define VM_MIN_USER_ADDRESS	0x0000000000010000UL	/* as Linux mmap_min_addr */
+
+/* vmspace_create() types */
+#define VMSPACE_TYPE_DEFAULT	0
+
+/* vmspace_mmap() flag: the mapping is governed by a vpagetable */
+#define MAP_VPAGETABLE		0x01000000
+
+/* mcontrol()/vmspace_mcontrol() advice beyond madvise(2)'s */
+#define MADV_SETMAP		200	/* val = physical address of the PML4 */
+#define MADV_INVAL		201	/* drop host translations of a range */
+#define MADV_NOSYNC		202	/* RAM need not be written back to its file */
+
+/* vmspace_ctl() commands */
+#define VMSPACE_CTL_RUN		1	/* run until the guest traps */
+#define VMSPACE_CTL_FPSAVE	2	/* copy the loaded FPU state into vf */
+
+/* x86 page-fault error code bits, as in tf_err for T_PAGEFLT */
+#define PGEX_P		0x01	/* the translation was present */
+#define PGEX_W		0x02	/* the access was a write */
+#define PGEX_U		0x04	/* from user mode (always set here) */
+#define PGEX_RSV	0x08	/* a page-table entry is malformed */
+#define PGEX_I		0x10	/* instruction fetch */
+
+/*
+ * tf_xflags, set by the kernel before VMSPACE_CTL_RUN: the thread to run
+ * does not own the FPU state loaded in this vmspace, so the backend must
+ * load vf->vx_fpu first.  This is the article's flag; the trap backend
+ * cannot take a "device not available" fault, so it loads eagerly.
+ */
+#define PGEX_FPFAULT	0x80
+
+/*
+ * Trap numbers in tf_trapno.  Exceptions keep their x86 vector numbers;
+ * the rest are the backend's.
+ */
+#define T_DIVIDE	0	/* #DE */
+#define T_TRCTRAP	1	/* #DB */
+#define T_BPTFLT	3	/* #BP: int3 */
+#define T_OFLOW		4
+#define T_BOUND		5
+#define T_PRIVINFLT	6	/* #UD */
+#define T_DNA		7
+#define T_SEGNPFLT	11
+#define T_STKFLT	12
+#define T_PROTFLT	13	/* #GP: privileged instruction, non-canonical address */
+#define T_PAGEFLT	14	/* tf_addr = fault address, tf_err = PGEX_* */
+#define T_ARITHTRAP	16	/* x87 */
+#define T_ALIGNFLT	17
+#define T_XMMFLT	19	/* SIMD floating point */
+#define T_SYSCALL	256	/* syscall instruction: number in tf_rax, tf_rip after it */
+#define T_INTR		257	/* the CPU has an interrupt pending (tick, kick, device) */
+#define T_DEAD		258	/* the guest thread is gone (killed, crashed, unresponsive) */
+#define T_BUSERR	259	/* host SIGBUS the backend could not attribute */
+
+/* tf_err for T_SYSCALL: which system-call ABI the guest used */
+#define SYSCALL_ABI_X86_64	0
+#define SYSCALL_ABI_I386	1	/* int $0x80 */
+
+/*
+ * The user registers of a guest thread.  In: the state to run.  Out: the
+ * state at the trap, with tf_trapno, tf_err and tf_addr describing it.
+ */
+struct trapframe {
+	uint64_t tf_rdi, tf_rsi, tf_rdx, tf_rcx, tf_r8, tf_r9;
+	uint64_t tf_rax, tf_rbx, tf_rbp, tf_r10, tf_r11;
+	uint64_t tf_r12, tf_r13, tf_r14, tf_r15;
+	uint64_t tf_rip, tf_rflags, tf_rsp;
+	uint64_t tf_trapno;
+	uint64_t tf_err;
+	uint64_t tf_addr;
+	uint64_t tf_xflags;	/* PGEX_FPFAULT */
+};
+
+/* Size of the FPU save area: an XSAVE image, standard format. */
+#define VX_FPU_SIZE	4096
+
+/*
+ * The rest of a guest thread's CPU state.  vx_fpu is valid after
+ * VMSPACE_CTL_FPSAVE, and is loaded when PGEX_FPFAULT is set.
+ */
+struct vextframe {
+	uint64_t vx_fsbase;
+	uint64_t vx_gsbase;
+	uint8_t  vx_fpu[VX_FPU_SIZE] __attribute__((aligned(64)));
+};
+
+/* The article's Table 1. */
+int vmspace_create(void *id, int type, void *data);
+int vmspace_destroy(void *id);
+int vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf);
+int vmspace_mmap(void *id, void *start, size_t len, int prot, int flags,
+    int fd, off_t offset);
+int vmspace_munmap(void *id, void *start, size_t len);
+int mcontrol(void *start, size_t len, int adv, void *val);
+int vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val);
+
+/* A clean FPU image (FNINIT state, MXCSR 0x1f80) for a new thread. */
+void vmspace_fpu_init(struct vextframe *vf);
+
+#endif /* HOST_VMSPACE_H */

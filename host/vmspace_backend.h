@@ -1,0 +1,36 @@
+/*
+ * The operations table behind host/vmspace.h.  The generic layer
+ * (host/vmspace.c) owns the id registry and checks every argument before
+ * a backend sees it: addresses are page aligned and inside the user
+ * range, lengths are non-zero, roots are inside RAM.
+ */
+#ifndef HOST_VMSPACE_BACKEND_H
+#define HOST_VMSPACE_BACKEND_H
+
+#include "vmspace.h"
+
+struct vmspace_host;		/* a backend's private per-vmspace state */
+
+struct vmspace_ops {
+	const char *name;
+	/* Returns a new vmspace, or NULL with errno set. */
+	struct vmspace_host *(*create)(int type, void *data);
+	void (*destroy)(struct vmspace_host *vh);
+	int (*run)(struct vmspace_host *vh, struct trapframe *tf,
+	    struct vextframe *vf);
+	int (*fpsave)(struct vmspace_host *vh, struct vextframe *vf);
+	/* [start, end) becomes governed by the vpagetable. */
+	int (*map)(struct vmspace_host *vh, uint64_t start, uint64_t end);
+	/* Host translations of [start, end) must go; unmap also ungoverns. */
+	int (*inval)(struct vmspace_host *vh, uint64_t start, uint64_t end);
+	int (*unmap)(struct vmspace_host *vh, uint64_t start, uint64_t end);
+	int (*setmap)(struct vmspace_host *vh, uint64_t root_pa);
+};
+
+extern const struct vmspace_ops trap_vmspace_ops;
+
+/* Selects the backend by name ("trap"); -1 with ENOENT if unknown. */
+int vmspace_backend_select(const char *name);
+const char *vmspace_backend_name(void);
+
+#endif /* HOST_VMSPACE_BACKEND_H */

@@ -1,0 +1,128 @@
+/*
+ * vkernel: boot.  Parses the options (after DragonFly's vkernel(7) where
+ * it has one), brings up the host layer (RAM, virtual CPUs, the event
+ * thread) and hands the machine to the kernel.
+ *
+ * The kernel proper (processes, VM, files: issue 3) is not written yet,
+ * so for now the boot stops after the host layer with EX_UNAVAILABLE.
+ */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "host/cpu.h"
+#include "host/hostlog.h"
+#include "host/intr.h"
+#include "host/physmem.h"
+#include "host/vmspace_backend.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
+"               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
+"               [--backend trap] [-- init [args...]]\n"
+"  -m size      RAM (k, m, g suffixes; default 256m)\n"
+"  -i file      back RAM with this file instead of anonymous memory\n"
+"  -n ncpus     virtual CPUs (default 1)\n"
+"  -l place     latency: CPUs and guests on separate cores, spinning;\n"
+"               density: each CPU and its guests share one core\n"
+"  -r image     disk image (not implemented yet)\n"
+"  -I tap       network interface (not implemented yet)\n"
+"  -p file      write the vkernel's pid to file\n"
+"  -e name=val  kernel environment variable\n"
+"  -v           verbose boot\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "backend", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t ramsize = PHYSMEM_DEFAULT;
+	const char *memimage = NULL, *pidfile = NULL;
+	int ncpus = 1, place = CPU_PLACE_LATENCY, c;
+	int64_t v;
+
+	while ((c = getopt_long(argc, argv, "+hvm:i:n:l:r:I:p:e:", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			v = physmem_parse_size(optarg);
+			if (v <= 0 || (v & (int64_t)PAGE_MASK))
+				errx(EX_USAGE, "-m %s: not a size in pages", optarg);
+			ramsize = (uint64_t)v;
+			break;
+		case 'i':
+			memimage = optarg;
+			break;
+		case 'n':
+			ncpus = atoi(optarg);
+			if (ncpus < 1 || ncpus > MAXCPU)
+				errx(EX_USAGE, "-n %s: between 1 and %d", optarg, MAXCPU);
+			break;
+		case 'l':
+			place = cpu_placement_parse(optarg);
+			if (place < 0)
+				errx(EX_USAGE, "-l %s: latency or density", optarg);
+			break;
+		case 'r':
+			errx(EX_UNAVAILABLE, "-r: the disk driver is not implemented yet");
+		case 'I':
+			errx(EX_UNAVAILABLE, "-I: the network driver is not implemented yet");
+		case 'p':
+			pidfile = optarg;
+			break;
+		case 'e':
+			if (strchr(optarg, '=') == NULL)
+				errx(EX_USAGE, "-e %s: expected name=value", optarg);
+			break;
+		case 'v':
+			host_verbose = 1;
+			break;
+		case 'B':
+			if (vmspace_backend_select(optarg) < 0)
+				errx(EX_USAGE, "--backend %s: no such backend", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EX_USAGE;
+		}
+	}
+
+	if (pidfile != NULL) {
+		FILE *f = fopen(pidfile, "w");
+		if (f == NULL)
+			err(EX_CANTCREAT, "%s", pidfile);
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+	if (physmem_init(ramsize, memimage) < 0)
+		err(EX_OSERR, "RAM of %llu bytes%s%s", (unsigned long long)ramsize,
+		    memimage ? " in " : "", memimage ? memimage : "");
+	if (cpu_configure(ncpus, place, 100) < 0)
+		err(EX_OSERR, "virtual CPUs");
+	if (intr_start() < 0)
+		err(EX_OSERR, "event thread");
+	host_log("%llu MiB RAM, %d CPU%s, %s placement, %s backend",
+	    (unsigned long long)(ramsize >> 20), ncpus, ncpus > 1 ? "s" : "",
+	    cpu_placement_name(place), vmspace_backend_name());
+
+	host_log("the kernel proper is not implemented yet; only the host "
+	    "layer is (make test, make bench)");
+	intr_stop();
+	physmem_fini();
+	return EX_UNAVAILABLE;
+}
