@@ -68,6 +68,12 @@ vmspace_lookup(void *id)
 	return e->vh;
 }
 
+struct vmspace_host *
+vmspace_host_of(void *id)
+{
+	return vmspace_lookup(id);
+}
+
 /* Checks a page-aligned, non-empty user range; returns its end or 0. */
 static uint64_t
 user_range(void *start, size_t len)

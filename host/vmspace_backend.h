@@ -29,6 +29,9 @@ struct vmspace_ops {
 
 extern const struct vmspace_ops trap_vmspace_ops;
 
+/* The backend state of vmspace id, or NULL: for tests and the benchmark. */
+struct vmspace_host *vmspace_host_of(void *id);
+
 /* Selects the backend by name ("trap"); -1 with ENOENT if unknown. */
 int vmspace_backend_select(const char *name);
 const char *vmspace_backend_name(void);

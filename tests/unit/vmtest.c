@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "host/vmspace_backend.h"
 #include "tests/unit/vmtest.h"
 
 #define VMT_RAM		(128UL << 20)
@@ -113,4 +114,10 @@ vmt_run(struct vmt *v)
 		return -1;
 	v->tf.tf_xflags = 0;
 	return (int)v->tf.tf_trapno;
+}
+
+struct vmspace_host *
+vmt_host(struct vmt *v)
+{
+	return vmspace_host_of(v);
 }
