@@ -34,7 +34,7 @@ obj = $(patsubst %,$(BUILD)/%.o,$(basename $(1)))
 HOST_OBJS := $(call obj,$(HOST_SRCS)) $(BUILD)/host/trap/stub_image.o
 KERN_OBJS := $(call obj,$(KERN_SRCS))
 TEST_OBJS := $(call obj,$(TEST_SRCS))
-BENCH_OBJS := $(call obj,$(BENCH_SRCS))
+BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 
 .PHONY: all run test asan bench clean

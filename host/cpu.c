@@ -46,32 +46,39 @@ cpu_placement_name(enum cpu_placement p)
 	return (unsigned)p < 3 ? names[p] : "?";
 }
 
+/* The n-th host core (wrapping) among those the vkernel may use. */
+static int
+host_core(const cpu_set_t *allowed, int n)
+{
+	int count = CPU_COUNT(allowed);
+	if (count < 1)
+		return 0;
+	n %= count;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, allowed) && n-- == 0)
+			return c;
+	return 0;
+}
+
 /*
- * Host cores for CPU id.  Latency: the CPU on core 2*id, its stubs on the
- * next core; density: both on core id.  Cores wrap around the host's.
+ * Host cores for CPU id.  Latency: the CPU on allowed core 2*id, its
+ * stubs on the next one; density: both on allowed core id.
  */
 static void
-cpu_place(struct vcpu *cpu)
+cpu_place(struct vcpu *cpu, const cpu_set_t *allowed)
 {
-	cpu_set_t set;
-	int host = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		host = CPU_COUNT(&set);
-	if (host < 1)
-		host = 1;
 	cpu->host_core = cpu->stub_core = -1;
 	cpu->spin_ns = 0;
 	switch (placement) {
 	case CPU_PLACE_LATENCY:
-		cpu->host_core = (2 * cpu->id) % host;
-		cpu->stub_core = (2 * cpu->id + 1) % host;
+		cpu->host_core = host_core(allowed, 2 * cpu->id);
+		cpu->stub_core = host_core(allowed, 2 * cpu->id + 1);
 		/* Spinning against oneself on one core is pure loss. */
 		if (cpu->stub_core != cpu->host_core)
 			cpu->spin_ns = CPU_SPIN_NS;
 		break;
 	case CPU_PLACE_DENSITY:
-		cpu->host_core = cpu->stub_core = cpu->id % host;
+		cpu->host_core = cpu->stub_core = host_core(allowed, cpu->id);
 		break;
 	case CPU_PLACE_NONE:
 		break;
@@ -86,6 +93,9 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		errno = EINVAL;
 		return -1;
 	}
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return -1;
 	placement = place;
 	tick_hz = hz;
 	for (int i = 0; i < n; i++) {
@@ -96,7 +106,7 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 			return -1;
 		}
 		cpu->id = i;
-		cpu_place(cpu);
+		cpu_place(cpu, &allowed);
 		cpus[i] = cpu;
 	}
 	ncpus = n;

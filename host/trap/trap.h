@@ -78,7 +78,7 @@ struct vmspace_host {
 	unsigned fault_repeats;
 
 	/* statistics, for tests and the benchmark */
-	uint64_t nserved, nreturned, nmapops;
+	uint64_t nserved, nreturned, nmapops, nsleeps;
 };
 
 /* trap_spawn.c */

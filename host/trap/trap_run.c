@@ -64,6 +64,7 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 			now = host_nanotime();
 			continue;
 		}
+		vh->nsleeps++;
 		cpu_sleep(cpu, req, WW_POSTED, TRAP_POLL_NS);
 		now = host_nanotime();
 		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)

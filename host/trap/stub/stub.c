@@ -122,12 +122,14 @@ rdtsc(void)
  * Waits for the vkernel's reply: spins for cmd->spin_tsc, then sleeps.
  * WW_MAPPER asks this thread to wake the mapper first, a hand-off that
  * stays on this thread's core; the mapper then posts the reply itself.
+ * The mapper shares our core, so we sleep at once rather than spin
+ * against it.
  */
 static void
 wait_reply(struct stub_thread *t)
 {
 	const struct stub_cmd *c = cmd_page();
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = rdtsc(), spin = c->spin_tsc;
 
 	for (;;) {
 		uint32_t v = __atomic_load_n(&t->reply, __ATOMIC_ACQUIRE);
@@ -139,10 +141,10 @@ wait_reply(struct stub_thread *t)
 			if (__atomic_compare_exchange_n(&t->reply, &v, 0, 0,
 			    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 				sys3(SYS_futex, &c->seq, FUTEX_WAKE, 1);
-			t0 = rdtsc();
+			spin = 0;
 			continue;
 		}
-		if (rdtsc() - t0 < c->spin_tsc) {
+		if (rdtsc() - t0 < spin) {
 			__asm__ volatile ("pause");
 			continue;
 		}
