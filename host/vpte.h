@@ -20,6 +20,7 @@ typedef uint64_t vpte_t;
 #define VPTE_M		0x040UL		/* modified (x86 D) */
 #define VPTE_PS		0x080UL		/* 2 MiB / 1 GiB page */
 #define VPTE_G		0x100UL
+#define VPTE_PAT_LARGE	0x1000UL	/* PAT in a 2 MiB / 1 GiB entry */
 #define VPTE_AVAIL	0xe00UL		/* ignored by hardware, kernel's own */
 #define VPTE_NX		(1UL << 63)	/* no execute */
 #define VPTE_FRAME	0x000ffffffffff000UL

@@ -47,6 +47,7 @@
 /* The stub's descriptors at exec. */
 #define STUB_RAM_FD		3
 #define STUB_CTL_FD		4
+#define STUB_DONE_FD		5	/* eventfd: the mapper counts batches done */
 
 /* The signal the vkernel kicks a running guest with. */
 #define STUB_SIGKICK		10	/* SIGUSR1 */
@@ -88,7 +89,8 @@ struct stub_cmd {
 	uint32_t resume;	/* after the batch, post the guest's reply */
 	uint32_t fsgsbase;	/* the host lets user code use wrfsbase */
 	uint64_t spin_tsc;	/* how long the guest thread spins, TSC ticks */
-	uint8_t  pad[STUB_CMD_HDR - 24];
+	uint64_t one;		/* 1: what the mapper writes to STUB_DONE_FD */
+	uint8_t  pad[STUB_CMD_HDR - 32];
 	struct stub_op ops[STUB_MAX_OPS];
 };
 
@@ -105,12 +107,14 @@ struct stub_boot {
 	uint64_t insns[STUB_BOOT_INSNS];
 };
 
-/* Written by the mapper. */
+/*
+ * Written by the mapper, and writable by the guest: hints only.  That a
+ * batch is done the vkernel learns from STUB_DONE_FD, which the guest
+ * thread's filter does not let it write.
+ */
 struct stub_sync {
 	uint32_t done;		/* seq of the last batch carried out */
-	uint32_t waiter;	/* the vkernel sleeps on done */
 	uint32_t ready;		/* the mapper's filter is in place */
-	uint32_t pad;
 	int64_t err;		/* first -errno of the batches since cleared */
 };
 

@@ -53,7 +53,9 @@ struct vmspace_host {
 	struct stub_cmd *cmd;
 	struct stub_sync *sync;
 	struct stub_thread *thr;
+	int donefd;			/* eventfd the mapper counts batches on */
 	uint32_t seq;			/* last batch issued */
+	uint32_t confirmed;		/* batches the eventfd proved done */
 	uint32_t nops;			/* ops in the batch being built */
 
 	bool dead;			/* the stub is gone or being killed */

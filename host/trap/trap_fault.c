@@ -24,7 +24,7 @@
 #include "host/trap/trap.h"
 
 #define TRAP_FAULT_AROUND	8	/* pages, a power of two */
-#define TRAP_FAULT_REPEATS	16	/* the same page served this often: stop */
+#define TRAP_FAULT_REPEATS	16	/* served this often in one run: stop */
 
 enum walk_status { WALK_OK, WALK_NOTPRESENT, WALK_BAD };
 
@@ -68,6 +68,9 @@ vpt_walk(uint64_t root, uint64_t va, struct vpt_walk *w)
 		w->noexec |= (e & VPTE_NX) != 0;
 		if (l == 0 || (e & VPTE_PS)) {
 			uint64_t size = 1UL << VPTE_SHIFT(l);
+			/* A large page's frame below its size is reserved, but PAT. */
+			if (l > 0 && (e & VPTE_FRAME & (size - 1) & ~VPTE_PAT_LARGE))
+				return WALK_BAD;
 			w->pa = ((e & VPTE_FRAME) & ~(size - 1)) +
 			    ((va & (size - 1)) & ~PAGE_MASK);
 			return physmem_valid(w->pa, PAGE_SIZE) ? WALK_OK : WALK_BAD;

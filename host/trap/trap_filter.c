@@ -12,8 +12,10 @@
  *
  * mapper thread: mmap of the RAM file (fd 3, MAP_SHARED|MAP_FIXED),
  *   mprotect and munmap, each of at most 1 GiB wholly below STUB_BASE,
- *   and futex on its four words; anything else kills the stub.  What it
- *   maps comes only from the read-only command page.
+ *   an 8-byte write to its eventfd (fd 5: "a batch is done", which the
+ *   guest can neither write nor forge), and futex on its three words;
+ *   anything else kills the stub.  What it maps comes only from the
+ *   read-only command page.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -34,7 +36,7 @@
 
 /* A tiny assembler: jumps name labels, resolved at the end. */
 enum { L_ALLOW = 1, L_KILL, L_TRAP, L_FUTEX, L_FADDR, L_ARCH,
-	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_NLABELS };
+	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_WRITE, L_NLABELS };
 #define L_NEXT 0	/* fall through */
 
 struct bpf_asm {
@@ -171,7 +173,6 @@ bpf_mapper(struct bpf_asm *a)
 {
 	static const uint64_t words[] = {
 		STUB_WORD(STUB_CMD, struct stub_cmd, seq),
-		STUB_WORD(STUB_SYNC, struct stub_sync, done),
 		STUB_WORD(STUB_SYNC, struct stub_sync, ready),
 		STUB_WORD(STUB_THREAD, struct stub_thread, reply),
 	};
@@ -182,7 +183,14 @@ bpf_mapper(struct bpf_asm *a)
 	JEQ(SYS_futex, L_FUTEX, L_NEXT);
 	JEQ(SYS_mmap, L_MMAP, L_NEXT);
 	JEQ(SYS_mprotect, L_PROT, L_NEXT);
+	JEQ(SYS_write, L_WRITE, L_NEXT);
 	JEQ(SYS_munmap, L_RANGE, L_KILL);
+
+	bpf_label(a, L_WRITE);
+	LD(OFF_ARG_LO(0));
+	JEQ(STUB_DONE_FD, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(2));
+	JEQ(8, L_ALLOW, L_KILL);
 
 	bpf_label(a, L_MMAP);
 	LD(OFF_ARG_LO(4));			/* fd */
@@ -212,7 +220,7 @@ bpf_mapper(struct bpf_asm *a)
 	LDXM(0);
 	JGEX(L_ALLOW, L_KILL);
 
-	bpf_futex_words(a, words, 4);
+	bpf_futex_words(a, words, 3);
 	bpf_returns(a);
 }
 

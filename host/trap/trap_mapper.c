@@ -16,16 +16,19 @@
  * an invalidation of a large range skip the empty ones.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
 
-#define TRAP_WAIT_POLL_NS	20000000UL	/* check the stub is alive */
+#define TRAP_NUDGE_NS		200000UL	/* then wake the mapper ourselves */
+#define TRAP_WAIT_POLL_MS	20		/* check the stub is alive */
 #define TRAP_WAIT_LIMIT_NS	5000000000UL	/* a mapper this slow is dead */
 
 static uint32_t
@@ -66,43 +69,53 @@ trap_hostmap_fini(struct vmspace_host *vh)
 	vh->hm.ring = NULL;
 }
 
-/* Waits until the mapper has carried out every batch issued. */
+/*
+ * Waits until the mapper has carried out every batch issued.  The sync
+ * page's done word says so first (we spin on it), but the guest can
+ * write that word; only the mapper can write the eventfd, so a batch
+ * counts as done when the eventfd has counted it.  A mapper that the
+ * guest's thread was asked to wake and was not is woken directly.
+ */
 int
 trap_cmd_wait(struct vmspace_host *vh)
 {
-	uint64_t start = 0;
+	uint64_t start = 0, n;
+	bool nudged = false;
 
-	for (;;) {
-		if (__atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE) == vh->seq)
-			return 0;
+	while (vh->confirmed != vh->seq) {
+		if (read(vh->donefd, &n, sizeof(n)) == sizeof(n)) {
+			vh->confirmed += (uint32_t)n;
+			continue;
+		}
 		if (vh->dead)
 			return -1;
 		uint64_t now = host_nanotime();
 		if (start == 0)
 			start = now;
-		if (now - start < vh->spin_ns) {
+		if (now - start < vh->spin_ns + TRAP_NUDGE_NS &&
+		    __atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE) != vh->seq) {
 			cpu_relax();
 			continue;
+		}
+		if (!nudged) {
+			futex_wake(&vh->cmd->seq, 1);
+			nudged = true;
 		}
 		if (now - start > TRAP_WAIT_LIMIT_NS || !trap_alive(vh)) {
 			trap_kill(vh, "mapper stopped answering");
 			return -1;
 		}
-		uint32_t done = __atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE);
-		__atomic_store_n(&vh->sync->waiter, 1, __ATOMIC_SEQ_CST);
-		if (done != vh->seq) {
-			struct timespec ts = host_timespec(TRAP_WAIT_POLL_NS);
-			futex_wait(&vh->sync->done, done, &ts);
-		}
-		__atomic_store_n(&vh->sync->waiter, 0, __ATOMIC_SEQ_CST);
+		struct pollfd pfd = { vh->donefd, POLLIN, 0 };
+		poll(&pfd, 1, TRAP_WAIT_POLL_MS);
 	}
+	return 0;
 }
 
 /*
- * Publishes the batch.  With resume, the mapper resumes the parked guest
- * after it; the guest thread, spinning on its reply word, is asked to
- * wake the mapper (a hand-off on its own core), unless it already sleeps.
- * Without resume, waits until the batch is done.
+ * Publishes the batch.  The guest thread, spinning on its reply word in
+ * its handler, is asked to wake the mapper (a hand-off on its own core);
+ * if it sleeps, we wake the mapper.  With resume, the mapper then resumes
+ * the guest; without, we wait until the batch is done.
  */
 int
 trap_cmd_issue(struct vmspace_host *vh, bool resume)
@@ -113,14 +126,12 @@ trap_cmd_issue(struct vmspace_host *vh, bool resume)
 	vh->cmd->resume = resume;
 	vh->nops = 0;
 	__atomic_store_n(&vh->cmd->seq, ++vh->seq, __ATOMIC_SEQ_CST);
-	if (resume) {
-		uint32_t expect = 0;
+	if (resume)
 		vh->parked = false;
-		if (__atomic_compare_exchange_n(&vh->thr->reply, &expect,
-		    WW_MAPPER, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			return 0;
-	}
-	futex_wake(&vh->cmd->seq, 1);
+	uint32_t expect = 0;
+	if (!__atomic_compare_exchange_n(&vh->thr->reply, &expect, WW_MAPPER, 0,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		futex_wake(&vh->cmd->seq, 1);
 	return resume ? 0 : trap_cmd_wait(vh);
 }
 
@@ -180,9 +191,9 @@ trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
 }
 
 /*
- * Drops the host mappings of [start, end).  While the guest is parked the
- * unmaps join the batch that resumes it, which the mapper carries out
- * before the guest runs again; otherwise they are carried out now.
+ * Drops the host mappings of [start, end) before returning.  Never later:
+ * a guest can post a report without stopping, so "parked" is a belief,
+ * and a deferred unmap could leave it a page the kernel gave away.
  */
 int
 trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
@@ -204,7 +215,5 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 		    (hi < end ? hi : end) - (lo > start ? lo : start), 0, 0) < 0)
 			return -1;
 	}
-	if (!vh->parked && vh->nops > 0)
-		return trap_cmd_issue(vh, false);
-	return 0;
+	return vh->nops > 0 ? trap_cmd_issue(vh, false) : 0;
 }

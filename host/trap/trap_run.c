@@ -169,6 +169,7 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 		vh->fpu_owner = vf;
 	}
 	trap_frame_put(vh, tf, vf);
+	vh->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
 	if (vh->nops > 0) {
 		if (trap_cmd_issue(vh, true) < 0)
 			goto dead;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -67,11 +68,11 @@ stub_image_load(void)
  * on failure, with the exit status to use.
  */
 static int
-stub_child(int ctlfd, int stub_core)
+stub_child(int ctlfd, int donefd, int stub_core)
 {
 	char *argv[] = { "vkstub", NULL }, *envp[] = { NULL };
 	struct rlimit rl;
-	int ram, ctl, exe;
+	int ram, ctl, done, exe;
 
 	if (personality(0xffffffff) == -1 ||
 	    personality(ADDR_NO_RANDOMIZE) == -1)
@@ -94,12 +95,14 @@ stub_child(int ctlfd, int stub_core)
 	/* Lift all above 4 first, so that no dup2 clobbers another. */
 	ram = fcntl(physmem.fd, F_DUPFD, 10);
 	ctl = fcntl(ctlfd, F_DUPFD, 10);
+	done = fcntl(donefd, F_DUPFD, 10);
 	exe = fcntl(stub_fd, F_DUPFD_CLOEXEC, 10);
-	if (ram < 0 || ctl < 0 || exe < 0 || dup2(ram, STUB_RAM_FD) < 0 ||
-	    dup2(ctl, STUB_CTL_FD) < 0)
+	if (ram < 0 || ctl < 0 || done < 0 || exe < 0 ||
+	    dup2(ram, STUB_RAM_FD) < 0 || dup2(ctl, STUB_CTL_FD) < 0 ||
+	    dup2(done, STUB_DONE_FD) < 0)
 		return 126;
 	/* Nothing else crosses the exec. */
-	if (syscall(SYS_close_range, STUB_CTL_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+	if (syscall(SYS_close_range, STUB_DONE_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return 126;
 	sigset_t none;
 	sigemptyset(&none);
@@ -110,11 +113,11 @@ stub_child(int ctlfd, int stub_core)
 
 /* vfork in a frame of its own, so that no caller variable is shared. */
 static __attribute__((noinline)) pid_t
-stub_fork(int ctlfd, int stub_core)
+stub_fork(int ctlfd, int donefd, int stub_core)
 {
 	pid_t pid = vfork();
 	if (pid == 0)
-		_exit(stub_child(ctlfd, stub_core));
+		_exit(stub_child(ctlfd, donefd, stub_core));
 	return pid;
 }
 
@@ -155,6 +158,7 @@ stub_ctl_create(struct vmspace_host *vh, const struct trap_params *p)
 	vh->thr = (struct stub_thread *)(vh->ctl + (STUB_THREAD - STUB_CMD));
 	vh->cmd->fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
 	vh->cmd->spin_tsc = vh->spin_ns * host_tsc_per_us() / 1000;
+	vh->cmd->one = 1;
 	if (trap_filter_build((struct stub_boot *)(vh->ctl + (STUB_BOOT - STUB_CMD))) < 0) {
 		errno = EINVAL;
 		goto fail;
@@ -177,6 +181,9 @@ trap_spawn(const struct trap_params *p)
 	vh->pid = -1;
 	vh->pidfd = -1;
 	vh->root = TRAP_NO_ROOT;
+	vh->donefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vh->donefd < 0)
+		goto fail;
 	vh->fault_around = p->fault_around;
 	vh->spin_ns = (uint64_t)p->spin_ns;
 	if (trap_hostmap_init(vh, p->hostmap_budget) < 0)
@@ -191,7 +198,7 @@ trap_spawn(const struct trap_params *p)
 	if (ctlfd < 0)
 		goto fail;
 
-	pid_t pid = stub_fork(ctlfd, p->stub_core);
+	pid_t pid = stub_fork(ctlfd, vh->donefd, p->stub_core);
 	int e = errno;
 	close(ctlfd);
 	if (pid < 0) {
@@ -260,6 +267,8 @@ trap_reap(struct vmspace_host *vh)
 	}
 	if (vh->ctl != NULL)
 		munmap(vh->ctl, STUB_CTL_SIZE);
+	if (vh->donefd >= 0)
+		close(vh->donefd);
 	trap_hostmap_fini(vh);
 	free(vh);
 }

@@ -120,10 +120,11 @@ rdtsc(void)
 
 /*
  * Waits for the vkernel's reply: spins for cmd->spin_tsc, then sleeps.
- * WW_MAPPER asks this thread to wake the mapper first, a hand-off that
- * stays on this thread's core; the mapper then posts the reply itself.
- * The mapper shares our core, so we sleep at once rather than spin
- * against it.
+ * WW_MAPPER asks this thread to wake the mapper, a hand-off that stays on
+ * this thread's core; the mapper shares the core, so we then sleep rather
+ * than spin against it.  The mapper ends its batch with the reply itself
+ * (WW_POSTED), or with WW_WAKE when the vkernel still has work to do
+ * before it replies: then we spin again.
  */
 static void
 wait_reply(struct stub_thread *t)
@@ -142,6 +143,14 @@ wait_reply(struct stub_thread *t)
 			    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 				sys3(SYS_futex, &c->seq, FUTEX_WAKE, 1);
 			spin = 0;
+			continue;
+		}
+		if (v & WW_WAKE) {	/* the mapper is done; the vkernel goes on */
+			if (__atomic_compare_exchange_n(&t->reply, &v, 0, 0,
+			    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+				t0 = rdtsc();
+				spin = c->spin_tsc;
+			}
 			continue;
 		}
 		if (rdtsc() - t0 < spin) {

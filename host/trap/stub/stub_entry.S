@@ -9,6 +9,7 @@
  */
 #include "../stub_abi.h"
 
+#define SYS_write	1
 #define SYS_mmap	9
 #define SYS_mprotect	10
 #define SYS_munmap	11
@@ -50,9 +51,9 @@ stub_mapper:
 	movabs	$STUB_SYNC, %r13
 	movabs	$STUB_THREAD, %r14
 	xor	%r15d, %r15d
-	movl	$1, 8(%r13)			/* sync->ready */
+	movl	$1, 4(%r13)			/* sync->ready */
 	mov	$SYS_futex, %eax
-	lea	8(%r13), %rdi
+	lea	4(%r13), %rdi
 	mov	$FUTEX_WAKE, %esi
 	mov	$1, %edx
 	syscall
@@ -96,30 +97,37 @@ stub_mapper:
 4:	syscall
 	cmp	$-4095, %rax
 	jb	5f
-	cmpq	$0, 16(%r13)			/* keep the first error */
+	cmpq	$0, 8(%r13)			/* keep the first error */
 	jne	5f
-	mov	%rax, 16(%r13)			/* sync->err */
+	mov	%rax, 8(%r13)			/* sync->err */
 5:	add	$32, %rbp
 	dec	%ebx
 	jmp	.Lop
 
 .Ldone:
-	mov	%r15d, (%r13)			/* sync->done */
-	mfence
-	cmpl	$0, 4(%r13)			/* sync->waiter */
-	je	6f
-	mov	$SYS_futex, %eax
-	mov	%r13, %rdi
-	mov	$FUTEX_WAKE, %esi
-	mov	$1, %edx
+	mov	%r15d, (%r13)			/* sync->done, a hint */
+	mov	$SYS_write, %eax		/* the proof: count one batch */
+	mov	$STUB_DONE_FD, %edi
+	lea	24(%r12), %rsi			/* cmd->one */
+	mov	$8, %edx
 	syscall
-6:	cmpl	$0, 8(%r12)			/* cmd->resume */
-	je	.Lwait
+	cmpl	$0, 8(%r12)			/* cmd->resume */
+	je	.Lnudge
 	mov	$1, %eax			/* WW_POSTED */
 	xchg	%eax, 4(%r14)			/* thread->reply */
 	test	$2, %eax			/* WW_SLEEPING */
 	jz	.Lwait
-	mov	$SYS_futex, %eax
+	jmp	.Lwake
+	/* No resume: tell a parked guest thread to go back to spinning. */
+.Lnudge:
+	mov	4(%r14), %eax
+6:	mov	%eax, %edx
+	or	$4, %edx			/* WW_WAKE */
+	lock cmpxchg %edx, 4(%r14)
+	jnz	6b
+	test	$2, %eax			/* WW_SLEEPING */
+	jz	.Lwait
+.Lwake:	mov	$SYS_futex, %eax
 	lea	4(%r14), %rdi
 	mov	$FUTEX_WAKE, %esi
 	mov	$1, %edx
