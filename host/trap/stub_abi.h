@@ -63,8 +63,15 @@
 
 #define STUB_OP_SIZE		32
 #define STUB_CMD_HDR		64
-#define STUB_MAX_OPS		((STUB_CMD_SIZE - STUB_PAGE - STUB_CMD_HDR) / \
-				    STUB_OP_SIZE)
+/*
+ * Batches go to four areas in turn, so the vkernel can write the next
+ * batch while the mapper may still be on the last one, and needs proof of
+ * completion only for the batch four back.
+ */
+#define STUB_CMD_AREAS		4
+#define STUB_AREA_HDR		16
+#define STUB_AREA_OPS		448
+#define STUB_AREA_SIZE		(STUB_AREA_HDR + STUB_AREA_OPS * STUB_OP_SIZE)
 
 #define STUB_BOOT		(STUB_CMD + STUB_CMD_SIZE - STUB_PAGE)
 #define STUB_BOOT_INSNS		((STUB_PAGE - 32) / 8)
@@ -83,15 +90,20 @@ struct stub_op {
  * vkernel wrote (struct stub_boot); the mapper's stack pointer is its top,
  * and the mapper never pushes.
  */
-struct stub_cmd {
-	uint32_t seq;		/* bumped per batch; the mapper waits on it */
+struct stub_area {
 	uint32_t nops;
 	uint32_t resume;	/* after the batch, post the guest's reply */
+	uint64_t pad;
+	struct stub_op ops[STUB_AREA_OPS];
+};
+
+struct stub_cmd {
+	uint32_t seq;		/* batches issued; the mapper waits on it */
 	uint32_t fsgsbase;	/* the host lets user code use wrfsbase */
 	uint64_t spin_tsc;	/* how long the guest thread spins, TSC ticks */
 	uint64_t one;		/* 1: what the mapper writes to STUB_DONE_FD */
-	uint8_t  pad[STUB_CMD_HDR - 32];
-	struct stub_op ops[STUB_MAX_OPS];
+	uint8_t  pad[STUB_CMD_HDR - 24];
+	struct stub_area area[STUB_CMD_AREAS];	/* batch n is in area n % 4 */
 };
 
 /* A classic BPF program as seccomp(2) takes it (struct sock_fprog). */
@@ -137,6 +149,7 @@ struct stub_thread {
 };
 
 _Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");
+_Static_assert(sizeof(struct stub_area) == STUB_AREA_SIZE, "stub_area layout");
 _Static_assert(sizeof(struct stub_cmd) <= STUB_BOOT - STUB_CMD, "commands overlap boot");
 _Static_assert(sizeof(struct stub_boot) <= STUB_PAGE, "boot page");
 #endif /* !__ASSEMBLER__ */

@@ -1,12 +1,13 @@
 /*
  * Commands to the stub's mapper thread, and the budget of host mappings.
  *
- * A batch of operations is written into the command page and published
- * by bumping cmd->seq.  The mapper carries it out, then marks it done and,
- * if asked, resumes the parked guest thread itself, so a served fault
- * costs one hand-off to the stub and no extra one back.  A new batch is
- * never written before the mapper has finished the last: an operation
- * torn between two batches could map a page the vpagetable does not.
+ * A batch of operations is written into the next of the command areas and
+ * published by bumping cmd->seq.  The mapper carries it out, counts it on
+ * its eventfd and, if asked, resumes the parked guest thread itself, so a
+ * served fault costs one hand-off to the stub and no extra one back.  An
+ * area is never rewritten before the eventfd has proved its last batch
+ * done: an operation torn between two batches could map a page the
+ * vpagetable does not.
  *
  * Each mapped run of pages costs a host VMA, and a host process has at
  * most vm.max_map_count of them.  A FIFO of the runs mapped keeps their
@@ -76,13 +77,13 @@ trap_hostmap_fini(struct vmspace_host *vh)
  * counts as done when the eventfd has counted it.  A mapper that the
  * guest's thread was asked to wake and was not is woken directly.
  */
-int
-trap_cmd_wait(struct vmspace_host *vh)
+static int
+trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 {
 	uint64_t start = 0, n;
 	bool nudged = false;
 
-	while (vh->confirmed != vh->seq) {
+	while ((int32_t)(vh->confirmed - target) < 0) {
 		if (read(vh->donefd, &n, sizeof(n)) == sizeof(n)) {
 			vh->confirmed += (uint32_t)n;
 			continue;
@@ -93,7 +94,8 @@ trap_cmd_wait(struct vmspace_host *vh)
 		if (start == 0)
 			start = now;
 		if (now - start < vh->spin_ns + TRAP_NUDGE_NS &&
-		    __atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE) != vh->seq) {
+		    (int32_t)(__atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE) -
+		    target) < 0) {
 			cpu_relax();
 			continue;
 		}
@@ -111,6 +113,18 @@ trap_cmd_wait(struct vmspace_host *vh)
 	return 0;
 }
 
+int
+trap_cmd_wait(struct vmspace_host *vh)
+{
+	return trap_cmd_wait_for(vh, vh->seq);
+}
+
+static struct stub_area *
+trap_cmd_area(struct vmspace_host *vh)
+{
+	return &vh->cmd->area[(vh->seq + 1) % STUB_CMD_AREAS];
+}
+
 /*
  * Publishes the batch.  The guest thread, spinning on its reply word in
  * its handler, is asked to wake the mapper (a hand-off on its own core);
@@ -122,8 +136,9 @@ trap_cmd_issue(struct vmspace_host *vh, bool resume)
 {
 	if (vh->dead)
 		return -1;
-	vh->cmd->nops = vh->nops;
-	vh->cmd->resume = resume;
+	struct stub_area *a = trap_cmd_area(vh);
+	a->nops = vh->nops;
+	a->resume = resume;
 	vh->nops = 0;
 	__atomic_store_n(&vh->cmd->seq, ++vh->seq, __ATOMIC_SEQ_CST);
 	if (resume)
@@ -140,11 +155,14 @@ int
 trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
     uint64_t len, uint32_t prot, uint64_t off)
 {
-	if (vh->nops == 0 && trap_cmd_wait(vh) < 0)
+	if (vh->nops == STUB_AREA_OPS && trap_cmd_issue(vh, false) < 0)
 		return -1;
-	if (vh->nops == STUB_MAX_OPS && trap_cmd_issue(vh, false) < 0)
+	/* The area is free once the batch that last used it is done. */
+	if (vh->nops == 0 &&
+	    trap_cmd_wait_for(vh, vh->seq + 1 - STUB_CMD_AREAS) < 0)
 		return -1;
-	vh->cmd->ops[vh->nops++] = (struct stub_op){ op, prot, addr, len, off };
+	trap_cmd_area(vh)->ops[vh->nops++] =
+	    (struct stub_op){ op, prot, addr, len, off };
 	vh->nmapops++;
 	return 0;
 }

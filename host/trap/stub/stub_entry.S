@@ -23,6 +23,14 @@
 #define CLONE_THREAD_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
 #define MAP_SHARED_FIXED 0x11
 
+/* rbp = the area of batch r15d (a macro: the mapper has no stack). */
+.macro call_area
+	mov	%r15d, %eax
+	and	$(STUB_CMD_AREAS - 1), %eax
+	imul	$STUB_AREA_SIZE, %eax, %eax
+	lea	STUB_CMD_HDR(%r12, %rax), %rbp
+.endm
+
 	.section .text.entry, "ax"
 	.globl	_start
 _start:
@@ -69,13 +77,15 @@ stub_mapper:
 	syscall
 	jmp	.Lwait
 
+	/* Batches are carried out one by one, in order. */
 .Lbatch:
-	mov	%eax, %r15d
-	mov	4(%r12), %ebx			/* cmd->nops */
-	cmp	$STUB_MAX_OPS, %ebx
+	inc	%r15d
+	call_area
+	mov	(%rbp), %ebx			/* area->nops */
+	cmp	$STUB_AREA_OPS, %ebx
 	jbe	1f
-	mov	$STUB_MAX_OPS, %ebx
-1:	lea	STUB_CMD_HDR(%r12), %rbp
+	mov	$STUB_AREA_OPS, %ebx
+1:	add	$STUB_AREA_HDR, %rbp
 .Lop:	test	%ebx, %ebx
 	jz	.Ldone
 	mov	8(%rbp), %rdi			/* addr */
@@ -108,10 +118,11 @@ stub_mapper:
 	mov	%r15d, (%r13)			/* sync->done, a hint */
 	mov	$SYS_write, %eax		/* the proof: count one batch */
 	mov	$STUB_DONE_FD, %edi
-	lea	24(%r12), %rsi			/* cmd->one */
+	lea	16(%r12), %rsi			/* cmd->one */
 	mov	$8, %edx
 	syscall
-	cmpl	$0, 8(%r12)			/* cmd->resume */
+	call_area
+	cmpl	$0, 4(%rbp)			/* area->resume */
 	je	.Lnudge
 	mov	$1, %eax			/* WW_POSTED */
 	xchg	%eax, 4(%r14)			/* thread->reply */
