@@ -87,6 +87,14 @@ user_range(void *start, size_t len)
 	return s + len;
 }
 
+/* Looks up id and checks the range; returns the range's end, or 0. */
+static uint64_t
+vmspace_range(void *id, void *start, size_t len, struct vmspace_host **vhp)
+{
+	*vhp = vmspace_lookup(id);
+	return *vhp != NULL ? user_range(start, len) : 0;
+}
+
 int
 vmspace_create(void *id, int type, void *data)
 {
@@ -162,10 +170,8 @@ int
 vmspace_mmap(void *id, void *start, size_t len, int prot, int flags, int fd,
     off_t offset)
 {
-	struct vmspace_host *vh = vmspace_lookup(id);
-	if (vh == NULL)
-		return -1;
-	uint64_t end = user_range(start, len);
+	struct vmspace_host *vh;
+	uint64_t end = vmspace_range(id, start, len, &vh);
 	if (end == 0)
 		return -1;
 	/* The vpagetable decides protections and pages; RAM is the only object. */
@@ -180,10 +186,8 @@ vmspace_mmap(void *id, void *start, size_t len, int prot, int flags, int fd,
 int
 vmspace_munmap(void *id, void *start, size_t len)
 {
-	struct vmspace_host *vh = vmspace_lookup(id);
-	if (vh == NULL)
-		return -1;
-	uint64_t end = user_range(start, len);
+	struct vmspace_host *vh;
+	uint64_t end = vmspace_range(id, start, len, &vh);
 	if (end == 0)
 		return -1;
 	return backend->unmap(vh, (uint64_t)start, end);
