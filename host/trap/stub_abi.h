@@ -64,13 +64,16 @@
 #define STUB_OP_SIZE		32
 #define STUB_CMD_HDR		64
 /*
- * Batches go to four areas in turn, so the vkernel can write the next
+ * Batches go to eight areas in turn, so the vkernel can write the next
  * batch while the mapper may still be on the last one, and needs proof of
- * completion only for the batch four back.
+ * completion only for the batch eight back.  Proof (an eventfd count) is a
+ * system call on the fault path, so the mapper gives it only for batches
+ * that ask: every fourth, and every one the vkernel waits for.
  */
-#define STUB_CMD_AREAS		4
+#define STUB_CMD_AREAS		8
+#define STUB_PROVE_EVERY	4
 #define STUB_AREA_HDR		16
-#define STUB_AREA_OPS		448
+#define STUB_AREA_OPS		224
 #define STUB_AREA_SIZE		(STUB_AREA_HDR + STUB_AREA_OPS * STUB_OP_SIZE)
 
 #define STUB_BOOT		(STUB_CMD + STUB_CMD_SIZE - STUB_PAGE)
@@ -93,7 +96,8 @@ struct stub_op {
 struct stub_area {
 	uint32_t nops;
 	uint32_t resume;	/* after the batch, post the guest's reply */
-	uint64_t pad;
+	uint32_t prove;		/* after the batch, count it on the eventfd */
+	uint32_t pad;
 	struct stub_op ops[STUB_AREA_OPS];
 };
 
@@ -103,7 +107,7 @@ struct stub_cmd {
 	uint64_t spin_tsc;	/* how long the guest thread spins, TSC ticks */
 	uint64_t one;		/* 1: what the mapper writes to STUB_DONE_FD */
 	uint8_t  pad[STUB_CMD_HDR - 24];
-	struct stub_area area[STUB_CMD_AREAS];	/* batch n is in area n % 4 */
+	struct stub_area area[STUB_CMD_AREAS];	/* batch n is in area n % 8 */
 };
 
 /* A classic BPF program as seccomp(2) takes it (struct sock_fprog). */

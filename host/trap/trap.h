@@ -55,7 +55,9 @@ struct vmspace_host {
 	struct stub_thread *thr;
 	int donefd;			/* eventfd the mapper counts batches on */
 	uint32_t seq;			/* last batch issued */
-	uint32_t confirmed;		/* batches the eventfd proved done */
+	uint32_t confirmed;		/* the last batch proved done */
+	uint32_t proving[STUB_CMD_AREAS];	/* batches asked to prove, in order */
+	uint32_t nproving, proving_head;
 	uint32_t nops;			/* ops in the batch being built */
 
 	bool dead;			/* the stub is gone or being killed */

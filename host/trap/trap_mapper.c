@@ -77,6 +77,21 @@ trap_hostmap_fini(struct vmspace_host *vh)
  * counts as done when the eventfd has counted it.  A mapper that the
  * guest's thread was asked to wake and was not is woken directly.
  */
+/* n more proving batches are done: the batches before them are too. */
+static void
+trap_cmd_proved(struct vmspace_host *vh, uint64_t n)
+{
+	if (n > vh->nproving) {		/* cannot be: only the mapper counts */
+		trap_kill(vh, "mapper proved batches it was not given");
+		return;
+	}
+	while (n-- > 0) {
+		vh->confirmed = vh->proving[vh->proving_head];
+		vh->proving_head = (vh->proving_head + 1) % STUB_CMD_AREAS;
+		vh->nproving--;
+	}
+}
+
 static int
 trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 {
@@ -85,7 +100,7 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 
 	while ((int32_t)(vh->confirmed - target) < 0) {
 		if (read(vh->donefd, &n, sizeof(n)) == sizeof(n)) {
-			vh->confirmed += (uint32_t)n;
+			trap_cmd_proved(vh, n);
 			continue;
 		}
 		if (vh->dead)
@@ -134,11 +149,18 @@ trap_cmd_area(struct vmspace_host *vh)
 int
 trap_cmd_issue(struct vmspace_host *vh, bool resume)
 {
+	/* Room to remember one more proving batch. */
+	if (vh->nproving == STUB_CMD_AREAS && trap_cmd_wait(vh) < 0)
+		return -1;
 	if (vh->dead)
 		return -1;
 	struct stub_area *a = trap_cmd_area(vh);
 	a->nops = vh->nops;
 	a->resume = resume;
+	a->prove = !resume || (vh->seq + 1) % STUB_PROVE_EVERY == 0;
+	if (a->prove)
+		vh->proving[(vh->proving_head + vh->nproving++) % STUB_CMD_AREAS] =
+		    vh->seq + 1;
 	vh->nops = 0;
 	__atomic_store_n(&vh->cmd->seq, ++vh->seq, __ATOMIC_SEQ_CST);
 	if (resume)
@@ -157,7 +179,10 @@ trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
 {
 	if (vh->nops == STUB_AREA_OPS && trap_cmd_issue(vh, false) < 0)
 		return -1;
-	/* The area is free once the batch that last used it is done. */
+	/*
+	 * The area is free once the batch that last used it is done; a proven
+	 * batch at most STUB_PROVE_EVERY later than that one proves it.
+	 */
 	if (vh->nops == 0 &&
 	    trap_cmd_wait_for(vh, vh->seq + 1 - STUB_CMD_AREAS) < 0)
 		return -1;

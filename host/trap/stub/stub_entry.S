@@ -31,6 +31,23 @@
 	lea	STUB_CMD_HDR(%r12, %rax), %rbp
 .endm
 
+/* Counts one batch done on the eventfd, which the guest cannot write. */
+.macro call_count
+	mov	$SYS_write, %eax
+	mov	$STUB_DONE_FD, %edi
+	lea	16(%r12), %rsi			/* cmd->one */
+	mov	$8, %edx
+	syscall
+.endm
+
+.macro call_wake_guest
+	mov	$SYS_futex, %eax
+	lea	4(%r14), %rdi			/* thread->reply */
+	mov	$FUTEX_WAKE, %esi
+	mov	$1, %edx
+	syscall
+.endm
+
 	.section .text.entry, "ax"
 	.globl	_start
 _start:
@@ -116,21 +133,18 @@ stub_mapper:
 
 .Ldone:
 	mov	%r15d, (%r13)			/* sync->done, a hint */
-	mov	$SYS_write, %eax		/* the proof: count one batch */
-	mov	$STUB_DONE_FD, %edi
-	lea	16(%r12), %rsi			/* cmd->one */
-	mov	$8, %edx
-	syscall
 	call_area
 	cmpl	$0, 4(%rbp)			/* area->resume */
-	je	.Lnudge
+	je	.Lsync
+	/* Resume the guest first: the vkernel needs the proof only later. */
 	mov	$1, %eax			/* WW_POSTED */
 	xchg	%eax, 4(%r14)			/* thread->reply */
 	test	$2, %eax			/* WW_SLEEPING */
-	jz	.Lwait
-	jmp	.Lwake
-	/* No resume: tell a parked guest thread to go back to spinning. */
-.Lnudge:
+	jz	.Lcount
+	call_wake_guest
+	jmp	.Lcount
+	/* No resume: the proof, then tell a parked guest to spin again. */
+.Lsync:	call_count
 	mov	4(%r14), %eax
 6:	mov	%eax, %edx
 	or	$4, %edx			/* WW_WAKE */
@@ -138,11 +152,13 @@ stub_mapper:
 	jnz	6b
 	test	$2, %eax			/* WW_SLEEPING */
 	jz	.Lwait
-.Lwake:	mov	$SYS_futex, %eax
-	lea	4(%r14), %rdi
-	mov	$FUTEX_WAKE, %esi
-	mov	$1, %edx
-	syscall
+	call_wake_guest
+	jmp	.Lwait
+.Lcount:
+	call_area
+	cmpl	$0, 8(%rbp)			/* area->prove */
+	je	.Lwait
+	call_count
 	jmp	.Lwait
 
 .Ldie:	mov	$SYS_exit, %eax
