@@ -150,7 +150,8 @@ int
 trap_cmd_issue(struct vmspace_host *vh, bool resume)
 {
 	/* Room to remember one more proving batch. */
-	if (vh->nproving == STUB_CMD_AREAS && trap_cmd_wait(vh) < 0)
+	if (vh->nproving == STUB_CMD_AREAS &&
+	    trap_cmd_wait_for(vh, vh->proving[vh->proving_head]) < 0)
 		return -1;
 	if (vh->dead)
 		return -1;
