@@ -156,6 +156,10 @@ vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 	case VMSPACE_CTL_RUN:
 		if (tf == NULL || ((tf->tf_xflags & PGEX_FPFAULT) && vf == NULL))
 			break;
+		/* As arch_prctl(2): segment bases are user addresses. */
+		if (vf != NULL && (vf->vx_fsbase >= VM_USER_CANONICAL_END ||
+		    vf->vx_gsbase >= VM_USER_CANONICAL_END))
+			break;
 		return backend->run(vh, tf, vf);
 	case VMSPACE_CTL_FPSAVE:
 		if (vf == NULL)

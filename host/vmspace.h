@@ -32,6 +32,7 @@
  */
 #define VM_MAX_USER_ADDRESS	0x00007fff00000000UL
 #define VM_MIN_USER_ADDRESS	0x0000000000010000UL	/* as Linux mmap_min_addr */
+#define VM_USER_CANONICAL_END	0x0000800000000000UL	/* FS/GS bases below */
 
 /* vmspace_create() types */
 #define VMSPACE_TYPE_DEFAULT	0
