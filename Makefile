@@ -25,14 +25,15 @@ STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 
 HOST_SRCS := host/physmem.c host/clock.c host/hostlog.c host/cpu.c host/intr.c \
 	host/vmspace.c $(wildcard host/trap/*.c)
-KERN_SRCS := kern/main.c
+KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c)) $(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
 
 obj = $(patsubst %,$(BUILD)/%.o,$(basename $(1)))
 
-HOST_OBJS := $(call obj,$(HOST_SRCS)) $(BUILD)/host/trap/stub_image.o
-KERN_OBJS := $(call obj,$(KERN_SRCS))
+CORE_OBJS := $(call obj,$(HOST_SRCS)) $(BUILD)/host/trap/stub_image.o \
+	$(call obj,$(KERNEL_SRCS))
+KERN_OBJS := $(BUILD)/kern/main.o
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
@@ -40,13 +41,13 @@ STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 .PHONY: all run test asan bench clean
 all: $(BUILD)/vkernel
 
-$(BUILD)/vkernel: $(KERN_OBJS) $(HOST_OBJS)
+$(BUILD)/vkernel: $(KERN_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/unittest: $(TEST_OBJS) $(HOST_OBJS)
+$(BUILD)/unittest: $(TEST_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/hostbench: $(BENCH_OBJS) $(HOST_OBJS)
+$(BUILD)/hostbench: $(BENCH_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c

@@ -1,0 +1,40 @@
+/*
+ * What every file of the kernel proper includes: basic types, panic and
+ * assertions, the kernel log, and the big kernel lock's rule.
+ *
+ * Locking: until the SMP lock split, one big kernel lock serialises all
+ * kernel code; a virtual CPU holds it whenever it runs kernel code and
+ * drops it only while a guest runs or the CPU idles.  Functions below
+ * assume it unless their comment says otherwise.
+ */
+#ifndef KERN_KERNEL_H
+#define KERN_KERNEL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "host/physmem.h"
+
+#define howmany(x, y)	(((x) + ((y) - 1)) / (y))
+#define roundup2(x, y)	(((x) + ((y) - 1)) & ~((__typeof__(x))(y) - 1))
+#define rounddown2(x, y) ((x) & ~((__typeof__(x))(y) - 1))
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b)	((a) < (b) ? (a) : (b))
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
+/* A broken kernel invariant: prints why and where, and stops the machine. */
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#define KASSERT(cond, msg) do {						\
+	if (__builtin_expect(!(cond), 0))				\
+		panic("assertion \"%s\" failed at %s:%d: %s", #cond,	\
+		    __FILE__, __LINE__, msg);				\
+} while (0)
+
+/* The kernel log (dmesg); printed on the console with -v. */
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* KERN_KERNEL_H */
