@@ -255,10 +255,11 @@ cpu_start(void (*fn)(struct vcpu *, void *), void *arg)
 			return -1;
 	}
 	for (int i = 0; i < ncpus; i++) {
-		cpus[i]->main = fn;
 		cpus[i]->arg = arg;
+		cpus[i]->main = fn;
 		int e = pthread_create(&cpus[i]->thread, NULL, cpu_thread, cpus[i]);
 		if (e != 0) {
+			cpus[i]->main = NULL;
 			errno = e;
 			return -1;
 		}
@@ -270,7 +271,8 @@ void
 cpu_join(void)
 {
 	for (int i = 0; i < ncpus; i++) {
-		pthread_join(cpus[i]->thread, NULL);
+		if (cpus[i]->main != NULL)	/* started */
+			pthread_join(cpus[i]->thread, NULL);
 		free(cpus[i]);
 		cpus[i] = NULL;
 	}

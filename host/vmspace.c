@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "clock.h"
 #include "physmem.h"
 #include "vmspace.h"
 #include "vmspace_backend.h"
@@ -248,6 +249,18 @@ mcontrol(void *start, size_t len, int adv, void *val)
 	}
 	errno = EINVAL;
 	return -1;
+}
+
+void
+vmspace_audit(void)
+{
+	uint64_t now = host_nanotime();
+
+	pthread_mutex_lock(&vmspace_lock);
+	for (int i = 0; i < VMSPACE_HASH; i++)
+		for (struct vmspace_ent *e = vmspace_hash[i]; e != NULL; e = e->next)
+			backend->audit(e->vh, now);
+	pthread_mutex_unlock(&vmspace_lock);
 }
 
 void

@@ -129,6 +129,17 @@ int vmspace_munmap(void *id, void *start, size_t len);
 int mcontrol(void *start, size_t len, int adv, void *val);
 int vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val);
 
+/*
+ * Not in Table 1: checks that the guests the caller believes stopped (their
+ * last run returned) really are.  A guest can forge the report that ends a
+ * run and keep computing; memory it loses is gone (MADV_INVAL is
+ * synchronous), but it would escape the kernel's scheduler.  A guest found
+ * running while stopped on several checks over some 50 ms is killed
+ * (T_DEAD on its next run).  The kernel calls this once per tick; it costs
+ * a host system call per guest stopped for more than 10 ms, once.
+ */
+void vmspace_audit(void);
+
 /* A clean FPU image (FNINIT state, MXCSR 0x1f80) for a new thread. */
 void vmspace_fpu_init(struct vextframe *vf);
 

@@ -25,6 +25,8 @@ struct vmspace_ops {
 	int (*inval)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	int (*unmap)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	int (*setmap)(struct vmspace_host *vh, uint64_t root_pa);
+	/* See vmspace_audit(); now is host_nanotime(). */
+	void (*audit)(struct vmspace_host *vh, uint64_t now);
 };
 
 extern const struct vmspace_ops trap_vmspace_ops;

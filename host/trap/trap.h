@@ -64,6 +64,13 @@ struct vmspace_host {
 	bool parked;			/* guest thread waits in its handler */
 	const char *dead_why;
 
+	/* vmspace_audit: is a parked guest really asleep in its handler? */
+	uint64_t parked_at;
+	uint32_t rungen, audit_gen;	/* resumes, and the one audited */
+	unsigned strikes;		/* audits that found it running */
+	bool verified;			/* found asleep since the last resume */
+	int syscallfd;			/* /proc/PID/task/PID/syscall, or -1 */
+
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
 	struct { uint64_t start, end; } gov[TRAP_MAXGOV];
 	int ngov;
@@ -106,6 +113,10 @@ void trap_fpu_load(struct vmspace_host *vh, const struct vextframe *vf);
 /* trap_run.c */
 int trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf);
 int trap_wait_report(struct vmspace_host *vh, bool booting);
+
+/* trap_audit.c */
+void trap_audit(struct vmspace_host *vh, uint64_t now);
+void trap_resumed(struct vmspace_host *vh);
 
 /* trap_fault.c */
 bool trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,

@@ -166,6 +166,7 @@ trap_cmd_issue(struct vmspace_host *vh, bool resume)
 	__atomic_store_n(&vh->cmd->seq, ++vh->seq, __ATOMIC_SEQ_CST);
 	if (resume)
 		vh->parked = false;
+	trap_resumed(vh);	/* resumed, or nudged back to spinning */
 	uint32_t expect = 0;
 	if (!__atomic_compare_exchange_n(&vh->thr->reply, &expect, WW_MAPPER, 0,
 	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))

@@ -83,6 +83,7 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 	__atomic_and_fetch(req, ~WW_POSTED, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&vh->thr->kick, 0, __ATOMIC_SEQ_CST);
 	vh->parked = true;
+	vh->parked_at = host_nanotime();
 	if (trap_frame_take(vh) < 0) {
 		trap_kill(vh, "stub reported a bad frame");
 		return -1;
@@ -129,7 +130,15 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 		tf->tf_trapno = (uint64_t)g[REG_TRAPNO];
 		tf->tf_err = (uint64_t)g[REG_ERR];
 		tf->tf_addr = (uint64_t)si->si_addr;
-		if (signo == SIGSEGV && tf->tf_trapno == T_PAGEFLT) {
+		/*
+		 * The host sends SIGSEGV for other reasons too (a failed
+		 * rt_sigreturn: SI_KERNEL), leaving a stale trap number.
+		 */
+		if (signo == SIGSEGV && tf->tf_trapno == T_PAGEFLT &&
+		    si->si_code != SEGV_MAPERR && si->si_code != SEGV_ACCERR) {
+			tf->tf_trapno = T_PROTFLT;
+			tf->tf_err = 0;
+		} else if (signo == SIGSEGV && tf->tf_trapno == T_PAGEFLT) {
 			uint64_t err;
 			tf->tf_addr = (uint64_t)g[REG_CR2];
 			if (trap_fault(vh, tf->tf_addr, tf->tf_err,
@@ -175,6 +184,7 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			goto dead;
 	} else {
 		vh->parked = false;
+		trap_resumed(vh);
 		ww_post(&vh->thr->reply, WW_POSTED);
 	}
 	do {

@@ -111,6 +111,17 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	return 127;
 }
 
+/* waitpid, again when a signal (the CPU's tick) interrupts it. */
+static pid_t
+stub_waitpid(pid_t pid, int *status)
+{
+	pid_t r;
+	do
+		r = waitpid(pid, status, 0);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 /* vfork in a frame of its own, so that no caller variable is shared. */
 static __attribute__((noinline)) pid_t
 stub_fork(int ctlfd, int donefd, int stub_core)
@@ -181,6 +192,7 @@ trap_spawn(const struct trap_params *p)
 	vh->pid = -1;
 	vh->pidfd = -1;
 	vh->root = TRAP_NO_ROOT;
+	vh->syscallfd = -1;
 	vh->donefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vh->donefd < 0)
 		goto fail;
@@ -210,7 +222,7 @@ trap_spawn(const struct trap_params *p)
 	if (vh->pidfd < 0) {
 		e = errno;
 		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		stub_waitpid(pid, NULL);
 		vh->pid = -1;
 		errno = e;
 		goto fail;
@@ -219,7 +231,7 @@ trap_spawn(const struct trap_params *p)
 		int status = 0;
 		/* A stub that exited keeps its status through the SIGKILL. */
 		trap_kill(vh, "did not boot");
-		if (waitpid(pid, &status, 0) == pid)
+		if (stub_waitpid(pid, &status) == pid)
 			host_log("trap: %s", stub_exit_reason(status));
 		vh->pid = -1;
 		errno = EIO;
@@ -233,11 +245,19 @@ fail:
 	return NULL;
 }
 
+/* True unless the stub process has exited (its pidfd became readable). */
 bool
 trap_alive(struct vmspace_host *vh)
 {
 	struct pollfd pfd = { vh->pidfd, POLLIN, 0 };
-	return vh->pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+	int r;
+
+	if (vh->pidfd < 0)
+		return false;
+	do
+		r = poll(&pfd, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r == 0;
 }
 
 void
@@ -262,13 +282,15 @@ trap_reap(struct vmspace_host *vh)
 	if (vh->pidfd >= 0) {
 		trap_kill(vh, NULL);
 		if (vh->pid > 0)
-			waitpid(vh->pid, NULL, 0);
+			stub_waitpid(vh->pid, NULL);
 		close(vh->pidfd);
 	}
 	if (vh->ctl != NULL)
 		munmap(vh->ctl, STUB_CTL_SIZE);
 	if (vh->donefd >= 0)
 		close(vh->donefd);
+	if (vh->syscallfd >= 0)
+		close(vh->syscallfd);
 	trap_hostmap_fini(vh);
 	free(vh);
 }

@@ -118,4 +118,5 @@ const struct vmspace_ops trap_vmspace_ops = {
 	.inval = trap_inval,
 	.unmap = trap_unmap,
 	.setmap = trap_setmap,
+	.audit = trap_audit,
 };

@@ -1,0 +1,994 @@
+/*
+ * Virtual CPUs, their interrupts and the guests they run: the tick and a
+ * kick end a spinning guest's run with T_INTR, a guest that blocks the
+ * kick is killed, a forged report does not let a guest run while the
+ * kernel thinks it stopped, and host fds become INTR_DEVICE (host/intr).
+ *
+ * Every guest that spins is run on a virtual CPU, so that a run always
+ * ends (tick, kick, or the watchdog killing the stub); no test can hang.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "host/clock.h"
+#include "host/cpu.h"
+#include "host/hostsync.h"
+#include "host/intr.h"
+#include "tests/unit/unit.h"
+#include "tests/unit/vmtest.h"
+
+#define GUEST_OFF(name, label)	((uint64_t)(g_##label - g_##name))
+#define GUEST_LABEL(name)	extern const char g_##name[]
+
+GUEST(trap_spin);
+GUEST(trap_int3);
+GUEST(trap_futex_block);
+GUEST_LABEL(trap_futex_block_back);
+GUEST(trap_sigreturn);
+GUEST_LABEL(trap_sigreturn_spin);
+GUEST_LABEL(trap_sigreturn_report);
+GUEST(trap_forge);
+
+#define MS		1000000UL
+#define SEC		1000000000UL
+#define WATCHDOG_NS	(10 * SEC)	/* a run that takes this long is hung */
+
+static void
+sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / SEC), (long)(ns % SEC) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int
+load(const int *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void
+store(int *p, int v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Waits until *p >= want; false after timeout_ns. */
+static bool
+wait_for(const int *p, int want, uint64_t timeout_ns)
+{
+	uint64_t end = host_nanotime() + timeout_ns;
+	while (load(p) < want) {
+		if (host_nanotime() > end)
+			return false;
+		sleep_ns(MS);
+	}
+	return true;
+}
+
+/*
+ * A job for CPU 0.  The CPU thread sets state as it goes; the main
+ * thread follows it, posts interrupts, and kills the stub (pid) if a run
+ * does not end in time, so that a broken backend fails the test instead
+ * of hanging it.
+ */
+struct job {
+	struct vmt v;
+	int state;
+	pid_t pid;
+	int failed_setup;
+	int ntraps;
+	int trap[8];
+	uint32_t bits[8];
+	uint64_t rip[8], rax[8], rbx[8];
+	uint64_t ns[8];
+	uint64_t t_ret[8];
+	cpu_set_t cpu_affinity, stub_affinity;
+	int have_affinity;
+	uint64_t ticks;
+	uint64_t counter[3];
+	uint64_t seen;
+	int inval_rc, dead_after_inval;
+	int created;
+};
+
+static void
+job_run(struct vcpu *cpu, struct job *j, int i)
+{
+	uint64_t t0 = host_nanotime();
+	j->trap[i] = vmt_run(&j->v);
+	uint64_t t1 = host_nanotime();
+	j->bits[i] = cpu_take(cpu);
+	j->rip[i] = j->v.tf.tf_rip;
+	j->rax[i] = j->v.tf.tf_rax;
+	j->rbx[i] = j->v.tf.tf_rbx;
+	j->ns[i] = t1 - t0;
+	j->t_ret[i] = t1;
+	j->ntraps = i + 1;
+}
+
+/* Starts CPU 0 on fn(job); returns false (test failed) if it could not. */
+static bool
+job_start(struct job *j, enum cpu_placement place, int hz,
+    void (*fn)(struct vcpu *, void *))
+{
+	memset(j, 0, sizeof(*j));
+	vmt_ram();
+	if (cpu_configure(1, place, hz) < 0) {
+		unit_fail(__FILE__, __LINE__, "cpu_configure: %s", strerror(errno));
+		return false;
+	}
+	if (cpu_start(fn, j) < 0) {
+		unit_fail(__FILE__, __LINE__, "cpu_start: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Waits for the CPU to reach state want; if it does not within the
+ * watchdog, kills the stub so the run ends, and fails the test.
+ */
+static bool
+job_wait(struct job *j, int want, const char *what)
+{
+	if (wait_for(&j->state, want, WATCHDOG_NS))
+		return true;
+	unit_fail(__FILE__, __LINE__, "%s: no progress (state %d, waiting for %d)",
+	    what, load(&j->state), want);
+	if (j->pid > 0)
+		kill(j->pid, SIGKILL);
+	return false;
+}
+
+static void
+job_end(struct job *j)
+{
+	if (!wait_for(&j->state, 1000, WATCHDOG_NS)) {
+		unit_fail(__FILE__, __LINE__, "CPU thread did not finish");
+		if (j->pid > 0)
+			kill(j->pid, SIGKILL);
+	}
+	cpu_join();
+}
+
+/* Creates the job's vmspace with code on the CPU thread. */
+static bool
+job_vmspace(struct job *j, const char *code, size_t len)
+{
+	if (vmt_create(&j->v, NULL) < 0) {
+		j->failed_setup = 1;
+		store(&j->state, 1000);
+		return false;
+	}
+	j->pid = vmt_host(&j->v)->pid;
+	vmt_code(&j->v, code, len);
+	vmt_stack(&j->v);
+	return true;
+}
+
+static void
+job_done(struct job *j)
+{
+	vmt_destroy(&j->v);
+	store(&j->state, 1000);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+noop_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	j->trap[0] = cpu_self() == cpu;
+	j->trap[1] = cpu->id;
+	store(&j->state, 1);
+	while (load(&j->state) < 2)
+		sleep_ns(MS);
+	store(&j->state, 1000);
+}
+
+TEST(cpu_api)
+{
+	static struct job j;
+
+	CHECK_EQ(cpu_placement_parse("latency"), CPU_PLACE_LATENCY);
+	CHECK_EQ(cpu_placement_parse("density"), CPU_PLACE_DENSITY);
+	CHECK_EQ(cpu_placement_parse("none"), CPU_PLACE_NONE);
+	errno = 0;
+	CHECK_EQ(cpu_placement_parse("fast"), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK(strcmp(cpu_placement_name(CPU_PLACE_LATENCY), "latency") == 0);
+	CHECK(strcmp(cpu_placement_name(CPU_PLACE_DENSITY), "density") == 0);
+	CHECK(strcmp(cpu_placement_name(CPU_PLACE_NONE), "none") == 0);
+
+	REQUIRE(cpu_count() == 0);
+	CHECK(cpu_self() == NULL);
+	CHECK(cpu_get(0) == NULL);
+	errno = 0;
+	CHECK_EQ(cpu_start(noop_main, &j), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(cpu_configure(0, CPU_PLACE_NONE, 0), -1);
+	CHECK_EQ(cpu_configure(MAXCPU + 1, CPU_PLACE_NONE, 0), -1);
+	CHECK_EQ(cpu_configure(1, CPU_PLACE_NONE, -1), -1);
+	CHECK_EQ(cpu_configure(1, CPU_PLACE_NONE, 10001), -1);
+	CHECK_EQ(cpu_configure(1, (enum cpu_placement)7, 0), -1);
+	CHECK_EQ(errno, EINVAL);
+	REQUIRE(cpu_count() == 0);
+
+	REQUIRE(cpu_configure(2, CPU_PLACE_NONE, 0) == 0);
+	CHECK_EQ(cpu_configure(1, CPU_PLACE_NONE, 0), -1);	/* once */
+	CHECK_EQ(cpu_count(), 2);
+	CHECK(cpu_get(0) != NULL && cpu_get(0)->id == 0);
+	CHECK(cpu_get(1) != NULL && cpu_get(1)->id == 1);
+	CHECK(cpu_get(2) == NULL);
+	CHECK(cpu_get(-1) == NULL);
+	CHECK(cpu_self() == NULL);
+	/* Both CPUs run noop_main on one job: they only read and set state. */
+	memset(&j, 0, sizeof(j));
+	REQUIRE(cpu_start(noop_main, &j) == 0);
+	CHECK(wait_for(&j.state, 1, WATCHDOG_NS));
+	sleep_ns(10 * MS);
+	CHECK_EQ(j.trap[0], 1);		/* cpu_self() is the CPU in its thread */
+	CHECK(cpu_self() == NULL);
+	store(&j.state, 2);
+	cpu_join();
+	CHECK_EQ(cpu_count(), 0);
+	CHECK(cpu_get(0) == NULL);
+}
+
+/* ------------------------------------------------------------------ */
+
+static uint32_t idle_word;
+
+static void
+idle_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+
+	/* A post before the sleep: no sleep at all. */
+	cpu_post(cpu, INTR_KICK);
+	uint64_t t0 = host_nanotime();
+	cpu_idle(cpu, 10 * SEC);
+	j->ns[0] = host_nanotime() - t0;
+	j->bits[0] = cpu_take(cpu);
+
+	/* Nothing posted: the timeout ends it. */
+	t0 = host_nanotime();
+	cpu_idle(cpu, 20 * MS);
+	j->ns[1] = host_nanotime() - t0;
+	j->bits[1] = cpu_take(cpu);
+
+	/* A post from the main thread ends an unbounded-looking sleep. */
+	store(&j->state, 1);
+	t0 = host_nanotime();
+	while (cpu_pending(cpu) == 0 && host_nanotime() - t0 < 10 * SEC)
+		cpu_idle(cpu, 10 * SEC);
+	j->ns[2] = host_nanotime() - t0;
+	j->bits[2] = cpu_take(cpu);
+
+	/* A wait word: its post ends the sleep too, and so does cpu_post. */
+	store(&j->state, 2);
+	t0 = host_nanotime();
+	while (!(__atomic_load_n(&idle_word, __ATOMIC_ACQUIRE) & WW_POSTED) &&
+	    host_nanotime() - t0 < 10 * SEC)
+		cpu_sleep(cpu, &idle_word, WW_POSTED, 10 * SEC);
+	j->ns[3] = host_nanotime() - t0;
+	j->bits[3] = cpu_take(cpu);
+	store(&j->state, 3);
+	t0 = host_nanotime();
+	while (cpu_pending(cpu) == 0 && host_nanotime() - t0 < 10 * SEC)
+		cpu_sleep(cpu, &idle_word, WW_WAKE, 10 * SEC);
+	j->ns[4] = host_nanotime() - t0;
+	j->bits[4] = cpu_take(cpu);
+	store(&j->state, 1000);
+}
+
+TEST(cpu_idle_and_post)
+{
+	static struct job j;
+	idle_word = 0;
+	if (!job_start(&j, CPU_PLACE_NONE, 0, idle_main))
+		return;
+	struct vcpu *cpu = cpu_get(0);
+	if (job_wait(&j, 1, "idle")) {
+		sleep_ns(50 * MS);
+		cpu_post(cpu, INTR_KICK | INTR_DEVICE);
+	}
+	if (job_wait(&j, 2, "idle post")) {
+		sleep_ns(50 * MS);
+		ww_post(&idle_word, WW_POSTED);
+	}
+	if (job_wait(&j, 3, "word post")) {
+		sleep_ns(50 * MS);
+		cpu_post(cpu, INTR_HALT);
+	}
+	job_end(&j);
+	/* Bounds are generous: only "it returned, and not at its timeout". */
+	CHECK_EQ(j.bits[0], INTR_KICK);
+	CHECK(j.ns[0] < 5 * SEC);
+	CHECK_EQ(j.bits[1], 0);
+	CHECK(j.ns[1] < 5 * SEC);
+	CHECK_EQ(j.bits[2], INTR_KICK | INTR_DEVICE);
+	CHECK(j.ns[2] < 5 * SEC);
+	CHECK_EQ(j.bits[3], 0);
+	CHECK(j.ns[3] < 5 * SEC);
+	CHECK_EQ(j.bits[4], INTR_HALT);
+	CHECK(j.ns[4] < 5 * SEC);
+}
+
+/* ------------------------------------------------------------------ */
+
+#define TICK_ROUNDS	5
+/*
+ * A tick at 100 Hz ends a run within 10 ms plus wake-up latency; the
+ * bound is 200 ms (20 ticks) because CI machines are noisy.
+ */
+#define TICK_BOUND_NS	(200 * MS)
+
+static void
+tick_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	if (!job_vmspace(j, GUEST_CODE(trap_spin)))
+		return;
+	for (int i = 0; i < TICK_ROUNDS; i++) {
+		cpu_take(cpu);		/* ticks during setup or the last round */
+		store(&j->state, i + 1);
+		job_run(cpu, j, i);
+		if (j->trap[i] != T_INTR)
+			break;
+	}
+	j->ticks = __atomic_load_n(&cpu->ticks, __ATOMIC_RELAXED);
+	if (sched_getaffinity(0, sizeof(j->cpu_affinity), &j->cpu_affinity) == 0 &&
+	    sched_getaffinity(j->pid, sizeof(j->stub_affinity), &j->stub_affinity) == 0)
+		j->have_affinity = 1;
+	job_done(j);
+}
+
+/* True if this process may run on cores 0..n-1 exactly (core ids = indices). */
+static int
+host_cores(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	int n = CPU_COUNT(&set);
+	for (int i = 0; i < n; i++)
+		if (!CPU_ISSET(i, &set))
+			return 0;
+	return n;
+}
+
+static void
+tick_test(enum cpu_placement place)
+{
+	static struct job j;
+	int cores = host_cores();
+	if (!job_start(&j, place, 100, tick_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.ntraps, TICK_ROUNDS);
+	for (int i = 0; i < j.ntraps; i++) {
+		int before = unit_failed_now();
+		CHECK_EQ(j.trap[i], T_INTR);
+		CHECK(j.bits[i] & INTR_TICK);
+		CHECK(j.ns[i] < TICK_BOUND_NS);
+		/* Stopped in its loop, and resumable there. */
+		CHECK_EQ(j.rip[i], VMT_CODE);
+		if (!before && unit_failed_now())
+			fprintf(stderr, "    (%s, round %d: trap %d bits %#x %.1f ms)\n",
+			    cpu_placement_name(place), i, j.trap[i], j.bits[i],
+			    j.ns[i] / 1e6);
+	}
+	CHECK(j.ticks >= TICK_ROUNDS);
+
+	/* The placement pinned the CPU and the stub where cpu.c says. */
+	if (j.have_affinity && cores > 0 && place != CPU_PLACE_NONE) {
+		int cpu_core = 0;
+		int stub_core = place == CPU_PLACE_LATENCY ? 1 % cores : 0;
+		CHECK_EQ(CPU_COUNT(&j.cpu_affinity), 1);
+		CHECK(CPU_ISSET(cpu_core, &j.cpu_affinity));
+		CHECK_EQ(CPU_COUNT(&j.stub_affinity), 1);
+		CHECK(CPU_ISSET(stub_core, &j.stub_affinity));
+	}
+}
+
+TEST(cpu_tick_ends_run_none)
+{
+	tick_test(CPU_PLACE_NONE);
+}
+
+TEST(cpu_tick_ends_run_density)
+{
+	tick_test(CPU_PLACE_DENSITY);
+}
+
+TEST(cpu_tick_ends_run_latency)
+{
+	tick_test(CPU_PLACE_LATENCY);
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * Kicks with no tick: rounds 0-1 spin in guest code, round 2 blocks in
+ * an allowed futex wait from the stub's text (only a signal ends it),
+ * round 3 finds a kick already pending when the run starts.
+ */
+static void
+kick_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	if (!job_vmspace(j, GUEST_CODE(trap_spin)))
+		return;
+	for (int i = 0; i < 2; i++) {
+		store(&j->state, 2 * i + 1);
+		job_run(cpu, j, i);
+		store(&j->state, 2 * i + 2);
+	}
+	vmt_destroy(&j->v);
+
+	if (!job_vmspace(j, GUEST_CODE(trap_futex_block)))
+		return;
+	j->v.tf.tf_rdi = STUB_THREAD + offsetof(struct stub_thread, reply);
+	store(&j->state, 5);
+	job_run(cpu, j, 2);
+	store(&j->state, 6);
+	/* Resumed, the wait returns (EINTR) into the stub's ud2. */
+	job_run(cpu, j, 3);
+	j->v.tf.tf_rip = VMT_CODE + GUEST_OFF(trap_futex_block, trap_futex_block_back);
+	job_run(cpu, j, 4);
+	vmt_destroy(&j->v);
+
+	if (!job_vmspace(j, GUEST_CODE(trap_spin)))
+		return;
+	cpu_post(cpu, INTR_KICK);
+	job_run(cpu, j, 5);
+	job_done(j);
+}
+
+TEST(cpu_kick_ends_run)
+{
+	static struct job j;
+	struct vcpu *cpu;
+	uint64_t posted[3] = { 0, 0, 0 };
+
+	if (!job_start(&j, CPU_PLACE_NONE, 0, kick_main))
+		return;
+	cpu = cpu_get(0);
+	for (int i = 0; i < 3; i++) {
+		if (!job_wait(&j, 2 * i + 1, "kick: run start"))
+			break;
+		sleep_ns(50 * MS);
+		/* Nothing ends this run but us. */
+		CHECK_EQ(load(&j.state), 2 * i + 1);
+		posted[i] = host_nanotime();
+		cpu_post(cpu, INTR_KICK);
+		if (!job_wait(&j, 2 * i + 2, "kick: run end"))
+			break;
+	}
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.ntraps == 6);
+	for (int i = 0; i < 3; i++) {
+		int before = unit_failed_now();
+		CHECK_EQ(j.trap[i], T_INTR);
+		CHECK_EQ(j.bits[i], INTR_KICK);
+		/* Generous: a kick is answered in microseconds. */
+		CHECK(j.t_ret[i] - posted[i] < 2 * SEC);
+		if (!before && unit_failed_now())
+			fprintf(stderr, "    (kick round %d: trap %d bits %#x)\n",
+			    i, j.trap[i], j.bits[i]);
+	}
+	CHECK_EQ(j.rip[0], VMT_CODE);
+	CHECK_EQ(j.rip[1], VMT_CODE);
+	/* The futex wait was interrupted in the stub's text, with EINTR... */
+	CHECK_EQ(j.rip[2], STUB_RESTORER + 7);
+	CHECK_EQ(j.rax[2], (uint64_t)-EINTR);
+	/* ...and resuming there runs the stub's ud2, then guest code again. */
+	CHECK_EQ(j.trap[3], T_PRIVINFLT);
+	CHECK_EQ(j.rip[3], STUB_RESTORER + 7);
+	CHECK_EQ(j.trap[4], T_SYSCALL);
+	CHECK_EQ(j.rax[4], 1000);
+	/* A kick pending before the run ends it at once. */
+	CHECK_EQ(j.trap[5], T_INTR);
+	CHECK_EQ(j.bits[5], INTR_KICK);
+	CHECK(j.ns[5] < 2 * SEC);
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * A guest that blocks the kick signal with a forged rt_sigreturn from the
+ * stub's restorer (which the filter allows).  The frame is the kernel's
+ * rt_sigframe as rt_sigreturn reads it: frame = rsp - 8 (pretcode), so
+ * the ucontext starts exactly at rsp.  glibc's ucontext_t has the
+ * kernel's layout up to the first 8 bytes of uc_sigmask, which is all
+ * the kernel reads of the mask.
+ */
+#define FRAME_VA	(VMT_DATA + 0x100)
+#define KICK_GRACE_NS	(250 * MS)	/* trap_run.c */
+
+_Static_assert(offsetof(ucontext_t, uc_mcontext) == 40, "kernel ucontext layout");
+_Static_assert(offsetof(ucontext_t, uc_sigmask) == 296, "kernel ucontext layout");
+
+static void
+forge_sigframe(struct vmt *v, uint64_t rip, uint64_t rbx, bool block_kick)
+{
+	uint64_t pa = vmt_page();
+	vmt_map(v, VMT_DATA, pa, VPTE_USER_RW | VPTE_NX);
+	ucontext_t *uc = (ucontext_t *)((uint8_t *)PHYS_TO_DMAP(pa) +
+	    (FRAME_VA - VMT_DATA));
+	memset(uc, 0, sizeof(*uc));
+	/* The stub's own signal stack: restore_altstack then changes nothing. */
+	uc->uc_stack.ss_sp = (void *)STUB_ALTSTACK;
+	uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;
+	uc->uc_stack.ss_flags = 0;
+	greg_t *g = uc->uc_mcontext.gregs;
+	g[REG_RIP] = (greg_t)rip;
+	g[REG_RSP] = (greg_t)(VMT_STACK - 64);
+	g[REG_RBX] = (greg_t)rbx;
+	g[REG_EFL] = 0x202;
+	g[REG_CSGSFS] = (greg_t)(0x33 | (0x2bUL << 48));	/* cs, ss */
+	uc->uc_mcontext.fpregs = NULL;		/* no FPU state: reset */
+	sigemptyset(&uc->uc_sigmask);
+	if (block_kick)
+		sigaddset(&uc->uc_sigmask, STUB_SIGKICK);
+	v->tf.tf_r15 = FRAME_VA;
+}
+
+static void
+sigmask_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+
+	/* 1: the forged frame goes to a report: proof that it is taken. */
+	if (!job_vmspace(j, GUEST_CODE(trap_sigreturn)))
+		return;
+	forge_sigframe(&j->v, VMT_CODE + GUEST_OFF(trap_sigreturn,
+	    trap_sigreturn_report), 0xfeedface, true);
+	job_run(cpu, j, 0);
+	/* Resumed, the mask is the backend's again: a kick is answered. */
+	store(&j->state, 1);
+	job_run(cpu, j, 1);
+	store(&j->state, 2);
+	vmt_destroy(&j->v);
+
+	/* 2: the forged frame goes straight to a spin with the kick blocked. */
+	if (!job_vmspace(j, GUEST_CODE(trap_sigreturn)))
+		return;
+	forge_sigframe(&j->v, VMT_CODE + GUEST_OFF(trap_sigreturn,
+	    trap_sigreturn_spin), 0, true);
+	store(&j->state, 3);
+	job_run(cpu, j, 2);
+	store(&j->state, 4);
+	vmt_destroy(&j->v);
+
+	/* 3: the CPU and the host go on. */
+	cpu_take(cpu);
+	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
+		return;
+	job_run(cpu, j, 3);
+	job_run(cpu, j, 4);
+	job_done(j);
+}
+
+TEST(cpu_guest_blocking_kick_is_killed)
+{
+	static struct job j;
+	uint64_t posted[2] = { 0, 0 };
+
+	if (!job_start(&j, CPU_PLACE_NONE, 0, sigmask_main))
+		return;
+	struct vcpu *cpu = cpu_get(0);
+	for (int i = 0; i < 2; i++) {
+		if (!job_wait(&j, 2 * i + 1, "sigmask: run start"))
+			break;
+		sleep_ns(100 * MS);
+		/* The guest still runs: nothing killed it before the kick. */
+		CHECK_EQ(load(&j.state), 2 * i + 1);
+		posted[i] = host_nanotime();
+		cpu_post(cpu, INTR_KICK);
+		if (!job_wait(&j, 2 * i + 2, "sigmask: run end"))
+			break;
+	}
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.ntraps == 5);
+
+	/* The forged frame was loaded: its rip, rsp and rbx. */
+	CHECK_EQ(j.trap[0], T_SYSCALL);
+	CHECK_EQ(j.rax[0], 1000);
+	CHECK_EQ(j.rbx[0], 0xfeedface);
+	/* The mask did not survive the trap: the kick is answered. */
+	CHECK_EQ(j.trap[1], T_INTR);
+	CHECK_EQ(j.bits[1], INTR_KICK);
+	CHECK(j.t_ret[1] - posted[0] < 2 * SEC);
+
+	/* With the kick blocked: killed after the grace period, not before. */
+	CHECK_EQ(j.trap[2], T_DEAD);
+	CHECK(j.bits[2] & INTR_KICK);
+	CHECK(j.t_ret[2] - posted[1] >= KICK_GRACE_NS - 10 * MS);
+	CHECK(j.t_ret[2] - posted[1] < 5 * SEC);
+	if (unit_failed_now())
+		fprintf(stderr, "    (blocked kick: trap %d after %.1f ms)\n",
+		    j.trap[2], (j.t_ret[2] - posted[1]) / 1e6);
+
+	CHECK_EQ(j.trap[3], T_BPTFLT);
+	CHECK_EQ(j.trap[4], T_SYSCALL);
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * A forged report.  The guest thread page is writable by the guest, so
+ * guest code can post a request (with a signal number of its choosing
+ * and the old, valid frame) without entering the stub's handler, and go
+ * on running.  What the kernel may rely on: a page it took away with
+ * MADV_INVAL is at once unreadable by the guest, and a guest found
+ * running while stopped by vmspace_audit (which the kernel's clock calls
+ * every tick) is killed within a few audits.
+ */
+#define SPY_VA		(VMT_DATA + 0x10000)
+#define SECRET		0x5ec2e75ec2e7UL
+
+/* Audits every 10 ms for up to ms milliseconds, as a kernel's clock would. */
+static void
+audit_for(struct vmt *v, int ms)
+{
+	for (int t = 0; t < ms && !vmt_host(v)->dead; t += 10) {
+		vmspace_audit();
+		sleep_ns(10 * MS);
+	}
+}
+
+static void
+forge_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	if (!job_vmspace(j, GUEST_CODE(trap_forge)))
+		return;
+	uint64_t tab_pa = vmt_page();
+	vmt_map(&j->v, VMT_DATA, tab_pa, VPTE_USER_RW | VPTE_NX);
+	uint64_t *tab = PHYS_TO_DMAP(tab_pa);
+	tab[0] = STUB_THREAD + offsetof(struct stub_thread, signo);
+	tab[1] = SIGSYS;
+	tab[2] = 0;
+	volatile uint64_t *count = (uint64_t *)((uint8_t *)tab + 2048);
+	uint64_t spy_pa = vmt_page();
+	vmt_map(&j->v, SPY_VA, spy_pa, VPTE_USER_RW | VPTE_NX);
+	*(uint64_t *)PHYS_TO_DMAP(spy_pa) = 1;
+	j->v.tf.tf_r15 = VMT_DATA;
+	j->v.tf.tf_r13 = VMT_DATA + 2048;	/* count, then what it read */
+	j->v.tf.tf_r11 = SPY_VA;
+
+	job_run(cpu, j, 0);
+	/* The clock's audits find the guest running while stopped. */
+	j->counter[0] = count[0];
+	audit_for(&j->v, 500);
+	j->dead_after_inval = vmt_host(&j->v)->dead;
+	sleep_ns(20 * MS);		/* the kill has landed */
+	j->counter[1] = count[0];
+	sleep_ns(50 * MS);
+	j->counter[2] = count[0];
+
+	/* The kernel takes the page away and gives it to someone else. */
+	*vmt_pte(&j->v, SPY_VA) = 0;
+	j->inval_rc = vmspace_mcontrol(&j->v, (void *)SPY_VA, PAGE_SIZE,
+	    MADV_INVAL, NULL);
+	*(volatile uint64_t *)PHYS_TO_DMAP(spy_pa) = SECRET;
+	sleep_ns(20 * MS);
+	j->seen = count[1];
+	job_run(cpu, j, 1);
+	job_done(j);
+}
+
+TEST(cpu_forged_report_guest_killed)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_NONE, 100, forge_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.ntraps == 2);
+	CHECK_EQ(j.inval_rc, 0);
+	CHECK(j.counter[0] > 0);		/* the guest did run */
+	CHECK(j.counter[1] > j.counter[0]);	/* ... on, after its report */
+	CHECK(j.dead_after_inval);		/* until the audits killed it */
+	CHECK_EQ(j.counter[1], j.counter[2]);	/* and now it runs no more */
+	CHECK_EQ(j.trap[1], T_DEAD);
+	/* After MADV_INVAL the guest never read what the page holds now. */
+	CHECK(j.seen != SECRET);
+	if (unit_failed_now())
+		fprintf(stderr, "    (forged report: run 0 trap %d, guest counter "
+		    "%llu -> %llu -> %llu, %s the revoked page's new data; "
+		    "run 1 trap %d)\n", j.trap[0],
+		    (unsigned long long)j.counter[0],
+		    (unsigned long long)j.counter[1],
+		    (unsigned long long)j.counter[2],
+		    j.seen == SECRET ? "read" : "did not read", j.trap[1]);
+}
+
+/* A guest genuinely stopped at a system call survives any number of audits. */
+static void
+parked_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
+		return;
+	job_run(cpu, j, 0);
+	audit_for(&j->v, 200);
+	j->dead_after_inval = vmt_host(&j->v)->dead;
+	j->counter[0] = vmt_host(&j->v)->verified;
+	cpu_take(cpu);
+	job_run(cpu, j, 1);
+	job_done(j);
+}
+
+static void
+parked_check(enum cpu_placement place)
+{
+	static struct job j;
+	if (!job_start(&j, place, 100, parked_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK(!j.dead_after_inval);
+	CHECK_EQ(j.counter[0], 1);		/* found asleep in its handler */
+	CHECK_EQ(j.trap[0], T_BPTFLT);
+	CHECK(j.trap[1] == T_SYSCALL || j.trap[1] == T_INTR);
+}
+
+TEST(cpu_audit_spares_parked_guest_density)
+{
+	parked_check(CPU_PLACE_DENSITY);
+}
+
+TEST(cpu_audit_spares_parked_guest_latency)
+{
+	parked_check(CPU_PLACE_LATENCY);
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * Signals to a CPU thread.  The tick is a signal without SA_RESTART, and
+ * a vkernel may take others; each interrupts whatever host call the CPU
+ * is in, and none of that may be taken for the death of a stub.  A fast
+ * timer aimed at the CPU thread makes "a signal during the backend's
+ * liveness poll" likely; a correct backend passes however many arrive.
+ */
+#define STORM_NS	(3 * SEC)
+#define STORM_PERIOD_NS	10000		/* 100 kHz, coalesced by the host */
+
+static void
+storm_handler(int sig)
+{
+	(void)sig;
+}
+
+static void
+storm_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	if (!job_vmspace(j, GUEST_CODE(trap_spin)))
+		return;
+	store(&j->state, 1);
+	job_run(cpu, j, 0);
+	store(&j->state, 2);
+	job_done(j);
+}
+
+TEST(cpu_signals_are_no_stub_death)
+{
+	static struct job j;
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = storm_handler;		/* no SA_RESTART, like the tick */
+	sigemptyset(&sa.sa_mask);
+	REQUIRE(sigaction(SIGUSR2, &sa, &old) == 0);
+
+	if (!job_start(&j, CPU_PLACE_NONE, 0, storm_main))
+		return;
+	struct vcpu *cpu = cpu_get(0);
+	if (job_wait(&j, 1, "storm: run start")) {
+		struct sigevent sev;
+		timer_t t;
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = SIGUSR2;
+		sev._sigev_un._tid = cpu->tid;
+		struct itimerspec its = { { 0, STORM_PERIOD_NS }, { 0, STORM_PERIOD_NS } };
+		if (timer_create(CLOCK_MONOTONIC, &sev, &t) == 0) {
+			CHECK(timer_settime(t, 0, &its, NULL) == 0);
+			wait_for(&j.state, 2, STORM_NS);
+			timer_delete(t);
+		} else {
+			unit_fail(__FILE__, __LINE__, "timer_create: %s", strerror(errno));
+		}
+		cpu_post(cpu, INTR_KICK);
+	}
+	job_end(&j);
+	sigaction(SIGUSR2, &old, NULL);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.ntraps == 1);
+	CHECK_EQ(j.trap[0], T_INTR);
+	CHECK_EQ(j.bits[0], INTR_KICK);
+	if (unit_failed_now())
+		fprintf(stderr, "    (signal storm: trap %d after %.1f ms)\n",
+		    j.trap[0], j.ns[0] / 1e6);
+}
+
+/*
+ * Vmspaces created and destroyed on a CPU with a fast tick: every create
+ * works, and every stub is collected (no zombie children remain).
+ */
+#define CHURN		100
+
+static void
+churn_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	(void)cpu;
+	for (int i = 0; i < CHURN; i++) {
+		struct vmt v;
+		if (vmt_create(&v, NULL) == 0)
+			j->created++;
+		vmt_destroy(&v);
+	}
+	store(&j->state, 1000);
+}
+
+/* Collects exited children; returns how many there were. */
+static int
+reap_children(void)
+{
+	int n = 0;
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+			return n;
+		n++;
+	}
+}
+
+TEST(cpu_tick_stubs_reaped)
+{
+	static struct job j;
+	reap_children();		/* whatever an earlier test left */
+	if (!job_start(&j, CPU_PLACE_NONE, 10000, churn_main))
+		return;
+	job_end(&j);
+	int zombies = reap_children();
+	CHECK_EQ(j.created, CHURN);
+	CHECK_EQ(zombies, 0);
+	if (unit_failed_now())
+		fprintf(stderr, "    (%d of %d vmspaces created, %d stubs left unreaped)\n",
+		    j.created, CHURN, zombies);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+wait_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	(void)cpu;
+	store(&j->state, 1);
+	while (load(&j->state) < 2)
+		sleep_ns(MS);
+	store(&j->state, 1000);
+}
+
+/* Waits up to timeout_ns for bit in the CPU's mailbox. */
+static bool
+wait_pending(struct vcpu *cpu, uint32_t bit, uint64_t timeout_ns)
+{
+	uint64_t end = host_nanotime() + timeout_ns;
+	while (!(cpu_pending(cpu) & bit)) {
+		if (host_nanotime() > end)
+			return false;
+		sleep_ns(MS);
+	}
+	return true;
+}
+
+TEST(intr_device_fd)
+{
+	static struct job j;
+	int p[2];
+	char buf[64];
+
+	/*
+	 * The CPU is started (on a thread that only waits) because cpu_join
+	 * joins every configured CPU's thread: a CPU that was configured but
+	 * never started cannot be freed.  The main thread reads its mailbox.
+	 */
+	REQUIRE(pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0);
+	if (!job_start(&j, CPU_PLACE_NONE, 0, wait_main))
+		return;
+	struct vcpu *cpu = cpu_get(0);
+	CHECK(wait_for(&j.state, 1, WATCHDOG_NS));
+	/* The event thread is not started: no source can be registered. */
+	errno = 0;
+	CHECK(intr_register(p[0], EPOLLIN, cpu) == NULL);
+	CHECK_EQ(errno, EINVAL);
+
+	REQUIRE(intr_start() == 0);
+	errno = 0;
+	CHECK(intr_register(p[0], EPOLLIN, NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	CHECK(intr_register(9999, EPOLLIN, cpu) == NULL);
+	CHECK_EQ(errno, EBADF);
+
+	struct intr_src *src = intr_register(p[0], EPOLLIN, cpu);
+	REQUIRE(src != NULL);
+	cpu_take(cpu);
+	/* Nothing to read: nothing fires. */
+	sleep_ns(50 * MS);
+	CHECK_EQ(cpu_pending(cpu) & INTR_DEVICE, 0);
+	CHECK(!intr_fired(src));
+
+	/* Input: INTR_DEVICE, and the source says it fired, once. */
+	CHECK(write(p[1], "a", 1) == 1);
+	CHECK(wait_pending(cpu, INTR_DEVICE, SEC));
+	CHECK(intr_fired(src));
+	CHECK(!intr_fired(src));
+	CHECK(cpu_take(cpu) & INTR_DEVICE);
+
+	/* More input before the re-arm: one-shot, so nothing more. */
+	CHECK(write(p[1], "b", 1) == 1);
+	sleep_ns(100 * MS);
+	CHECK_EQ(cpu_pending(cpu) & INTR_DEVICE, 0);
+	CHECK(!intr_fired(src));
+
+	/* Re-armed with input still unread: it fires again at once. */
+	CHECK_EQ(intr_rearm(src), 0);
+	CHECK(wait_pending(cpu, INTR_DEVICE, SEC));
+	CHECK(intr_fired(src));
+	cpu_take(cpu);
+
+	/* Drained and re-armed: quiet until the next input. */
+	CHECK_EQ(read(p[0], buf, sizeof(buf)), 2);
+	CHECK_EQ(intr_rearm(src), 0);
+	sleep_ns(50 * MS);
+	CHECK_EQ(cpu_pending(cpu) & INTR_DEVICE, 0);
+	CHECK(!intr_fired(src));
+	CHECK(write(p[1], "c", 1) == 1);
+	CHECK(wait_pending(cpu, INTR_DEVICE, SEC));
+	CHECK(intr_fired(src));
+	cpu_take(cpu);
+	CHECK_EQ(read(p[0], buf, sizeof(buf)), 1);
+
+	/* Unregistered: nothing fires, and a re-arm is refused. */
+	CHECK_EQ(intr_rearm(src), 0);
+	intr_unregister(src);
+	CHECK(write(p[1], "d", 1) == 1);
+	sleep_ns(50 * MS);
+	CHECK_EQ(cpu_pending(cpu) & INTR_DEVICE, 0);
+	errno = 0;
+	CHECK_EQ(intr_rearm(src), -1);
+	CHECK_EQ(errno, EBADF);
+
+	intr_stop();
+	intr_stop();			/* twice is harmless */
+	store(&j.state, 2);
+	job_end(&j);
+	close(p[0]);
+	close(p[1]);
+}
