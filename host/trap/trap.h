@@ -80,7 +80,6 @@ struct vmspace_host {
 	siginfo_t *si;
 	uint8_t *fpu;
 	uint32_t fpu_size;
-	const struct vextframe *fpu_owner;	/* whose state is loaded */
 
 	struct trap_hostmap hm;
 	int fault_around;

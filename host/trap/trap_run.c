@@ -173,10 +173,8 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 		trap_dead(tf);
 		return 0;
 	}
-	if (tf->tf_xflags & PGEX_FPFAULT) {
+	if (tf->tf_xflags & PGEX_FPFAULT)
 		trap_fpu_load(vh, vf);
-		vh->fpu_owner = vf;
-	}
 	trap_frame_put(vh, tf, vf);
 	vh->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
 	if (vh->nops > 0) {
