@@ -25,7 +25,8 @@ STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 
 HOST_SRCS := host/physmem.c host/clock.c host/hostlog.c host/cpu.c host/intr.c \
 	host/vmspace.c $(wildcard host/trap/*.c)
-KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c)) $(wildcard kern/*.S)
+KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c)) \
+	$(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
 

@@ -3,8 +3,8 @@
  * it has one), brings up the host layer (RAM, virtual CPUs, the event
  * thread) and hands the machine to the kernel.
  *
- * The kernel proper (processes, VM, files: issue 3) is not written yet,
- * so for now the boot stops after the host layer with EX_UNAVAILABLE.
+ * PID 1 is /sbin/init, or the command after "--"; vkernel exits with its
+ * status (128 + the signal if it was killed), so it can be scripted.
  */
 #include <err.h>
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "host/cpu.h"
@@ -20,6 +21,7 @@
 #include "host/intr.h"
 #include "host/physmem.h"
 #include "host/vmspace_backend.h"
+#include "kern/init.h"
 
 static void
 usage(FILE *f)
@@ -27,7 +29,7 @@ usage(FILE *f)
 	fprintf(f,
 "usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
 "               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
-"               [--backend trap] [-- init [args...]]\n"
+"               [--initramfs file.cpio] [--backend trap] [-- init [args...]]\n"
 "  -m size      RAM (k, m, g suffixes; default 256m)\n"
 "  -i file      back RAM with this file instead of anonymous memory\n"
 "  -n ncpus     virtual CPUs (default 1)\n"
@@ -37,7 +39,8 @@ usage(FILE *f)
 "  -I tap       network interface (not implemented yet)\n"
 "  -p file      write the vkernel's pid to file\n"
 "  -e name=val  kernel environment variable\n"
-"  -v           verbose boot\n");
+"  -v           verbose boot\n"
+"  --initramfs f  root file system from a cpio newc archive\n");
 }
 
 int
@@ -45,11 +48,12 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "backend", required_argument, NULL, 'B' },
+		{ "initramfs", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t ramsize = PHYSMEM_DEFAULT;
-	const char *memimage = NULL, *pidfile = NULL;
+	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
 	int ncpus = 1, place = CPU_PLACE_LATENCY, c;
 	int64_t v;
 
@@ -93,6 +97,9 @@ main(int argc, char **argv)
 			if (vmspace_backend_select(optarg) < 0)
 				errx(EX_USAGE, "--backend %s: no such backend", optarg);
 			break;
+		case 'R':
+			initramfs = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -120,9 +127,16 @@ main(int argc, char **argv)
 	    (unsigned long long)(ramsize >> 20), ncpus, ncpus > 1 ? "s" : "",
 	    cpu_placement_name(place), vmspace_backend_name());
 
-	host_log("the kernel proper is not implemented yet; only the host "
-	    "layer is (make test, make bench)");
+	static char *const default_init[] = { "/sbin/init", NULL };
+	struct boot_args ba = {
+		.initramfs = initramfs,
+		.init_argv = optind < argc ? argv + optind : default_init,
+	};
+	int status = kernel_main(&ba);
 	intr_stop();
-	physmem_fini();
-	return EX_UNAVAILABLE;
+	if (status < 0)
+		return EX_SOFTWARE;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
 }

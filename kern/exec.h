@@ -1,0 +1,40 @@
+/*
+ * execve's pieces: the argument area, the image being loaded, the ELF
+ * loader and the stack builder.
+ */
+#ifndef KERN_EXEC_H
+#define KERN_EXEC_H
+
+#include "kern/proc.h"
+
+struct vnode;
+
+/* argv then envp strings, NUL-separated, as copied in. */
+struct exec_args {
+	char *ea_buf;
+	size_t ea_len;
+	long ea_argc, ea_envc;
+};
+
+struct image {
+	struct vnode *im_vp;
+	const char *im_hdr;		/* the file's first page */
+	size_t im_hdrlen;
+	struct vmspace *im_vmspace;	/* the new address space */
+	uint64_t im_entry;
+	uint64_t im_phdr, im_phnum;	/* where the program headers are mapped */
+	uint64_t im_base;		/* load bias (ET_DYN) */
+	uint64_t im_sp;			/* the initial stack pointer */
+};
+
+int kern_execve(struct lwp *lp, const char *path, struct exec_args *ea);
+int exec_read(struct vnode *vp, struct vmspace *vm, uint64_t buf, size_t len,
+    uint64_t off);
+
+/* Builds im->im_vmspace from the ELF image; -ENOEXEC if it is not one. */
+int elf_load(struct image *im, struct proc *p);
+
+/* Maps the stack and lays out argc, argv, envp and auxv as Linux does. */
+int exec_stack(struct image *im, const struct exec_args *ea, const char *path);
+
+#endif /* KERN_EXEC_H */

@@ -1,0 +1,105 @@
+/*
+ * The initial stack of a new image, as Linux lays it out: from the top,
+ * the file name, the environment and argument strings, the platform
+ * string and 16 random bytes; then, 16-byte aligned, argc, argv[], NULL,
+ * envp[], NULL, and the auxiliary vector.
+ */
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+
+#include "kern/exec.h"
+#include "kern/syscall.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+#define EXEC_STACK_SIZE	(8UL << 20)
+#define AUXV_MAX	24
+
+static uint64_t
+cpu_hwcap(void)
+{
+	uint32_t a = 1, b, c = 0, d;
+	__asm__ volatile ("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return d;
+}
+
+int
+exec_stack(struct image *im, const struct exec_args *ea, const char *path)
+{
+	struct vmspace *vm = im->im_vmspace;
+	const struct ucred *cr = curproc->p_ucred;
+	uint64_t top = VM_USRSTACK;
+	long r = vm_mmap(vm, top - EXEC_STACK_SIZE, EXEC_STACK_SIZE,
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	if (r < 0)
+		return (int)r;
+
+	/* The strings: execfn, then argv and envp strings, then platform. */
+	size_t pathlen = strlen(path) + 1;
+	uint64_t execfn = top - 8 - pathlen;
+	uint64_t strings = execfn - ea->ea_len;
+	uint64_t platform = strings - 8;		/* "x86_64" */
+	uint64_t random = (platform - 16) & ~15UL;
+	size_t nptr = 1 + (size_t)ea->ea_argc + 1 + (size_t)ea->ea_envc + 1 +
+	    2 * AUXV_MAX;
+	uint64_t sp = (random - nptr * 8) & ~15UL;
+	if (top - sp > EXEC_STACK_SIZE / 4)
+		return -E2BIG;
+
+	size_t len = top - sp;
+	uint8_t *buf = kmalloc(len, KM_ZERO);
+	if (buf == NULL)
+		return -ENOMEM;
+#define AT(ua)	(buf + ((ua) - sp))
+	memcpy(AT(execfn), path, pathlen);
+	memcpy(AT(strings), ea->ea_buf, ea->ea_len);
+	memcpy(AT(platform), "x86_64", 7);
+	if (getrandom(AT(random), 16, 0) != 16)
+		memset(AT(random), 0x5a, 16);	/* the host refused: still a value */
+
+	uint64_t *v = (uint64_t *)AT(sp);
+	*v++ = (uint64_t)ea->ea_argc;
+	uint64_t s = strings;
+	for (long i = 0; i < ea->ea_argc + ea->ea_envc; i++) {
+		if (i == ea->ea_argc)
+			*v++ = 0;
+		*v++ = s;
+		s += strlen((char *)AT(s)) + 1;
+	}
+	if (ea->ea_envc == 0)
+		*v++ = 0;
+	*v++ = 0;
+	const uint64_t aux[][2] = {
+		{ AT_HWCAP, cpu_hwcap() },
+		{ AT_PAGESZ, PAGE_SIZE },
+		{ AT_CLKTCK, 100 },
+		{ AT_PHDR, im->im_phdr },
+		{ AT_PHENT, sizeof(Elf64_Phdr) },
+		{ AT_PHNUM, im->im_phnum },
+		{ AT_BASE, 0 },
+		{ AT_FLAGS, 0 },
+		{ AT_ENTRY, im->im_entry },
+		{ AT_UID, cr->cr_ruid },
+		{ AT_EUID, cr->cr_uid },
+		{ AT_GID, cr->cr_rgid },
+		{ AT_EGID, cr->cr_gid },
+		{ AT_SECURE, 0 },
+		{ AT_RANDOM, random },
+		{ AT_HWCAP2, getauxval(AT_HWCAP2) },
+		{ AT_EXECFN, execfn },
+		{ AT_PLATFORM, platform },
+		{ AT_NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(aux) / sizeof(aux[0]); i++) {
+		*v++ = aux[i][0];
+		*v++ = aux[i][1];
+	}
+#undef AT
+	int error = vm_copyout(vm, buf, sp, len);
+	kfree(buf);
+	im->im_sp = sp;
+	return error;
+}

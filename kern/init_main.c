@@ -1,0 +1,161 @@
+/*
+ * Boot: the kernel's memory, the root file system (a tmpfs filled from the
+ * initramfs), the console, and PID 1, which execs init and runs on the
+ * virtual CPUs until it exits.  Its exit is the machine's shutdown.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dev/console.h"
+#include "fs/cdev.h"
+#include "fs/initramfs.h"
+#include "fs/vfs.h"
+#include "fs/vnode.h"
+#include "host/cpu.h"
+#include "host/physmem.h"
+#include "kern/exec.h"
+#include "kern/init.h"
+#include "kern/signal.h"
+#include "kern/syscall.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+static int init_status = -1;
+static const struct boot_args *bootargs;
+
+void
+init_exited(int xstat)
+{
+	init_status = xstat;
+	sched_halt();
+}
+
+/* Reads the host file at path into RAM and unpacks it into the root. */
+static int
+load_initramfs(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		kprintf("initramfs %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	size_t len = (size_t)st.st_size;
+	char *buf = len > 0 ? kmalloc(len, 0) : NULL;
+	int error = -ENOMEM;
+	if (buf != NULL && read(fd, buf, len) == (ssize_t)len)
+		error = initramfs_load(rootvnode, buf, len);
+	else if (buf != NULL)
+		error = -EIO;
+	close(fd);
+	kfree(buf);
+	if (error < 0)
+		kprintf("initramfs %s: cannot load (%d)\n", path, error);
+	return error;
+}
+
+/* PID 1's first kernel code: open the console, exec init, run it. */
+static void
+start_init(void *arg)
+{
+	struct lwp *lp = arg;
+	struct proc *p = lp->lwp_proc;
+	struct exec_args ea = { 0 };
+	int error;
+
+	for (int fd = 0; fd < 3; fd++) {
+		error = kern_openat(&p->p_fs, p->p_ucred, AT_FDCWD, "/dev/console",
+		    O_RDWR, 0);
+		if (error < 0) {
+			kprintf("init: cannot open /dev/console (%d)\n", error);
+			break;
+		}
+	}
+	ea.ea_buf = kmalloc(PAGE_SIZE * 16, 0);
+	if (ea.ea_buf == NULL)
+		exit1(W_EXITCODE(127, 0));
+	for (int i = 0; bootargs->init_argv[i] != NULL; i++) {
+		size_t n = strlen(bootargs->init_argv[i]) + 1;
+		if (ea.ea_len + n > PAGE_SIZE * 16)
+			break;
+		memcpy(ea.ea_buf + ea.ea_len, bootargs->init_argv[i], n);
+		ea.ea_len += n;
+		ea.ea_argc++;
+	}
+	static const char env[] = "HOME=/\0PATH=/sbin:/bin:/usr/sbin:/usr/bin\0TERM=linux";
+	if (ea.ea_len + sizeof(env) <= PAGE_SIZE * 16) {
+		memcpy(ea.ea_buf + ea.ea_len, env, sizeof(env));
+		ea.ea_len += sizeof(env);
+		ea.ea_envc = 3;
+	}
+	error = kern_execve(lp, bootargs->init_argv[0], &ea);
+	kfree(ea.ea_buf);
+	if (error < 0) {
+		kprintf("init: cannot exec %s (%d)\n", bootargs->init_argv[0], error);
+		exit1(W_EXITCODE(127, 0));
+	}
+	kprintf("init: %s started\n", bootargs->init_argv[0]);
+	lwp_main(lp);
+}
+
+/* The first process: root, the root directory, a new session. */
+static struct proc *
+create_init(void)
+{
+	int error;
+	struct proc *p = proc_alloc(NULL, &error);
+	if (p == NULL)
+		return NULL;
+	p->p_ucred = crget();
+	p->p_vmspace = vmspace_alloc();
+	snprintf(p->p_comm, sizeof(p->p_comm), "init");
+	for (int i = 0; i < RLIM_NLIMITS; i++)
+		p->p_rlimit[i].rlim_cur = p->p_rlimit[i].rlim_max = RLIM_INFINITY;
+	p->p_rlimit[RLIMIT_NOFILE].rlim_cur = 1024;
+	p->p_rlimit[RLIMIT_NOFILE].rlim_max = 4096;
+	p->p_rlimit[RLIMIT_STACK].rlim_cur = 8 << 20;
+	p->p_rlimit[RLIMIT_CORE].rlim_cur = 0;
+	if (p->p_ucred == NULL || p->p_vmspace == NULL ||
+	    fsproc_init(&p->p_fs, rootvnode) < 0 || sigacts_fork(p, NULL) < 0 ||
+	    enterpgrp(p, p->p_pid, true) < 0 || lwp_alloc(p, start_init) == NULL)
+		return NULL;
+	p->p_state = PRS_NORMAL;
+	return p;
+}
+
+int
+kernel_main(const struct boot_args *ba)
+{
+	bootargs = ba;
+	vm_page_init();
+	kmem_init();
+	vm_init();
+	vfs_init();
+	kprintf("vkernel: %lu pages of RAM, %lu free\n",
+	    (unsigned long)vmstats.v_page_count, (unsigned long)vmstats.v_free_count);
+	if (vfs_mountroot() < 0) {
+		kprintf("cannot mount the root file system\n");
+		return -1;
+	}
+	if (ba->initramfs != NULL && load_initramfs(ba->initramfs) < 0)
+		return -1;
+	if (console_init() < 0)
+		return -1;
+
+	initproc = create_init();
+	if (initproc == NULL) {
+		kprintf("cannot create init\n");
+		return -1;
+	}
+	sched_init();
+	thread_start(TAILQ_FIRST(&initproc->p_lwps)->lwp_thread);
+	if (cpu_start(sched_cpu_main, NULL) < 0)
+		return -1;
+	cpu_join();
+	return init_status;
+}

@@ -1,0 +1,272 @@
+/*
+ * execve: copy the arguments in, find the image (following "#!"
+ * interpreters), build a new address space from it (imgact_elf.c), lay
+ * out the stack as Linux does, and switch the process over.  Everything
+ * before the switch can fail and leave the process as it was.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fs/namei.h"
+#include "kern/uio.h"
+#include "fs/vnode.h"
+#include "kern/exec.h"
+#include "kern/signal.h"
+#include "kern/syscall.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+#define EXEC_ARGMAX	(256 * 1024)	/* argv + envp strings */
+#define EXEC_MAXARGS	(EXEC_ARGMAX / 2)
+#define EXEC_SHELL_DEPTH 4
+
+/* Reads len bytes at off of vp into kbuf (kernel) or, with vm, user memory. */
+int
+exec_read(struct vnode *vp, struct vmspace *vm, uint64_t buf, size_t len,
+    uint64_t off)
+{
+	struct kiovec iov = { buf, len };
+	struct uio uio = { &iov, 1, (int64_t)off, len,
+	    vm != NULL ? UIO_USERSPACE : UIO_SYSSPACE, UIO_READ, vm };
+	int error = vp->v_op->vop_read(vp, &uio);
+	if (error < 0)
+		return error;
+	return uio.uio_resid == 0 ? 0 : -ENOEXEC;	/* the file is short */
+}
+
+/* Appends a kernel string to the argument area. */
+static int
+args_add(struct exec_args *ea, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (ea->ea_len + n > EXEC_ARGMAX)
+		return -E2BIG;
+	memcpy(ea->ea_buf + ea->ea_len, s, n);
+	ea->ea_len += n;
+	return 0;
+}
+
+/* Copies a user string vector (argv or envp) in; returns its count. */
+static long
+args_copyin(struct exec_args *ea, uint64_t uvec)
+{
+	long count = 0;
+	for (; uvec != 0; count++) {
+		uint64_t up;
+		size_t done;
+		if (copyin(uvec + 8 * (uint64_t)count, &up, 8) < 0)
+			return -EFAULT;
+		if (up == 0)
+			break;
+		if (count >= EXEC_MAXARGS)
+			return -E2BIG;
+		int error = copyinstr(up, ea->ea_buf + ea->ea_len,
+		    EXEC_ARGMAX - ea->ea_len, &done);
+		if (error == -ENAMETOOLONG)
+			return -E2BIG;
+		if (error < 0)
+			return error;
+		ea->ea_len += done;
+	}
+	return count;
+}
+
+/*
+ * "#!interp [arg]": the interpreter runs with the script's path as an
+ * argument in place of argv[0].  Returns 1 if the image is a script
+ * (with *interp set), 0 if not.
+ */
+static int
+exec_shell(struct exec_args *ea, const char *hdr, size_t n, const char *path,
+    char *interp)
+{
+	char line[128 + 1], *p, *arg = NULL;
+
+	if (n < 2 || hdr[0] != '#' || hdr[1] != '!')
+		return 0;
+	size_t len = 0;
+	while (2 + len < n && len < sizeof(line) - 1 && hdr[2 + len] != '\n')
+		len++;
+	memcpy(line, hdr + 2, len);
+	line[len] = '\0';
+	for (p = line; *p == ' ' || *p == '\t'; p++)
+		;
+	if (*p == '\0')
+		return -ENOEXEC;
+	char *name = p;
+	while (*p != '\0' && *p != ' ' && *p != '\t')
+		p++;
+	if (*p != '\0') {
+		*p++ = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '\0') {
+			arg = p;
+			for (char *e = p + strlen(p); e > p && (e[-1] == ' ' || e[-1] == '\t'); )
+				*--e = '\0';
+		}
+	}
+	snprintf(interp, PATH_MAX, "%s", name);
+
+	/* Rebuild the vector: interp [arg] path argv[1..]. */
+	char *old = kmalloc(ea->ea_len, 0);
+	if (old == NULL)
+		return -ENOMEM;
+	memcpy(old, ea->ea_buf, ea->ea_len);
+	size_t oldlen = ea->ea_len, skip = ea->ea_argc > 0 ? strlen(old) + 1 : 0;
+	long oldargc = ea->ea_argc;
+	int error;
+	ea->ea_len = 0;
+	if ((error = args_add(ea, name)) < 0 ||
+	    (arg != NULL && (error = args_add(ea, arg)) < 0) ||
+	    (error = args_add(ea, path)) < 0)
+		goto out;
+	if (oldlen - skip > EXEC_ARGMAX - ea->ea_len) {
+		error = -E2BIG;
+		goto out;
+	}
+	memcpy(ea->ea_buf + ea->ea_len, old + skip, oldlen - skip);
+	ea->ea_len += oldlen - skip;
+	ea->ea_argc = (oldargc > 0 ? oldargc - 1 : 0) + (arg != NULL ? 3 : 2);
+	error = 1;
+out:
+	kfree(old);
+	return error;
+}
+
+/* Finds an executable regular file at path.  Returns a referenced vnode. */
+static int
+exec_lookup(struct proc *p, const char *path, struct vnode **vpp)
+{
+	struct nameidata nd;
+	int error = namei_at(&p->p_fs, p->p_ucred, AT_FDCWD, path, NI_FOLLOW, &nd);
+	if (error < 0)
+		return error;
+	struct vnode *vp = nd.ni_vp;
+	nd.ni_vp = NULL;
+	namei_done(&nd);
+	if (vp->v_type != VREG)
+		error = -EACCES;
+	else if ((vp->v_mode & 0111) == 0)
+		error = -EACCES;
+	else
+		error = vaccess(vp, X_OK, p->p_ucred);
+	if (error < 0) {
+		vrele(vp);
+		return error;
+	}
+	*vpp = vp;
+	return 0;
+}
+
+/*
+ * Runs the image at path in process p with the arguments in ea.  On
+ * success the process has a new address space and registers in lp.
+ */
+int
+kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
+{
+	struct proc *p = lp->lwp_proc;
+	char *interp = kmalloc(PATH_MAX, 0), *hdr = kmalloc(PAGE_SIZE, 0);
+	struct vnode *vp = NULL;
+	struct image im;
+	int error = -ENOMEM;
+
+	if (interp == NULL || hdr == NULL)
+		goto out;
+	const char *name = path;
+	for (int depth = 0; ; depth++) {
+		if ((error = exec_lookup(p, name, &vp)) < 0)
+			goto out;
+		size_t n = MIN(vp->v_size, PAGE_SIZE);
+		if ((error = exec_read(vp, NULL, (uint64_t)hdr, n, 0)) < 0)
+			goto out;
+		error = exec_shell(ea, hdr, n, name, interp);
+		if (error < 0)
+			goto out;
+		if (error == 0) {
+			memset(&im, 0, sizeof(im));
+			im.im_vp = vp;
+			im.im_hdr = hdr;
+			im.im_hdrlen = n;
+			break;
+		}
+		if (depth == EXEC_SHELL_DEPTH) {
+			error = -ELOOP;
+			goto out;
+		}
+		vrele(vp);
+		vp = NULL;
+		name = interp;
+	}
+
+	if ((error = elf_load(&im, p)) < 0)
+		goto out;
+	if ((error = exec_stack(&im, ea, path)) < 0) {
+		vmspace_free(im.im_vmspace);
+		goto out;
+	}
+
+	/* No way back from here. */
+	struct vmspace *old = p->p_vmspace;
+	p->p_vmspace = im.im_vmspace;
+	vmspace_free(old);
+	fsproc_exec(&p->p_fs);
+	sigacts_exec(p);
+	const char *base = strrchr(path, '/');
+	snprintf(p->p_comm, sizeof(p->p_comm), "%s", base ? base + 1 : path);
+	memset(&lp->lwp_tf, 0, sizeof(lp->lwp_tf));
+	lp->lwp_tf.tf_rip = im.im_entry;
+	lp->lwp_tf.tf_rsp = im.im_sp;
+	lp->lwp_tf.tf_rflags = 0x202;
+	lp->lwp_tf.tf_xflags = PGEX_FPFAULT;
+	vmspace_fpu_init(lp->lwp_vf);
+	lp->lwp_vf->vx_fsbase = lp->lwp_vf->vx_gsbase = 0;
+	p->p_flags |= P_EXEC;
+	if (p->p_flags & P_VFORK) {
+		p->p_flags &= ~P_VFORK;
+		wakeup(p);
+	}
+	error = 0;
+out:
+	if (vp != NULL)
+		vrele(vp);
+	kfree(interp);
+	kfree(hdr);
+	return error;
+}
+
+SYSCALL(execve)
+{
+	struct exec_args ea = { 0 };
+	int error;
+	char *path = copyin_path(args[0], &error);
+	if (path == NULL)
+		return error;
+	ea.ea_buf = kmalloc(EXEC_ARGMAX, 0);
+	if (ea.ea_buf == NULL) {
+		error = -ENOMEM;
+		goto out;
+	}
+	long n = args_copyin(&ea, args[1]);
+	if (n < 0) {
+		error = (int)n;
+		goto out;
+	}
+	ea.ea_argc = n;
+	n = args_copyin(&ea, args[2]);
+	if (n < 0) {
+		error = (int)n;
+		goto out;
+	}
+	ea.ea_envc = n;
+	error = kern_execve(lp, path, &ea);
+out:
+	kfree(ea.ea_buf);
+	kfree(path);
+	return error == 0 ? -EJUSTRETURN : error;
+}

@@ -1,0 +1,153 @@
+/*
+ * Process exit and wait.  An exiting process gives up its address space
+ * and files at once, becomes a zombie holding its status, and is freed by
+ * its parent's wait (or init's, once orphaned).  When init exits the
+ * machine shuts down with its status.
+ */
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "kern/init.h"
+#include "kern/signal.h"
+#include "kern/syscall.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+void
+exit1(int xstat)
+{
+	struct lwp *lp = curlwp;
+	struct proc *p = lp->lwp_proc, *q, *tmp;
+
+	if (lp->lwp_clear_child_tid != 0) {
+		uint32_t zero = 0;
+		(void)copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero));
+	}
+	fsproc_exit(&p->p_fs);
+	vmspace_free(p->p_vmspace);
+	p->p_vmspace = NULL;
+
+	/* Orphans go to init, which reaps them. */
+	TAILQ_FOREACH_SAFE(q, &p->p_children, p_sibling, tmp) {
+		TAILQ_REMOVE(&p->p_children, q, p_sibling);
+		q->p_pptr = initproc;
+		TAILQ_INSERT_TAIL(&initproc->p_children, q, p_sibling);
+		if (q->p_state == PRS_ZOMBIE)
+			wakeup(initproc);
+	}
+	p->p_xstat = xstat;
+	p->p_state = PRS_ZOMBIE;
+	lp->lwp_thread = NULL;		/* freed by thread_exit */
+	if (p->p_flags & P_VFORK) {
+		p->p_flags &= ~P_VFORK;
+		wakeup(p);
+	}
+	if (p == initproc) {
+		init_exited(xstat);
+	} else {
+		if (p->p_exitsig != 0)
+			psignal_proc(p->p_pptr, p->p_exitsig);
+		wakeup(p->p_pptr);
+	}
+	thread_exit();
+}
+
+SYSCALL(exit_group)
+{
+	(void)lp;
+	exit1(W_EXITCODE((int)args[0] & 0xff, 0));
+}
+
+SYSCALL(exit)
+{
+	return sys_exit_group(lp, args);	/* one lwp per process for now */
+}
+
+/* Does child q match wait4's pid argument for parent p? */
+static bool
+wait_matches(const struct proc *p, const struct proc *q, pid_t pid)
+{
+	if (pid > 0)
+		return q->p_pid == pid;
+	if (pid == -1)
+		return true;
+	if (pid == 0)
+		return q->p_pgrp == p->p_pgrp;
+	return q->p_pgrp != NULL && q->p_pgrp->pg_id == -pid;
+}
+
+static void
+rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime)
+{
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_utime.tv_sec = (time_t)(utime / 1000000000u);
+	ru->ru_utime.tv_usec = (suseconds_t)(utime % 1000000000u / 1000);
+	ru->ru_stime.tv_sec = (time_t)(stime / 1000000000u);
+	ru->ru_stime.tv_usec = (suseconds_t)(stime % 1000000000u / 1000);
+}
+
+/* Frees zombie q after its parent collected it. */
+static void
+proc_reap(struct proc *p, struct proc *q)
+{
+	struct lwp *lp;
+	p->p_cutime += q->p_utime + q->p_cutime;
+	p->p_cstime += q->p_stime + q->p_cstime;
+	while ((lp = TAILQ_FIRST(&q->p_lwps)) != NULL)
+		lwp_free(lp);
+	sigacts_free(q);
+	proc_free(q);
+}
+
+/*
+ * wait4: reaps a zombie child matching pid.  Returns its pid, 0 with
+ * WNOHANG and no zombie yet, -ECHILD without any matching child, or
+ * -EINTR when a signal ends the wait.
+ */
+long
+kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
+    struct rusage *ru)
+{
+	struct proc *p = lp->lwp_proc, *q;
+
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
+		return -EINVAL;
+	for (;;) {
+		bool any = false;
+		TAILQ_FOREACH(q, &p->p_children, p_sibling) {
+			if (!wait_matches(p, q, pid))
+				continue;
+			any = true;
+			if (q->p_state != PRS_ZOMBIE)
+				continue;
+			pid_t r = q->p_pid;
+			*status = q->p_xstat;
+			if (ru != NULL)
+				rusage_fill(ru, q->p_utime + q->p_cutime,
+				    q->p_stime + q->p_cstime);
+			proc_reap(p, q);
+			return r;
+		}
+		if (!any)
+			return -ECHILD;
+		if (options & WNOHANG)
+			return 0;
+		int error = tsleep(p, PCATCH, "wait", 0);
+		if (error != 0)
+			return -EINTR;
+	}
+}
+
+SYSCALL(wait4)
+{
+	struct rusage ru;
+	int status = 0;
+	long r = kern_wait4(lp, (pid_t)args[0], &status, (int)args[2],
+	    args[3] != 0 ? &ru : NULL);
+	if (r > 0 && args[1] != 0 && copyout(&status, args[1], sizeof(status)) < 0)
+		return -EFAULT;
+	if (r > 0 && args[3] != 0 && copyout(&ru, args[3], sizeof(ru)) < 0)
+		return -EFAULT;
+	return r;
+}

@@ -1,0 +1,105 @@
+/*
+ * fork, vfork and clone (of processes).  The child gets a copy-on-write
+ * copy of the address space, the descriptors, credentials, signal actions
+ * and limits, and returns 0 from the same system call.  vfork is a fork
+ * whose parent waits until the child execs or exits: the child does not
+ * borrow the parent's memory (a guest must not rely on it either).
+ */
+#include <linux/sched.h>
+
+#include "kern/signal.h"
+#include "kern/syscall.h"
+#include "kern/ucred.h"
+#include "vm/vm.h"
+
+#define CLONE_SUPPORTED	(CLONE_VFORK | CLONE_VM | CLONE_SETTLS | \
+	CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | 0xff)
+
+/*
+ * Creates a child of lp's process running from lp's registers with rax 0.
+ * Returns the child's pid or a negative errno.
+ */
+static long
+fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
+    uint64_t ctid, uint64_t tls)
+{
+	struct proc *p = lp->lwp_proc, *p2;
+	int error;
+
+	if ((flags & ~(uint64_t)CLONE_SUPPORTED) != 0 ||
+	    ((flags & CLONE_VM) && !(flags & CLONE_VFORK))) {
+		kprintf("pid %d: clone flags %#lx not supported\n", p->p_pid,
+		    (unsigned long)flags);
+		return -EINVAL;		/* threads: not yet */
+	}
+	if ((p2 = proc_alloc(p, &error)) == NULL)
+		return error;
+	p2->p_vmspace = vmspace_fork(p->p_vmspace);
+	p2->p_ucred = crhold(p->p_ucred);
+	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
+	memcpy(p2->p_comm, p->p_comm, sizeof(p2->p_comm));
+	p2->p_exitsig = (int)(flags & 0xff);
+	struct lwp *lp2 = NULL;
+	if (p2->p_vmspace == NULL || (error = fsproc_fork(&p2->p_fs, &p->p_fs)) < 0 ||
+	    (error = sigacts_fork(p2, p)) < 0 ||
+	    (error = enterpgrp(p2, p->p_pgrp->pg_id, false)) < 0 ||
+	    (lp2 = lwp_alloc(p2, lwp_main)) == NULL) {
+		/* Unwind what was made, newest first. */
+		if (p2->p_vmspace == NULL || error == 0)
+			error = -ENOMEM;
+		if (p2->p_sigacts != NULL)
+			sigacts_free(p2);
+		if (p2->p_fs.fp_cdir != NULL)
+			fsproc_exit(&p2->p_fs);
+		if (p2->p_vmspace != NULL)
+			vmspace_free(p2->p_vmspace);
+		proc_free(p2);
+		return error;
+	}
+
+	/* The child's registers and FPU are the parent's at the call. */
+	lp2->lwp_tf = lp->lwp_tf;
+	lp2->lwp_tf.tf_rax = 0;
+	if (newsp != 0)
+		lp2->lwp_tf.tf_rsp = newsp;
+	*lp2->lwp_vf = *lp->lwp_vf;
+	if (vmspace_ctl(vmspace_host_id(p->p_vmspace), VMSPACE_CTL_FPSAVE,
+	    NULL, lp2->lwp_vf) == 0)
+		lp2->lwp_tf.tf_xflags = PGEX_FPFAULT;
+	if (flags & CLONE_SETTLS)
+		lp2->lwp_vf->vx_fsbase = tls;
+	lp2->lwp_sigmask = lp->lwp_sigmask;
+	if (flags & CLONE_CHILD_CLEARTID)
+		lp2->lwp_clear_child_tid = ctid;
+	pid_t pid = p2->p_pid;
+	if (flags & CLONE_PARENT_SETTID)
+		(void)copyout(&pid, ptid, sizeof(pid));
+	if (flags & CLONE_CHILD_SETTID)
+		(void)vm_copyout(p2->p_vmspace, &pid, ctid, sizeof(pid));
+
+	p2->p_state = PRS_NORMAL;
+	if (flags & CLONE_VFORK)
+		p2->p_flags |= P_VFORK;
+	thread_start(lp2->lwp_thread);
+	while (p2->p_flags & P_VFORK)
+		tsleep(p2, 0, "vfork", 0);
+	return pid;
+}
+
+SYSCALL(fork)
+{
+	(void)args;
+	return fork1(lp, SIGCHLD, 0, 0, 0, 0);
+}
+
+SYSCALL(vfork)
+{
+	(void)args;
+	return fork1(lp, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
+}
+
+/* clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64. */
+SYSCALL(clone)
+{
+	return fork1(lp, args[0], args[1], args[2], args[3], args[4]);
+}

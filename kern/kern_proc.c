@@ -1,0 +1,213 @@
+/*
+ * The process table: pids, lookup, process groups and sessions, and the
+ * allocation of processes and their lwps.
+ */
+#include "kern/proc.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+#define PIDHASH		256
+
+static struct procq pidhash[PIDHASH];
+static TAILQ_HEAD(, pgrp) pgrphash[PIDHASH];
+static pid_t lastpid;
+struct proc *initproc;
+int nprocs, maxprocs = 4096;
+
+static void
+proc_tables_init(void)
+{
+	static bool done;
+	if (done)
+		return;
+	for (int i = 0; i < PIDHASH; i++) {
+		TAILQ_INIT(&pidhash[i]);
+		TAILQ_INIT(&pgrphash[i]);
+	}
+	done = true;
+}
+
+struct lwp *
+curlwp_get(void)
+{
+	struct thread *td = curthread;
+	return td != NULL ? td->td_lwp : NULL;
+}
+
+struct proc *
+pfind(pid_t pid)
+{
+	struct proc *p;
+	proc_tables_init();
+	TAILQ_FOREACH(p, &pidhash[pid % PIDHASH], p_hash)
+		if (p->p_pid == pid)
+			return p;
+	return NULL;
+}
+
+struct pgrp *
+pgfind(pid_t pgid)
+{
+	struct pgrp *pg;
+	proc_tables_init();
+	TAILQ_FOREACH(pg, &pgrphash[pgid % PIDHASH], pg_hash)
+		if (pg->pg_id == pgid)
+			return pg;
+	return NULL;
+}
+
+/* A pid in use by no process, process group or session. */
+static pid_t
+pid_alloc(void)
+{
+	for (int tries = 0; tries < PID_MAX; tries++) {
+		if (++lastpid >= PID_MAX)
+			lastpid = 2;	/* 1 is init's forever */
+		if (pfind(lastpid) == NULL && pgfind(lastpid) == NULL)
+			return lastpid;
+	}
+	return -1;
+}
+
+struct proc *
+proc_alloc(struct proc *parent, int *error)
+{
+	proc_tables_init();
+	if (nprocs >= maxprocs) {
+		*error = -EAGAIN;
+		return NULL;
+	}
+	struct proc *p = kmalloc(sizeof(*p), KM_ZERO);
+	pid_t pid = p != NULL ? pid_alloc() : -1;
+	if (pid < 0) {
+		kfree(p);
+		*error = -EAGAIN;
+		return NULL;
+	}
+	p->p_pid = pid;
+	p->p_state = PRS_NEW;
+	p->p_pptr = parent;
+	TAILQ_INIT(&p->p_children);
+	TAILQ_INIT(&p->p_lwps);
+	p->p_exitsig = SIGCHLD;
+	p->p_start = nanouptime();
+	if (parent != NULL)
+		TAILQ_INSERT_TAIL(&parent->p_children, p, p_sibling);
+	TAILQ_INSERT_TAIL(&pidhash[pid % PIDHASH], p, p_hash);
+	nprocs++;
+	return p;
+}
+
+/* Frees a reaped zombie (or a process that never ran). */
+void
+proc_free(struct proc *p)
+{
+	if (p->p_pptr != NULL)
+		TAILQ_REMOVE(&p->p_pptr->p_children, p, p_sibling);
+	TAILQ_REMOVE(&pidhash[p->p_pid % PIDHASH], p, p_hash);
+	if (p->p_pgrp != NULL)
+		leavepgrp(p);
+	if (p->p_ucred != NULL)
+		crfree(p->p_ucred);
+	nprocs--;
+	kfree(p);
+}
+
+static void
+session_rele(struct session *s)
+{
+	if (--s->s_ref == 0)
+		kfree(s);
+}
+
+/* Takes p out of its process group, freeing the group when empty. */
+void
+leavepgrp(struct proc *p)
+{
+	struct pgrp *pg = p->p_pgrp;
+	TAILQ_REMOVE(&pg->pg_members, p, p_pglist);
+	p->p_pgrp = NULL;
+	if (TAILQ_EMPTY(&pg->pg_members)) {
+		if (pg->pg_session->s_fgpgrp == pg)
+			pg->pg_session->s_fgpgrp = NULL;
+		session_rele(pg->pg_session);
+		TAILQ_REMOVE(&pgrphash[pg->pg_id % PIDHASH], pg, pg_hash);
+		kfree(pg);
+	}
+}
+
+/*
+ * Moves p into process group pgid, creating it (and, with mksess, a new
+ * session led by p) if needed.  0 or -ENOMEM.
+ */
+int
+enterpgrp(struct proc *p, pid_t pgid, bool mksess)
+{
+	struct pgrp *pg = pgfind(pgid);
+	struct session *s = NULL;
+
+	if (pg == NULL) {
+		pg = kmalloc(sizeof(*pg), KM_ZERO);
+		if (mksess)
+			s = kmalloc(sizeof(*s), KM_ZERO);
+		if (pg == NULL || (mksess && s == NULL)) {
+			kfree(pg);
+			kfree(s);
+			return -ENOMEM;
+		}
+		if (mksess) {
+			s->s_ref = 1;
+			s->s_sid = p->p_pid;
+			s->s_leader = p;
+		} else {
+			s = p->p_pgrp->pg_session;
+			s->s_ref++;
+		}
+		pg->pg_id = pgid;
+		pg->pg_session = s;
+		TAILQ_INIT(&pg->pg_members);
+		TAILQ_INSERT_TAIL(&pgrphash[pgid % PIDHASH], pg, pg_hash);
+	}
+	if (p->p_pgrp == pg)
+		return 0;
+	if (p->p_pgrp != NULL)
+		leavepgrp(p);
+	p->p_pgrp = pg;
+	TAILQ_INSERT_TAIL(&pg->pg_members, p, p_pglist);
+	return 0;
+}
+
+struct lwp *
+lwp_alloc(struct proc *p, void (*fn)(void *))
+{
+	struct lwp *lp = kmalloc(sizeof(*lp), KM_ZERO);
+	if (lp == NULL)
+		return NULL;
+	lp->lwp_vf = kmalloc(sizeof(*lp->lwp_vf), KM_ZERO);
+	if (lp->lwp_vf != NULL)
+		lp->lwp_thread = thread_create(p->p_comm, fn, lp);
+	if (lp->lwp_thread == NULL) {
+		kfree(lp->lwp_vf);
+		kfree(lp);
+		return NULL;
+	}
+	lp->lwp_thread->td_lwp = lp;
+	lp->lwp_proc = p;
+	lp->lwp_tid = p->p_pid;
+	vmspace_fpu_init(lp->lwp_vf);
+	TAILQ_INSERT_TAIL(&p->p_lwps, lp, lwp_link);
+	p->p_nlwps++;
+	return lp;
+}
+
+/* Frees an lwp whose thread has exited (or never started). */
+void
+lwp_free(struct lwp *lp)
+{
+	struct proc *p = lp->lwp_proc;
+	TAILQ_REMOVE(&p->p_lwps, lp, lwp_link);
+	p->p_nlwps--;
+	kfree(lp->lwp_vf);
+	kfree(lp);
+}

@@ -1,0 +1,53 @@
+/*
+ * Credentials (kern/ucred.h).
+ */
+#include "kern/kernel.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+
+struct ucred *
+crget(void)
+{
+	struct ucred *cr = kmalloc(sizeof(*cr), KM_ZERO);
+	if (cr != NULL)
+		cr->cr_ref = 1;
+	return cr;
+}
+
+struct ucred *
+crhold(struct ucred *cr)
+{
+	cr->cr_ref++;
+	return cr;
+}
+
+void
+crfree(struct ucred *cr)
+{
+	KASSERT(cr->cr_ref > 0, "credential freed twice");
+	if (--cr->cr_ref == 0)
+		kfree(cr);
+}
+
+/* A private copy of cr with one reference, or NULL if memory is short. */
+struct ucred *
+crdup(const struct ucred *cr)
+{
+	struct ucred *n = kmalloc(sizeof(*n), 0);
+	if (n != NULL) {
+		*n = *cr;
+		n->cr_ref = 1;
+	}
+	return n;
+}
+
+int
+groupmember(gid_t gid, const struct ucred *cr)
+{
+	if (cr->cr_gid == gid)
+		return 1;
+	for (int i = 0; i < cr->cr_ngroups; i++)
+		if (cr->cr_groups[i] == gid)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,184 @@
+/*
+ * The scheduler: one run queue (round robin), each virtual CPU's loop,
+ * and the big kernel lock.  Kernel code is not preempted: a thread runs
+ * until it sleeps, yields or exits; user code is preempted by the tick,
+ * which marks the running thread TDF_NEEDRESCHED for its way back to user
+ * mode.  Interrupts posted to a CPU are taken by its idle loop and by
+ * sched_interrupts, which threads call before returning to user mode.
+ */
+#include <pthread.h>
+
+#include "host/clock.h"
+#include "host/cpu.h"
+#include "kern/sched.h"
+#include "kern/thread.h"
+
+struct sched_pcpu {
+	struct vcpu *cpu;
+	struct thread idle;
+	struct thread *pc_curthread;
+	struct thread *dead;		/* to free once off its stack */
+};
+
+static struct threadq runq = TAILQ_HEAD_INITIALIZER(runq);
+static struct sched_pcpu pcpus[MAXCPU];
+static __thread struct sched_pcpu *pcpu;
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool halting;
+
+void (*sched_intr_hook)(struct vcpu *cpu, uint32_t bits);
+int (*sched_signal_hook)(struct thread *td);
+
+void
+kernel_lock(void)
+{
+	pthread_mutex_lock(&big_lock);
+}
+
+void
+kernel_unlock(void)
+{
+	pthread_mutex_unlock(&big_lock);
+}
+
+uint64_t
+nanouptime(void)
+{
+	return host_nanotime();
+}
+
+struct thread *
+curthread_get(void)
+{
+	return pcpu != NULL ? pcpu->pc_curthread : NULL;
+}
+
+void
+sched_setrunnable(struct thread *td)
+{
+	KASSERT(td->td_state != TDS_RUNQ && td->td_state != TDS_DEAD,
+	    "thread made runnable twice or after death");
+	td->td_state = TDS_RUNQ;
+	TAILQ_INSERT_TAIL(&runq, td, td_runq);
+	/* Wake an idle CPU (not ourselves: we will look at the queue). */
+	for (int i = 0; i < cpu_count(); i++) {
+		struct sched_pcpu *pc = &pcpus[i];
+		if (pc != pcpu && pc->cpu != NULL && pc->pc_curthread == &pc->idle) {
+			cpu_post(pc->cpu, INTR_KICK);
+			break;
+		}
+	}
+}
+
+void
+sched_switched_in(void)
+{
+	if (pcpu->dead != NULL) {
+		thread_free(pcpu->dead);
+		pcpu->dead = NULL;
+	}
+}
+
+static void
+sched_run(struct thread *from, struct thread *to)
+{
+	to->td_state = TDS_RUNNING;
+	to->td_cpu = pcpu->cpu;
+	to->td_flags &= ~TDF_NEEDRESCHED;
+	pcpu->pc_curthread = to;
+	if (from->td_state == TDS_DEAD)
+		pcpu->dead = from;
+	thread_switch(from, to);
+}
+
+void
+mi_switch(void)
+{
+	struct thread *td = pcpu->pc_curthread, *next = TAILQ_FIRST(&runq);
+
+	KASSERT(!(td->td_flags & TDF_IDLE), "the idle thread cannot block");
+	if (next == td) {		/* it yielded and is alone */
+		TAILQ_REMOVE(&runq, td, td_runq);
+		td->td_state = TDS_RUNNING;
+		return;
+	}
+	if (next != NULL)
+		TAILQ_REMOVE(&runq, next, td_runq);
+	else
+		next = &pcpu->idle;
+	sched_run(td, next);
+}
+
+void
+thread_yield(void)
+{
+	struct thread *td = curthread;
+	td->td_state = TDS_RUNQ;
+	TAILQ_INSERT_TAIL(&runq, td, td_runq);
+	mi_switch();
+}
+
+/*
+ * Takes this CPU's pending interrupts: the tick expires timeouts and asks
+ * the running thread to reschedule if others wait; the rest goes to the
+ * kernel's hook.
+ */
+void
+sched_interrupts(void)
+{
+	uint32_t bits = cpu_take(pcpu->cpu);
+
+	if (bits & INTR_TICK) {
+		sleepq_expire(nanouptime());
+		if (!TAILQ_EMPTY(&runq))
+			pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
+	}
+	bits &= ~(INTR_TICK | INTR_KICK);
+	if (bits != 0 && sched_intr_hook != NULL)
+		sched_intr_hook(pcpu->cpu, bits);
+}
+
+void
+sched_init(void)
+{
+	halting = false;
+}
+
+void
+sched_halt(void)
+{
+	halting = true;
+	for (int i = 0; i < cpu_count(); i++)
+		cpu_post(cpu_get(i), INTR_HALT);
+}
+
+void
+sched_cpu_main(struct vcpu *cpu, void *arg)
+{
+	(void)arg;
+	pcpu = &pcpus[cpu->id];
+	pcpu->cpu = cpu;
+	thread_init_idle(&pcpu->idle, cpu);
+	pcpu->pc_curthread = &pcpu->idle;
+
+	kernel_lock();
+	for (;;) {
+		sched_interrupts();
+		sleepq_expire(nanouptime());
+		struct thread *td = TAILQ_FIRST(&runq);
+		if (td != NULL) {
+			TAILQ_REMOVE(&runq, td, td_runq);
+			sched_run(&pcpu->idle, td);
+			continue;
+		}
+		if (halting)
+			break;
+		uint64_t next = sleepq_next_deadline(), now = nanouptime();
+		kernel_unlock();
+		cpu_idle(cpu, next == 0 ? 0 : next > now ? next - now : 1);
+		kernel_lock();
+	}
+	pcpu->pc_curthread = NULL;
+	kernel_unlock();
+	pcpu = NULL;
+}

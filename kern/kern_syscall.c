@@ -1,0 +1,76 @@
+/*
+ * System-call dispatch.  An unimplemented call returns -ENOSYS and is
+ * logged once by name (or number).
+ */
+#include <limits.h>
+
+#include "kern/syscall.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+static uint64_t enosys_logged[SYS_MAXSYSCALL / 64];
+
+const char *const syscallnames[SYS_MAXSYSCALL] = {
+#include "kern/syscallnames.inc"
+};
+
+void
+syscall_dispatch(struct lwp *lp)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	uint64_t nr = tf->tf_rax;
+	const uint64_t args[6] = { tf->tf_rdi, tf->tf_rsi, tf->tf_rdx,
+	    tf->tf_r10, tf->tf_r8, tf->tf_r9 };
+	long r;
+
+	if (tf->tf_err != SYSCALL_ABI_X86_64 || nr >= SYS_MAXSYSCALL ||
+	    sysent[nr] == NULL) {
+		if (nr < SYS_MAXSYSCALL && tf->tf_err == SYSCALL_ABI_X86_64 &&
+		    !(enosys_logged[nr / 64] & (1ULL << (nr % 64)))) {
+			enosys_logged[nr / 64] |= 1ULL << (nr % 64);
+			kprintf("pid %d (%s): system call %s (%lu) not implemented\n",
+			    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm,
+			    syscallnames[nr] ? syscallnames[nr] : "?",
+			    (unsigned long)nr);
+		}
+		r = -ENOSYS;
+	} else {
+		r = sysent[nr](lp, args);
+	}
+	if (r != -EJUSTRETURN)
+		tf->tf_rax = (uint64_t)r;
+}
+
+int
+copyin(uint64_t uaddr, void *kaddr, size_t len)
+{
+	return vm_copyin(curproc->p_vmspace, uaddr, kaddr, len);
+}
+
+int
+copyout(const void *kaddr, uint64_t uaddr, size_t len)
+{
+	return vm_copyout(curproc->p_vmspace, kaddr, uaddr, len);
+}
+
+int
+copyinstr(uint64_t uaddr, char *kaddr, size_t maxlen, size_t *done)
+{
+	return vm_copyinstr(curproc->p_vmspace, uaddr, kaddr, maxlen, done);
+}
+
+char *
+copyin_path(uint64_t uaddr, int *error)
+{
+	char *buf = kmalloc(PATH_MAX, 0);
+	if (buf == NULL) {
+		*error = -ENOMEM;
+		return NULL;
+	}
+	*error = copyinstr(uaddr, buf, PATH_MAX, NULL);
+	if (*error != 0) {
+		kfree(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -1,0 +1,114 @@
+/*
+ * The kernel side of a guest thread.  lwp_main is the body of the lwp's
+ * kernel thread: it returns to user mode (vmspace_ctl RUN, the big lock
+ * dropped while the guest runs), and handles whatever brought the guest
+ * back: a system call, a page fault, an exception, an interrupt, or the
+ * death of its host stub.
+ */
+#include "host/cpu.h"
+#include "host/vmspace.h"
+#include "kern/proc.h"
+#include "kern/signal.h"
+#include "kern/syscall.h"
+#include "vm/vm.h"
+
+/* Signals for exceptions the guest raised, as Linux sends them. */
+static void
+trap_exception(struct lwp *lp)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	int sig, code;
+
+	switch (tf->tf_trapno) {
+	case T_DIVIDE:		sig = SIGFPE;  code = FPE_INTDIV; break;
+	case T_ARITHTRAP:
+	case T_XMMFLT:		sig = SIGFPE;  code = 0; break;
+	case T_TRCTRAP:
+	case T_BPTFLT:		sig = SIGTRAP; code = SI_KERNEL; break;
+	case T_PRIVINFLT:	sig = SIGILL;  code = ILL_ILLOPN; break;
+	case T_ALIGNFLT:
+	case T_BUSERR:		sig = SIGBUS;  code = BUS_ADRERR; break;
+	default:		sig = SIGSEGV; code = SI_KERNEL; break;
+	}
+	trapsignal(lp, sig, code, tf->tf_trapno == T_BUSERR ? tf->tf_addr : 0);
+}
+
+static void
+trap_pagefault(struct lwp *lp)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	int error = vm_fault(lp->lwp_proc->p_vmspace, tf->tf_addr,
+	    vm_fault_type(tf->tf_err));
+
+	if (error == 0)
+		return;
+	if (error == -ENOMEM) {
+		kprintf("pid %d (%s): out of memory at %#lx; killed\n",
+		    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm,
+		    (unsigned long)tf->tf_addr);
+		psignal_proc(lp->lwp_proc, SIGKILL);
+		return;
+	}
+	trapsignal(lp, SIGSEGV, (tf->tf_err & PGEX_P) ? SEGV_ACCERR : SEGV_MAPERR,
+	    tf->tf_addr);
+}
+
+static void
+trap_dispatch(struct lwp *lp)
+{
+	switch (lp->lwp_tf.tf_trapno) {
+	case T_SYSCALL:
+		syscall_dispatch(lp);
+		break;
+	case T_PAGEFLT:
+		trap_pagefault(lp);
+		break;
+	case T_INTR:
+		break;		/* userret takes the interrupts */
+	case T_DEAD:
+		/* The host killed or lost our stub: nothing of the guest is left. */
+		kprintf("pid %d (%s): guest thread lost; killed\n",
+		    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm);
+		exit1(W_EXITCODE(0, SIGKILL));
+	default:
+		trap_exception(lp);
+		break;
+	}
+}
+
+/*
+ * On the way back to user mode: take interrupts, give up the CPU if the
+ * tick asked, deliver pending signals (which may end the process).
+ */
+static void
+userret(struct lwp *lp)
+{
+	for (;;) {
+		sched_interrupts();
+		if (curthread->td_flags & TDF_NEEDRESCHED)
+			thread_yield();
+		if (!issignal_pending(lp))
+			break;
+		postsig(lp);
+	}
+}
+
+void
+lwp_main(void *arg)
+{
+	struct lwp *lp = arg;
+
+	for (;;) {
+		userret(lp);
+		/* Looked up each time: exec replaces the address space. */
+		void *vmid = vmspace_host_id(lp->lwp_proc->p_vmspace);
+		kernel_unlock();
+		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
+		kernel_lock();
+		if (r < 0)
+			panic("vmspace_ctl(RUN) of pid %d: errno %d",
+			    lp->lwp_proc->p_pid, errno);
+		lp->lwp_tf.tf_xflags = 0;
+		trap_dispatch(lp);
+	}
+}

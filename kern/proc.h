@@ -1,0 +1,145 @@
+/*
+ * Processes and their threads (lwps).  A process owns an address space
+ * (its pmap is the host-layer vmspace its threads run in), credentials,
+ * files, limits and signal actions.  An lwp is one guest thread: its user
+ * registers, FPU image, signal mask, and the kernel thread that runs its
+ * kernel side (kern/thread.h).  One lwp per process for now.
+ */
+#ifndef KERN_PROC_H
+#define KERN_PROC_H
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "fs/file.h"
+#include "host/vmspace.h"
+#include "kern/queue.h"
+#include "kern/thread.h"
+
+struct vmspace;
+struct ucred;
+
+#define PID_MAX		32768
+#define LINUX_NSIG		64		/* Linux's _NSIG */
+
+typedef uint64_t ksigset_t;		/* bit sig - 1 */
+#define SIGBIT(sig)	(1ULL << ((sig) - 1))
+
+enum proc_state { PRS_NEW, PRS_NORMAL, PRS_ZOMBIE };
+
+struct lwp {
+	struct proc *lwp_proc;
+	struct thread *lwp_thread;
+	pid_t lwp_tid;
+	struct trapframe lwp_tf;
+	struct vextframe *lwp_vf;	/* FPU image and segment bases */
+	ksigset_t lwp_sigmask;
+	ksigset_t lwp_siglist;		/* pending for this thread */
+	ksigset_t lwp_oldmask;		/* rt_sigsuspend's, for the frame */
+	stack_t lwp_sigstk;		/* sigaltstack */
+	int lwp_sigcode[LINUX_NSIG];		/* si_code of a pending fault signal */
+	uint64_t lwp_sigaddr[LINUX_NSIG];	/* its si_addr */
+	pid_t lwp_sigpid[LINUX_NSIG];		/* who sent a pending kill */
+	uint64_t lwp_clear_child_tid;	/* set_tid_address */
+	int lwp_flags;
+	TAILQ_ENTRY(lwp) lwp_link;
+};
+
+#define LWP_OLDMASK	0x01		/* lwp_oldmask goes in the next frame */
+
+struct linux_sigaction {
+	uint64_t lsa_handler;
+	uint64_t lsa_flags;
+	uint64_t lsa_restorer;
+	ksigset_t lsa_mask;
+};
+
+struct sigacts {
+	int ps_ref;
+	struct linux_sigaction ps_act[LINUX_NSIG];
+};
+
+struct session {
+	int s_ref;
+	pid_t s_sid;
+	struct proc *s_leader;
+	struct pgrp *s_fgpgrp;		/* the controlling tty's foreground */
+	void *s_ttyp;			/* the controlling tty, if any */
+};
+
+struct pgrp {
+	pid_t pg_id;
+	struct session *pg_session;
+	TAILQ_HEAD(, proc) pg_members;
+	TAILQ_ENTRY(pgrp) pg_hash;
+};
+
+TAILQ_HEAD(procq, proc);
+
+struct proc {
+	pid_t p_pid;
+	enum proc_state p_state;
+	struct proc *p_pptr;		/* parent (init once orphaned) */
+	struct procq p_children;
+	TAILQ_ENTRY(proc) p_sibling;
+	TAILQ_ENTRY(proc) p_hash;
+	TAILQ_ENTRY(proc) p_pglist;	/* in its process group */
+	struct pgrp *p_pgrp;
+	struct vmspace *p_vmspace;
+	struct ucred *p_ucred;
+	struct fsproc p_fs;		/* cwd, root, umask, descriptors */
+	struct sigacts *p_sigacts;
+	ksigset_t p_siglist;		/* pending for the process */
+	TAILQ_HEAD(, lwp) p_lwps;
+	int p_nlwps;
+	int p_xstat;			/* wait status once a zombie */
+	int p_exitsig;			/* sent to the parent: SIGCHLD */
+	int p_flags;
+	struct rlimit p_rlimit[RLIM_NLIMITS];
+	uint64_t p_start;		/* nanouptime at fork */
+	uint64_t p_utime, p_stime;	/* ns */
+	uint64_t p_cutime, p_cstime;	/* of waited-for children */
+	uint64_t p_maxrss_kb;
+	char p_comm[16];
+};
+
+#define P_VFORK		0x01		/* parent waits for exec or exit */
+#define P_TRACED	0x02
+#define P_STOPPED	0x04
+#define P_WAITED	0x08		/* stop or continue reported */
+#define P_CONTINUED	0x10
+#define P_EXEC		0x20		/* has exec'd since fork */
+
+extern struct proc *initproc;
+extern int nprocs, maxprocs;
+
+/* The process and lwp of the calling kernel thread (NULL if none). */
+struct lwp *curlwp_get(void);
+#define curlwp	(curlwp_get())
+#define curproc	(curlwp != NULL ? curlwp->lwp_proc : NULL)
+
+/* The process with pid, or NULL (zombies included). */
+struct proc *pfind(pid_t pid);
+struct pgrp *pgfind(pid_t pgid);
+
+/*
+ * Allocates a process with a new pid, in pgrp; its lwp is created by the
+ * caller.  NULL with *error = -EAGAIN past the process limit.
+ */
+struct proc *proc_alloc(struct proc *parent, int *error);
+void proc_free(struct proc *p);
+int enterpgrp(struct proc *p, pid_t pgid, bool mksess);
+void leavepgrp(struct proc *p);
+
+/* Creates the lwp of p, whose kernel thread runs fn(lwp) (lwp_main). */
+struct lwp *lwp_alloc(struct proc *p, void (*fn)(void *));
+void lwp_free(struct lwp *lp);
+
+/* The kernel side of a guest thread: run it, handle its traps. */
+void lwp_main(void *arg);
+
+/* Ends the calling process with the given wait status; no return. */
+void exit1(int xstat) __attribute__((noreturn));
+
+#endif /* KERN_PROC_H */

@@ -1,0 +1,31 @@
+/*
+ * The scheduler's internals, shared by kern_sched.c, kern_synch.c and
+ * kern_thread.c.  Other code uses kern/thread.h.
+ */
+#ifndef KERN_SCHED_H
+#define KERN_SCHED_H
+
+#include "kern/thread.h"
+
+/* Puts td on the run queue and wakes an idle CPU for it. */
+void sched_setrunnable(struct thread *td);
+
+/*
+ * Switches away from curthread, whose state the caller has set: TDS_RUNQ
+ * (already queued), TDS_SLEEPING or TDS_DEAD.  Runs the next runnable
+ * thread, or this CPU's idle thread.
+ */
+void mi_switch(void);
+
+/* Bookkeeping right after a switch, on the new thread's stack. */
+void sched_switched_in(void);
+
+void thread_switch(struct thread *from, struct thread *to);
+void thread_free(struct thread *td);
+void thread_init_idle(struct thread *idle, struct vcpu *cpu);
+
+/* Sleep-queue side (kern_synch.c). */
+void sleepq_expire(uint64_t now);
+uint64_t sleepq_next_deadline(void);
+
+#endif /* KERN_SCHED_H */

@@ -1,0 +1,34 @@
+/*
+ * Signals: posting, delivery with Linux signal frames, default actions.
+ * Numbers and codes are Linux's (the host's <signal.h>).
+ */
+#ifndef KERN_SIGNAL_H
+#define KERN_SIGNAL_H
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kern/proc.h"
+
+/* Posts sig to process p (kill(2)); wakes a thread to take it. */
+void psignal_proc(struct proc *p, int sig);
+
+/* Posts a synchronous signal for a fault of lp, with code and address. */
+void trapsignal(struct lwp *lp, int sig, int code, uint64_t addr);
+
+/* True if lp has a signal to act on now (pending and not blocked). */
+bool issignal_pending(const struct lwp *lp);
+
+/*
+ * Acts on one pending signal of lp: runs its default action (which may
+ * end the process) or builds a signal frame for its handler.
+ */
+void postsig(struct lwp *lp);
+
+/* The process is being created: signal state from its parent (fork). */
+int sigacts_fork(struct proc *child, const struct proc *parent);
+/* exec: handled signals go back to their default action. */
+void sigacts_exec(struct proc *p);
+void sigacts_free(struct proc *p);
+
+#endif /* KERN_SIGNAL_H */

@@ -1,0 +1,38 @@
+/*
+ * System calls: the Linux x86-64 numbers, a table of handlers, and the
+ * copyin family for the calling process.  A handler gets the six argument
+ * registers and returns the result or a negative errno, which go to rax.
+ */
+#ifndef KERN_SYSCALL_H
+#define KERN_SYSCALL_H
+
+#include <stdint.h>
+
+#include "kern/proc.h"
+
+#define EJUSTRETURN	512	/* -EJUSTRETURN: the handler set the registers */
+
+typedef long (*sy_call_t)(struct lwp *lp, const uint64_t *args);
+
+#define SYS_MAXSYSCALL	512
+extern const sy_call_t sysent[SYS_MAXSYSCALL];		/* kern/syscalls.c */
+extern const char *const syscallnames[SYS_MAXSYSCALL];
+
+#define SYSCALL(name)	long sys_##name(struct lwp *lp, const uint64_t *args)
+
+/* Runs the system call in lp's registers and puts its result in rax. */
+void syscall_dispatch(struct lwp *lp);
+
+/* The copyin family on the current process: 0 or -EFAULT. */
+int copyin(uint64_t uaddr, void *kaddr, size_t len);
+int copyout(const void *kaddr, uint64_t uaddr, size_t len);
+/* A string of at most maxlen bytes with its NUL: 0, -EFAULT, -ENAMETOOLONG. */
+int copyinstr(uint64_t uaddr, char *kaddr, size_t maxlen, size_t *done);
+
+/*
+ * A path argument, copied into a kernel buffer of PATH_MAX bytes that the
+ * caller frees with kfree: NULL with *error set on failure.
+ */
+char *copyin_path(uint64_t uaddr, int *error);
+
+#endif /* KERN_SYSCALL_H */

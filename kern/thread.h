@@ -1,0 +1,132 @@
+/*
+ * Kernel threads.  Every guest thread (lwp) runs its kernel side on a
+ * kernel thread with its own stack in RAM; the kernel blocks with
+ * tsleep/wakeup on those stacks, and a context switch is a few saved
+ * registers (kern/switch.S), never a host thread switch.  Each virtual CPU
+ * is a host thread whose own stack is its idle thread: the scheduler
+ * switches from it to runnable threads and back when none is left.
+ *
+ * All of this runs under the big kernel lock (kern/kernel.h).
+ */
+#ifndef KERN_THREAD_H
+#define KERN_THREAD_H
+
+#include <stdint.h>
+
+#include "kern/kernel.h"
+#include "kern/queue.h"
+
+struct vcpu;
+
+enum thread_state {
+	TDS_NEW,		/* created, never run */
+	TDS_RUNQ,		/* runnable, on the run queue */
+	TDS_RUNNING,		/* on a CPU */
+	TDS_SLEEPING,		/* in tsleep */
+	TDS_DEAD,		/* exited; freed by whoever reaps it */
+};
+
+#define KSTACK_ORDER	2			/* 16 KiB kernel stacks */
+#define KSTACK_SIZE	(PAGE_SIZE << KSTACK_ORDER)
+
+struct thread {
+	uint64_t td_sp;			/* saved stack pointer (switch.S) */
+	enum thread_state td_state;
+	int td_flags;
+	uint8_t *td_kstack;		/* NULL for a CPU's idle thread */
+	size_t td_kstack_size;
+	const void *td_wchan;		/* what it sleeps on */
+	const char *td_wmesg;
+	int td_sleep_error;		/* 0, EWOULDBLOCK or EINTR */
+	uint64_t td_timeout;		/* tsleep deadline (ns), 0: none */
+	struct vcpu *td_cpu;		/* the CPU it runs or last ran on */
+	void (*td_func)(void *);
+	void *td_arg;
+	struct lwp *td_lwp;		/* the guest thread it serves, if any */
+	uint64_t td_runtime;		/* ns on a CPU */
+	uint64_t td_switched_at;
+	void *td_asan_fake;		/* AddressSanitizer's stack switching */
+	const void *td_asan_bottom;
+	size_t td_asan_size;
+	TAILQ_ENTRY(thread) td_runq;	/* run queue or sleep queue */
+	TAILQ_ENTRY(thread) td_timeq;	/* threads sleeping with a timeout */
+	char td_name[24];
+};
+
+TAILQ_HEAD(threadq, thread);
+
+#define TDF_NEEDRESCHED	0x01	/* give up the CPU at the next chance */
+#define TDF_IDLE	0x02	/* a CPU's idle thread */
+#define TDF_SINTR	0x04	/* the sleep may be interrupted (PCATCH) */
+
+/* tsleep flags */
+#define PCATCH		0x100	/* a pending signal ends the sleep (EINTR) */
+
+/*
+ * Creates a kernel thread that will run fn(arg) on a new kernel stack.
+ * It is not runnable until thread_start.  Returns NULL if memory is short.
+ */
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg);
+
+/* Makes a new thread runnable. */
+void thread_start(struct thread *td);
+
+/* Ends the calling thread; its stack is freed once another runs. */
+void thread_exit(void) __attribute__((noreturn));
+
+/* The thread running on this CPU. */
+struct thread *curthread_get(void);
+#define curthread (curthread_get())
+
+/*
+ * Sleeps on chan until wakeup(chan), until timo_ns nanoseconds pass
+ * (0: no limit; gives EWOULDBLOCK), or, with PCATCH, until a signal is
+ * pending for the thread (EINTR).  Returns 0 when woken.
+ */
+int tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns);
+
+/* Makes every thread sleeping on chan runnable. */
+void wakeup(const void *chan);
+
+/* Makes the first thread sleeping on chan runnable. */
+void wakeup_one(const void *chan);
+
+/* Ends an interruptible (PCATCH) sleep of td with EINTR. */
+void thread_interrupt(struct thread *td);
+
+/*
+ * Takes the calling CPU's pending interrupts (tick, devices); a thread
+ * calls it before returning to user mode.
+ */
+void sched_interrupts(void);
+
+/* Lets other runnable threads run first (round robin). */
+void thread_yield(void);
+
+/* Readies the scheduler; before the CPUs start (cpu_start). */
+void sched_init(void);
+
+/*
+ * The scheduler loop of a virtual CPU: run by each CPU's host thread
+ * (cpu_start(sched_cpu_main, NULL)).  Returns when sched_halt is called.
+ */
+void sched_cpu_main(struct vcpu *cpu, void *arg);
+
+/* Stops every CPU's scheduler loop once no thread is runnable on it. */
+void sched_halt(void);
+
+/*
+ * Hooks the kernel proper provides: interrupt dispatch for the pending
+ * bits of a CPU, and whether a signal interrupts a PCATCH sleep.
+ */
+extern void (*sched_intr_hook)(struct vcpu *cpu, uint32_t bits);
+extern int (*sched_signal_hook)(struct thread *td);
+
+/* Monotonic kernel time in nanoseconds. */
+uint64_t nanouptime(void);
+
+/* The big kernel lock. */
+void kernel_lock(void);
+void kernel_unlock(void);
+
+#endif /* KERN_THREAD_H */
