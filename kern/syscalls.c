@@ -22,6 +22,15 @@ SYSCALL(rt_sigsuspend); SYSCALL(rt_sigreturn); SYSCALL(kill);
 SYSCALL(tgkill); SYSCALL(tkill); SYSCALL(sigaltstack);
 SYSCALL(read); SYSCALL(write); SYSCALL(readv); SYSCALL(writev);
 SYSCALL(open); SYSCALL(openat); SYSCALL(close); SYSCALL(ioctl);
+SYSCALL(lseek); SYSCALL(dup); SYSCALL(dup2); SYSCALL(dup3); SYSCALL(fcntl); SYSCALL(fchdir);
+SYSCALL(fchmod); SYSCALL(fchown); SYSCALL(ftruncate); SYSCALL(umask); SYSCALL(fstat); SYSCALL(newfstatat);
+SYSCALL(stat); SYSCALL(lstat); SYSCALL(statx); SYSCALL(getdents64); SYSCALL(mkdirat); SYSCALL(mkdir);
+SYSCALL(unlinkat); SYSCALL(unlink); SYSCALL(rmdir); SYSCALL(chdir); SYSCALL(chroot); SYSCALL(mknodat);
+SYSCALL(mknod); SYSCALL(faccessat); SYSCALL(faccessat2); SYSCALL(access); SYSCALL(fchmodat); SYSCALL(chmod);
+SYSCALL(fchownat); SYSCALL(chown); SYSCALL(lchown); SYSCALL(truncate); SYSCALL(renameat2); SYSCALL(renameat);
+SYSCALL(rename); SYSCALL(linkat); SYSCALL(link); SYSCALL(symlinkat); SYSCALL(symlink); SYSCALL(readlinkat);
+SYSCALL(readlink); SYSCALL(getcwd); SYSCALL(pipe2); SYSCALL(pipe); SYSCALL(poll); SYSCALL(pread64);
+SYSCALL(pwrite64);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -36,4 +45,13 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(sigaltstack),
 	S(read), S(write), S(readv), S(writev),
 	S(open), S(openat), S(close), S(ioctl),
+	S(lseek), S(dup), S(dup2), S(dup3), S(fcntl), S(fchdir),
+	S(fchmod), S(fchown), S(ftruncate), S(umask), S(fstat), S(newfstatat),
+	S(stat), S(lstat), S(statx), S(getdents64), S(mkdirat), S(mkdir),
+	S(unlinkat), S(unlink), S(rmdir), S(chdir), S(chroot), S(mknodat),
+	S(mknod), S(faccessat), S(faccessat2), S(access), S(fchmodat), S(chmod),
+	S(fchownat), S(chown), S(lchown), S(truncate), S(renameat2), S(renameat),
+	S(rename), S(linkat), S(link), S(symlinkat), S(symlink), S(readlinkat),
+	S(readlink), S(getcwd), S(pipe2), S(pipe), S(poll), S(pread64),
+	S(pwrite64),
 };

@@ -1,0 +1,263 @@
+/*
+ * File-system system calls: paths and buffers are copied in, then the
+ * file layer (fs/) does the work.  The *at forms are the real ones; the
+ * old forms call them with AT_FDCWD.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+
+#include "fs/file.h"
+#include "fs/poll.h"
+#include "fs/stat.h"
+#include "fs/vfs.h"
+#include "kern/signal.h"
+#include "kern/syscall.h"
+#include "kern/uio.h"
+#include "vm/kmem.h"
+
+#define P	(&lp->lwp_proc->p_fs)
+#define CR	(lp->lwp_proc->p_ucred)
+#define FDCWD	((uint64_t)AT_FDCWD)
+
+/* Runs fn with the user path at uaddr copied in. */
+#define WITH_PATH(uaddr, call) do {					\
+	int error_;							\
+	char *path = copyin_path((uaddr), &error_);			\
+	if (path == NULL)						\
+		return error_;						\
+	long r_ = (call);						\
+	kfree(path);							\
+	return r_;							\
+} while (0)
+
+SYSCALL(lseek)  { return kern_lseek(P, (int)args[0], (int64_t)args[1], (int)args[2]); }
+SYSCALL(dup)    { return kern_dup(P, (int)args[0]); }
+SYSCALL(dup2)   { return kern_dup2(P, (int)args[0], (int)args[1]); }
+SYSCALL(dup3)   { return kern_dup3(P, (int)args[0], (int)args[1], (int)args[2]); }
+SYSCALL(fcntl)  { return kern_fcntl(P, (int)args[0], (int)args[1], args[2]); }
+SYSCALL(fchdir) { return kern_fchdir(P, CR, (int)args[0]); }
+SYSCALL(fchmod) { return kern_fchmod(P, CR, (int)args[0], (mode_t)args[1]); }
+SYSCALL(fchown) { return kern_fchown(P, CR, (int)args[0], (uid_t)args[1], (gid_t)args[2]); }
+SYSCALL(ftruncate) { return kern_ftruncate(P, (int)args[0], (int64_t)args[1]); }
+
+SYSCALL(umask)
+{
+	mode_t old = P->fp_umask;
+	P->fp_umask = (mode_t)args[0] & 0777;
+	return old;
+}
+
+SYSCALL(fstat)
+{
+	struct linux_stat st;
+	int error = kern_fstat(P, (int)args[0], &st);
+	return error < 0 ? error : copyout(&st, args[1], sizeof(st));
+}
+
+static long
+fstatat1(struct lwp *lp, int dirfd, uint64_t upath, uint64_t ust, int flags)
+{
+	struct linux_stat st;
+	int error;
+	char *path = copyin_path(upath, &error);
+	if (path == NULL)
+		return error;
+	error = kern_fstatat(P, CR, dirfd, path, &st, flags);
+	kfree(path);
+	return error < 0 ? error : copyout(&st, ust, sizeof(st));
+}
+
+SYSCALL(newfstatat) { return fstatat1(lp, (int)args[0], args[1], args[2], (int)args[3]); }
+SYSCALL(stat)       { return fstatat1(lp, AT_FDCWD, args[0], args[1], 0); }
+SYSCALL(lstat)      { return fstatat1(lp, AT_FDCWD, args[0], args[1], AT_SYMLINK_NOFOLLOW); }
+
+SYSCALL(statx)
+{
+	struct linux_statx stx;
+	int error;
+	char *path = copyin_path(args[1], &error);
+	if (path == NULL)
+		return error;
+	error = kern_statx(P, CR, (int)args[0], path, (int)args[2],
+	    (unsigned)args[3], &stx);
+	kfree(path);
+	return error < 0 ? error : copyout(&stx, args[4], sizeof(stx));
+}
+
+SYSCALL(getdents64)
+{
+	struct uio uio;
+	struct kiovec iov = { args[1], args[2] };
+	uio = (struct uio){ &iov, 1, 0, args[2], UIO_USERSPACE, UIO_READ,
+	    lp->lwp_proc->p_vmspace };
+	return kern_getdents64(P, (int)args[0], &uio);
+}
+
+SYSCALL(mkdirat) { WITH_PATH(args[1], kern_mkdirat(P, CR, (int)args[0], path, (mode_t)args[2])); }
+SYSCALL(mkdir)   { WITH_PATH(args[0], kern_mkdirat(P, CR, AT_FDCWD, path, (mode_t)args[1])); }
+SYSCALL(unlinkat) { WITH_PATH(args[1], kern_unlinkat(P, CR, (int)args[0], path, (int)args[2])); }
+SYSCALL(unlink)  { WITH_PATH(args[0], kern_unlinkat(P, CR, AT_FDCWD, path, 0)); }
+SYSCALL(rmdir)   { WITH_PATH(args[0], kern_unlinkat(P, CR, AT_FDCWD, path, AT_REMOVEDIR)); }
+SYSCALL(chdir)   { WITH_PATH(args[0], kern_chdir(P, CR, path)); }
+SYSCALL(chroot)  { WITH_PATH(args[0], kern_chroot(P, CR, path)); }
+SYSCALL(mknodat) { WITH_PATH(args[1], kern_mknodat(P, CR, (int)args[0], path, (mode_t)args[2], (dev_t)args[3])); }
+SYSCALL(mknod)   { WITH_PATH(args[0], kern_mknodat(P, CR, AT_FDCWD, path, (mode_t)args[1], (dev_t)args[2])); }
+SYSCALL(faccessat) { WITH_PATH(args[1], kern_faccessat(P, CR, (int)args[0], path, (int)args[2], 0)); }
+SYSCALL(faccessat2) { WITH_PATH(args[1], kern_faccessat(P, CR, (int)args[0], path, (int)args[2], (int)args[3])); }
+SYSCALL(access)  { WITH_PATH(args[0], kern_faccessat(P, CR, AT_FDCWD, path, (int)args[1], 0)); }
+SYSCALL(fchmodat) { WITH_PATH(args[1], kern_fchmodat(P, CR, (int)args[0], path, (mode_t)args[2], 0)); }
+SYSCALL(chmod)   { WITH_PATH(args[0], kern_fchmodat(P, CR, AT_FDCWD, path, (mode_t)args[1], 0)); }
+SYSCALL(fchownat) { WITH_PATH(args[1], kern_fchownat(P, CR, (int)args[0], path, (uid_t)args[2], (gid_t)args[3], (int)args[4])); }
+SYSCALL(chown)   { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], 0)); }
+SYSCALL(lchown)  { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], AT_SYMLINK_NOFOLLOW)); }
+SYSCALL(truncate) { WITH_PATH(args[0], kern_truncate(P, CR, path, (int64_t)args[1])); }
+
+/* Two paths: renames and links. */
+static long
+twopaths(struct lwp *lp, uint64_t u1, uint64_t u2,
+    long (*fn)(struct lwp *, const char *, const char *, const uint64_t *),
+    const uint64_t *args)
+{
+	int error;
+	char *a = copyin_path(u1, &error), *b = NULL;
+	if (a == NULL)
+		return error;
+	b = copyin_path(u2, &error);
+	long r = b != NULL ? fn(lp, a, b, args) : error;
+	kfree(a);
+	kfree(b);
+	return r;
+}
+
+static long
+do_rename(struct lwp *lp, const char *a, const char *b, const uint64_t *args)
+{
+	return kern_renameat2(P, CR, (int)args[0], a, (int)args[2], b, (unsigned)args[4]);
+}
+
+static long
+do_link(struct lwp *lp, const char *a, const char *b, const uint64_t *args)
+{
+	return kern_linkat(P, CR, (int)args[0], a, (int)args[2], b, (int)args[4]);
+}
+
+static long
+do_symlink(struct lwp *lp, const char *a, const char *b, const uint64_t *args)
+{
+	return kern_symlinkat(P, CR, a, (int)args[1], b);
+}
+
+SYSCALL(renameat2) { return twopaths(lp, args[1], args[3], do_rename, args); }
+SYSCALL(renameat)
+{
+	const uint64_t a[5] = { args[0], args[1], args[2], args[3], 0 };
+	return twopaths(lp, args[1], args[3], do_rename, a);
+}
+SYSCALL(rename)
+{
+	const uint64_t a[5] = { FDCWD, args[0], FDCWD, args[1], 0 };
+	return twopaths(lp, args[0], args[1], do_rename, a);
+}
+SYSCALL(linkat) { return twopaths(lp, args[1], args[3], do_link, args); }
+SYSCALL(link)
+{
+	const uint64_t a[5] = { FDCWD, args[0], FDCWD, args[1], 0 };
+	return twopaths(lp, args[0], args[1], do_link, a);
+}
+SYSCALL(symlinkat) { return twopaths(lp, args[0], args[2], do_symlink, args); }
+SYSCALL(symlink)
+{
+	const uint64_t a[3] = { args[0], FDCWD, args[1] };
+	return twopaths(lp, args[0], args[1], do_symlink, a);
+}
+
+static long
+readlink1(struct lwp *lp, int dirfd, uint64_t upath, uint64_t ubuf, uint64_t size)
+{
+	int error;
+	if ((int64_t)size <= 0)
+		return -EINVAL;
+	char *path = copyin_path(upath, &error);
+	if (path == NULL)
+		return error;
+	char *buf = kmalloc(PATH_MAX, 0);
+	error = buf == NULL ? -ENOMEM :
+	    kern_readlinkat(P, CR, dirfd, path, buf, MIN(size, PATH_MAX));
+	if (error > 0 && copyout(buf, ubuf, (size_t)error) < 0)
+		error = -EFAULT;
+	kfree(buf);
+	kfree(path);
+	return error;
+}
+
+SYSCALL(readlinkat) { return readlink1(lp, (int)args[0], args[1], args[2], args[3]); }
+SYSCALL(readlink)   { return readlink1(lp, AT_FDCWD, args[0], args[1], args[2]); }
+
+SYSCALL(getcwd)
+{
+	char *buf = kmalloc(PATH_MAX, 0);
+	if (buf == NULL)
+		return -ENOMEM;
+	int r = kern_getcwd(P, buf, MIN(args[1], PATH_MAX));
+	if (r > 0 && copyout(buf, args[0], (size_t)r) < 0)
+		r = -EFAULT;
+	kfree(buf);
+	return r;
+}
+
+SYSCALL(pipe2)
+{
+	int fds[2];
+	int error = kern_pipe2(P, CR, fds, (int)args[1]);
+	if (error < 0)
+		return error;
+	if (copyout(fds, args[0], sizeof(fds)) < 0) {
+		kern_close(P, fds[0]);
+		kern_close(P, fds[1]);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+SYSCALL(pipe)
+{
+	const uint64_t a[2] = { args[0], 0 };
+	return sys_pipe2(lp, a);
+}
+
+/* poll(fds, nfds, timeout in ms; negative: forever). */
+SYSCALL(poll)
+{
+	unsigned nfds = (unsigned)args[1];
+	if (nfds > lp->lwp_proc->p_rlimit[RLIMIT_NOFILE].rlim_cur)
+		return -EINVAL;
+	struct pollfd *fds = kmalloc(nfds * sizeof(*fds) + 1, 0);
+	if (fds == NULL)
+		return -ENOMEM;
+	long r = copyin(args[0], fds, nfds * sizeof(*fds));
+	if (r == 0) {
+		int64_t ms = (int)args[2];
+		r = kern_poll(P, fds, nfds, ms < 0 ? -1 : ms * 1000000);
+		if (r >= 0 && copyout(fds, args[0], nfds * sizeof(*fds)) < 0)
+			r = -EFAULT;
+	}
+	kfree(fds);
+	return r;
+}
+
+SYSCALL(pread64)
+{
+	struct kiovec iov = { args[1], args[2] };
+	struct uio uio = { &iov, 1, 0, args[2], UIO_USERSPACE, UIO_READ,
+	    lp->lwp_proc->p_vmspace };
+	return kern_preadv(P, (int)args[0], &uio, (int64_t)args[3]);
+}
+
+SYSCALL(pwrite64)
+{
+	struct kiovec iov = { args[1], args[2] };
+	struct uio uio = { &iov, 1, 0, args[2], UIO_USERSPACE, UIO_WRITE,
+	    lp->lwp_proc->p_vmspace };
+	return kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]);
+}
