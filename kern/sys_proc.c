@@ -3,10 +3,13 @@
  * pointer, uname.
  */
 #include <asm/prctl.h>
+#include <sys/prctl.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 
 #include "kern/syscall.h"
 #include "kern/ucred.h"
+#include "vm/vm_page.h"
 
 #define UNAME_RELEASE	"6.1.0-vkernel"
 
@@ -123,4 +126,204 @@ SYSCALL(setrlimit)
 {
 	const uint64_t a[4] = { 0, args[0], args[1], 0 };
 	return sys_prlimit64(lp, a);
+}
+
+SYSCALL(getpgid)
+{
+	struct proc *p = args[0] == 0 ? lp->lwp_proc : pfind((pid_t)args[0]);
+	return p != NULL && p->p_pgrp != NULL ? p->p_pgrp->pg_id : -ESRCH;
+}
+
+SYSCALL(getpgrp)
+{
+	const uint64_t a[1] = { 0 };
+	return sys_getpgid(lp, a);
+}
+
+SYSCALL(getsid)
+{
+	struct proc *p = args[0] == 0 ? lp->lwp_proc : pfind((pid_t)args[0]);
+	return p != NULL && p->p_pgrp != NULL ? p->p_pgrp->pg_session->s_sid : -ESRCH;
+}
+
+SYSCALL(setsid)
+{
+	struct proc *p = lp->lwp_proc;
+	(void)args;
+	if (pgfind(p->p_pid) != NULL)
+		return -EPERM;		/* already a group leader */
+	int error = enterpgrp(p, p->p_pid, true);
+	return error < 0 ? error : p->p_pid;
+}
+
+/* setpgid(pid, pgid): ourselves or a child not yet exec'd, same session. */
+SYSCALL(setpgid)
+{
+	struct proc *cur = lp->lwp_proc;
+	pid_t pid = (pid_t)args[0], pgid = (pid_t)args[1];
+	struct proc *p = pid == 0 ? cur : pfind(pid);
+
+	if (pgid < 0)
+		return -EINVAL;
+	if (p == NULL || (p != cur && p->p_pptr != cur))
+		return -ESRCH;
+	if (p != cur && (p->p_flags & P_EXEC))
+		return -EACCES;
+	struct session *s = cur->p_pgrp->pg_session;
+	if (p->p_pgrp->pg_session != s || (p->p_pgrp->pg_session->s_leader == p))
+		return -EPERM;
+	if (pgid == 0)
+		pgid = p->p_pid;
+	struct pgrp *pg = pgfind(pgid);
+	if (pgid != p->p_pid && (pg == NULL || pg->pg_session != s))
+		return -EPERM;
+	return enterpgrp(p, pgid, false);
+}
+
+SYSCALL(set_robust_list)
+{
+	(void)lp;
+	return args[1] == 24 ? 0 : -EINVAL;	/* futexes come with threads */
+}
+
+SYSCALL(prctl)
+{
+	switch (args[0]) {
+	case PR_SET_NAME: {
+		char name[16];
+		size_t done;
+		int error = copyinstr(args[1], name, sizeof(name), &done);
+		if (error == -ENAMETOOLONG) {
+			if (copyin(args[1], name, sizeof(name) - 1) < 0)
+				return -EFAULT;
+			name[sizeof(name) - 1] = '\0';
+		} else if (error < 0) {
+			return error;
+		}
+		memcpy(lp->lwp_proc->p_comm, name, sizeof(name));
+		return 0;
+	}
+	case PR_GET_NAME:
+		return copyout(lp->lwp_proc->p_comm, args[1], 16);
+	}
+	kprintf("pid %d: prctl %lu not implemented\n", lp->lwp_proc->p_pid,
+	    (unsigned long)args[0]);
+	return -EINVAL;
+}
+
+SYSCALL(sysinfo)
+{
+	struct sysinfo si;
+	memset(&si, 0, sizeof(si));
+	si.uptime = (long)(nanouptime() / 1000000000);
+	si.totalram = vmstats.v_page_count;
+	si.freeram = vmstats.v_free_count;
+	si.procs = (unsigned short)nprocs;
+	si.mem_unit = PAGE_SIZE;
+	(void)lp;
+	return copyout(&si, args[0], sizeof(si));
+}
+
+/* Credentials: setuid family, as root may do anything and others little. */
+static long
+setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
+{
+	struct proc *p = lp->lwp_proc;
+	struct ucred *old = p->p_ucred;
+	uid_t cur[3] = { is_gid ? old->cr_rgid : old->cr_ruid,
+	    is_gid ? old->cr_gid : old->cr_uid, is_gid ? old->cr_svgid : old->cr_svuid };
+	uid_t want[3] = { ruid, euid, suid };
+	for (int i = 0; i < 3; i++) {
+		if (want[i] == (uid_t)-1)
+			want[i] = cur[i];
+		else if (!cred_is_root(old) && want[i] != cur[0] &&
+		    want[i] != cur[1] && want[i] != cur[2])
+			return -EPERM;
+	}
+	struct ucred *cr = crdup(old);
+	if (cr == NULL)
+		return -ENOMEM;
+	if (is_gid) {
+		cr->cr_rgid = want[0]; cr->cr_gid = want[1]; cr->cr_svgid = want[2];
+	} else {
+		cr->cr_ruid = want[0]; cr->cr_uid = want[1]; cr->cr_svuid = want[2];
+	}
+	p->p_ucred = cr;
+	crfree(old);
+	return 0;
+}
+
+SYSCALL(setresuid) { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)args[2], false); }
+SYSCALL(setresgid) { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)args[2], true); }
+SYSCALL(setreuid)  { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)-1, false); }
+SYSCALL(setregid)  { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)-1, true); }
+
+SYSCALL(setuid)
+{
+	uid_t u = (uid_t)args[0];
+	return cred_is_root(lp->lwp_proc->p_ucred) ? setcred(lp, u, u, u, false) :
+	    setcred(lp, (uid_t)-1, u, (uid_t)-1, false);
+}
+
+SYSCALL(setgid)
+{
+	uid_t g = (uid_t)args[0];
+	return cred_is_root(lp->lwp_proc->p_ucred) ? setcred(lp, g, g, g, true) :
+	    setcred(lp, (uid_t)-1, g, (uid_t)-1, true);
+}
+
+static long
+getres(uint64_t *uaddr, const uid_t *v)
+{
+	for (int i = 0; i < 3; i++)
+		if (copyout(&v[i], uaddr[i], sizeof(uid_t)) < 0)
+			return -EFAULT;
+	return 0;
+}
+
+SYSCALL(getresuid)
+{
+	const struct ucred *cr = lp->lwp_proc->p_ucred;
+	uid_t v[3] = { cr->cr_ruid, cr->cr_uid, cr->cr_svuid };
+	uint64_t a[3] = { args[0], args[1], args[2] };
+	return getres(a, v);
+}
+
+SYSCALL(getresgid)
+{
+	const struct ucred *cr = lp->lwp_proc->p_ucred;
+	uid_t v[3] = { cr->cr_rgid, cr->cr_gid, cr->cr_svgid };
+	uint64_t a[3] = { args[0], args[1], args[2] };
+	return getres(a, v);
+}
+
+SYSCALL(getgroups)
+{
+	const struct ucred *cr = lp->lwp_proc->p_ucred;
+	if (args[0] == 0)
+		return cr->cr_ngroups;
+	if ((int)args[0] < cr->cr_ngroups)
+		return -EINVAL;
+	return copyout(cr->cr_groups, args[1], (size_t)cr->cr_ngroups * sizeof(gid_t)) < 0 ?
+	    -EFAULT : cr->cr_ngroups;
+}
+
+SYSCALL(setgroups)
+{
+	struct proc *p = lp->lwp_proc;
+	if (!cred_is_root(p->p_ucred))
+		return -EPERM;
+	if (args[0] > KNGROUPS)
+		return -EINVAL;
+	struct ucred *cr = crdup(p->p_ucred);
+	if (cr == NULL)
+		return -ENOMEM;
+	if (copyin(args[1], cr->cr_groups, args[0] * sizeof(gid_t)) < 0) {
+		crfree(cr);
+		return -EFAULT;
+	}
+	cr->cr_ngroups = (int)args[0];
+	crfree(p->p_ucred);
+	p->p_ucred = cr;
+	return 0;
 }

@@ -18,7 +18,8 @@ typedef long (*sy_call_t)(struct lwp *lp, const uint64_t *args);
 extern const sy_call_t sysent[SYS_MAXSYSCALL];		/* kern/syscalls.c */
 extern const char *const syscallnames[SYS_MAXSYSCALL];
 
-#define SYSCALL(name)	long sys_##name(struct lwp *lp, const uint64_t *args)
+#define SYSCALL(name)	long sys_##name(struct lwp *lp __attribute__((unused)), \
+	    const uint64_t *args __attribute__((unused)))
 
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);

@@ -32,6 +32,12 @@ SYSCALL(rename); SYSCALL(linkat); SYSCALL(link); SYSCALL(symlinkat); SYSCALL(sym
 SYSCALL(readlink); SYSCALL(getcwd); SYSCALL(pipe2); SYSCALL(pipe); SYSCALL(poll); SYSCALL(pread64);
 SYSCALL(pwrite64);
 
+SYSCALL(clock_gettime); SYSCALL(clock_getres); SYSCALL(gettimeofday); SYSCALL(time); SYSCALL(nanosleep); SYSCALL(clock_nanosleep);
+SYSCALL(times); SYSCALL(getrandom); SYSCALL(getpgid); SYSCALL(getpgrp); SYSCALL(getsid); SYSCALL(setsid);
+SYSCALL(setpgid); SYSCALL(set_robust_list); SYSCALL(prctl); SYSCALL(sysinfo); SYSCALL(setresuid); SYSCALL(setresgid);
+SYSCALL(setreuid); SYSCALL(setregid); SYSCALL(setuid); SYSCALL(setgid); SYSCALL(getresuid); SYSCALL(getresgid);
+SYSCALL(getgroups); SYSCALL(setgroups);
+
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
 	S(getuid), S(geteuid), S(getgid), S(getegid),
@@ -54,4 +60,9 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(rename), S(linkat), S(link), S(symlinkat), S(symlink), S(readlinkat),
 	S(readlink), S(getcwd), S(pipe2), S(pipe), S(poll), S(pread64),
 	S(pwrite64),
+	S(clock_gettime), S(clock_getres), S(gettimeofday), S(time), S(nanosleep), S(clock_nanosleep),
+	S(times), S(getrandom), S(getpgid), S(getpgrp), S(getsid), S(setsid),
+	S(setpgid), S(set_robust_list), S(prctl), S(sysinfo), S(setresuid), S(setresgid),
+	S(setreuid), S(setregid), S(setuid), S(setgid), S(getresuid), S(getresgid),
+	S(getgroups), S(setgroups),
 };
