@@ -77,8 +77,13 @@ $(BUILD)/host/trap/stub_image.o: host/trap/stub_image.S $(BUILD)/vkstub
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSTUB_PATH='"$(BUILD)/vkstub"' -c -o $@ $<
 
-run: $(BUILD)/vkernel
-	$(BUILD)/vkernel $(VKFLAGS)
+# The default root: busybox-static in an initramfs.
+$(BUILD)/root.cpio: tools/mkinitramfs
+	@mkdir -p $(BUILD)
+	tools/mkinitramfs $@
+
+run: $(BUILD)/vkernel $(BUILD)/root.cpio
+	$(BUILD)/vkernel $(VKFLAGS) --initramfs $(BUILD)/root.cpio -- /bin/sh -i
 
 test: $(BUILD)/unittest
 	$(BUILD)/unittest $(TESTS)
