@@ -85,8 +85,8 @@ $(BUILD)/root.cpio: tools/mkinitramfs
 run: $(BUILD)/vkernel $(BUILD)/root.cpio
 	$(BUILD)/vkernel $(VKFLAGS) --initramfs $(BUILD)/root.cpio -- /bin/sh -i
 
-test: $(BUILD)/unittest
-	$(BUILD)/unittest $(TESTS)
+test: $(BUILD)/unittest $(BUILD)/vkernel
+	tests/run $(BUILD)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \

@@ -546,3 +546,11 @@ SYSCALL(sigaltstack)
 		return -EFAULT;
 	return 0;
 }
+
+/* pause: sleeps until a signal is delivered; always -EINTR. */
+SYSCALL(pause)
+{
+	while (!issignal_pending(lp))
+		tsleep(&lp->lwp_sigmask, PCATCH, "pause", 0);
+	return -EINTR;
+}

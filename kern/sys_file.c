@@ -261,3 +261,18 @@ SYSCALL(pwrite64)
 	    lp->lwp_proc->p_vmspace };
 	return kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]);
 }
+
+SYSCALL(utimensat)
+{
+	struct timespec ts[2];
+	int error;
+	if (args[2] != 0 && copyin(args[2], ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	char *path = NULL;
+	if (args[1] != 0 && (path = copyin_path(args[1], &error)) == NULL)
+		return error;
+	error = kern_utimensat(P, CR, (int)args[0], path, args[2] ? ts : NULL,
+	    (int)args[3]);
+	kfree(path);
+	return error;
+}

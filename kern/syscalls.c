@@ -38,6 +38,8 @@ SYSCALL(setpgid); SYSCALL(set_robust_list); SYSCALL(prctl); SYSCALL(sysinfo); SY
 SYSCALL(setreuid); SYSCALL(setregid); SYSCALL(setuid); SYSCALL(setgid); SYSCALL(getresuid); SYSCALL(getresgid);
 SYSCALL(getgroups); SYSCALL(setgroups);
 
+SYSCALL(utimensat); SYSCALL(pause);
+
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
 	S(getuid), S(geteuid), S(getgid), S(getegid),
@@ -65,4 +67,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(setpgid), S(set_robust_list), S(prctl), S(sysinfo), S(setresuid), S(setresgid),
 	S(setreuid), S(setregid), S(setuid), S(setgid), S(getresuid), S(getresgid),
 	S(getgroups), S(setgroups),
+	S(utimensat), S(pause),
 };

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Guest tests: each t/NAME.sh runs as PID 1 inside vkernel (busybox sh,
+# in /tmp of an initramfs) and natively (busybox sh, in a scratch
+# directory); stdout and exit status must match.  The C programs of c/
+# are built with musl-gcc -static into the image's /t/bin (and natively
+# run from the build directory).  Last line: "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD:-build}
+vk=$build/vkernel
+stage=$(pwd)/$build/guest-root
+rm -rf "$stage" && mkdir -p "$stage/t/bin"
+cp "$here"/t/*.sh "$stage/t/"
+command -v musl-gcc >/dev/null || {
+	if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq musl-tools >/dev/null
+	else echo "guest tests need musl-gcc: apt-get install musl-tools" >&2; exit 1; fi
+}
+for c in "$here"/c/*.c; do
+	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
+done
+tools/mkinitramfs "$build/guest.cpio" "$stage" || exit 1
+
+pass=0 fail=0
+for t in "$here"/t/*.sh; do
+	name=$(basename "$t" .sh)
+	inside=$(timeout 60 "$vk" -m 128m --initramfs "$build/guest.cpio" -- \
+	    /bin/sh -c "cd /tmp && exec /bin/sh /t/$name.sh /t" 2>/dev/null)
+	in_rc=$?
+	scratch=$(mktemp -d)
+	native=$(cd "$scratch" && timeout 60 busybox sh "$stage/t/$name.sh" "$stage/t" 2>&1)
+	na_rc=$?
+	rm -rf "$scratch"
+	if [ "$inside" = "$native" ] && [ $in_rc = $na_rc ]; then
+		pass=$((pass + 1)); echo "ok   guest $name"
+	else
+		fail=$((fail + 1)); echo "FAIL guest $name (status $in_rc inside, $na_rc native)"
+		printf '%s\n' "$inside" > "$build/guest-$name.inside"
+		printf '%s\n' "$native" > "$build/guest-$name.native"
+		diff "$build/guest-$name.native" "$build/guest-$name.inside" | head -20
+	fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
