@@ -1,34 +1,77 @@
 /*
- * Test helpers for the host layer (see vmtest.h).
+ * Test helpers for the host layer (see vmtest.h).  RAM is managed by the
+ * kernel's own allocators, vm_page and kmem.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "host/vmspace_backend.h"
 #include "tests/unit/vmtest.h"
+#include "vm/kmem.h"
+#include "vm/vm_page.h"
 
 #define VMT_RAM		(128UL << 20)
-
-static uint64_t next_page = PAGE_SIZE;	/* page 0 stays unused */
 
 void
 vmt_ram(void)
 {
+	static bool ready;
+
 	if (physmem.base == NULL && physmem_init(VMT_RAM, NULL) < 0)
 		abort();
+	if (!ready) {
+		vm_page_init();
+		kmem_init();
+		ready = true;
+	}
 }
 
 uint64_t
 vmt_page(void)
 {
 	vmt_ram();
-	if (next_page + PAGE_SIZE > physmem.size)
+	struct vm_page *m = vm_page_alloc(0, VM_ALLOC_ZERO);
+	if (m == NULL)
 		abort();
-	uint64_t pa = next_page;
-	next_page += PAGE_SIZE;
-	memset(PHYS_TO_DMAP(pa), 0, PAGE_SIZE);
-	return pa;
+	return VM_PAGE_TO_PHYS(m);
+}
+
+uint64_t
+vmt_block(int order)
+{
+	vmt_ram();
+	struct vm_page *m = vm_page_alloc(order, VM_ALLOC_ZERO);
+	if (m == NULL)
+		abort();
+	return VM_PAGE_TO_PHYS(m);
+}
+
+int
+vmt_private_child(int (*fn)(void *), void *arg)
+{
+	vmt_ram();
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* The same contents, copy-on-write: the parent sees nothing. */
+		if (mmap(physmem.base, physmem.size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_FIXED, physmem.fd, 0) != physmem.base)
+			_exit(126);
+		_exit(fn(arg));
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 int

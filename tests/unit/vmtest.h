@@ -1,7 +1,7 @@
 /*
- * Helpers for tests of the host layer: RAM for every test, a bump
- * allocator of physical pages, a small builder of vpagetables (the
- * kernel's pmap does this for real), and guest code from guest.S.
+ * Helpers for tests of the host layer: RAM for every test, physical
+ * pages from the kernel's page allocator, a small builder of vpagetables
+ * (the kernel's pmap does this for real), and guest code from guest.S.
  */
 #ifndef TESTS_UNIT_VMTEST_H
 #define TESTS_UNIT_VMTEST_H
@@ -28,8 +28,21 @@ struct vmt {
 #define GUEST(name)	extern const char g_##name[], g_##name##_end[]
 #define GUEST_CODE(name) g_##name, (size_t)(g_##name##_end - g_##name)
 
-void vmt_ram(void);
+void vmt_ram(void);			/* RAM, vm_page and kmem, once */
 uint64_t vmt_page(void);		/* a zeroed physical page */
+/*
+ * 2^order zeroed pages, physically contiguous and aligned to their size.
+ * Successive vmt_page()s are contiguous only while no test has left free
+ * holes in RAM; tests that need a run or a gap should take a block.
+ */
+uint64_t vmt_block(int order);
+/*
+ * Runs fn(arg) in a forked child whose RAM is a private copy-on-write copy
+ * of ours, so that it may exhaust or corrupt the kernel's memory (the
+ * vm_page array is in RAM, which a plain fork would share).  Returns the
+ * child's exit status (fn's value), 128 + signal if it died, -1 on error.
+ */
+int vmt_private_child(int (*fn)(void *), void *arg);
 int vmt_create(struct vmt *v, const struct trap_params *p);
 void vmt_destroy(struct vmt *v);
 vpte_t *vmt_map(struct vmt *v, uint64_t va, uint64_t pa, uint64_t flags);

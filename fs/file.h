@@ -1,0 +1,204 @@
+/*
+ * Open files and descriptor tables.
+ *
+ * A struct file is one open: its flags, its offset and what it reads and
+ * writes (a vnode, a pipe, a device).  Descriptors name files; dup and
+ * fork make more descriptors for the same file, so they share its offset
+ * and status flags, as POSIX says.  Each kind of file has a table of
+ * operations (fileops).
+ *
+ * struct fsproc is a process's file-system state: its descriptor table,
+ * current and root directories and umask.  The process code embeds one
+ * per process; threads of a process share it.
+ *
+ * Locking: the big kernel lock.  A file operation may sleep (a pipe, a
+ * fifo); callers hold a reference (fget) across it so a concurrent close
+ * frees nothing under it.
+ */
+#ifndef FS_FILE_H
+#define FS_FILE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fs/stat.h"
+
+struct file;
+struct uio;
+struct vnode;
+struct pollwaiter;
+
+/*
+ * Every operation returns 0 (or a count, for lseek and poll) or a
+ * negative errno.  read and write move data between the file and the uio
+ * at uio->uio_offset, which the caller sets (from f_offset, or pread's
+ * offset) and reads back.  A short transfer leaves uio_resid above zero;
+ * the caller reports the bytes moved if there are any, else the error.
+ */
+struct fileops {
+	int (*fo_read)(struct file *fp, struct uio *uio);
+	int (*fo_write)(struct file *fp, struct uio *uio);
+	/*
+	 * data is a kernel copy of the command's argument, which the
+	 * system-call layer copies in before and out after (it knows each
+	 * command's size).  -ENOTTY for a command the file does not know.
+	 */
+	int (*fo_ioctl)(struct file *fp, unsigned long cmd, void *data);
+	/*
+	 * The POLL* events among events (POLLERR and POLLHUP always
+	 * count) that are ready now.  With pw not NULL, also records the
+	 * caller on the file's wait lists (selrecord) so that a change
+	 * wakes it.
+	 */
+	int (*fo_poll)(struct file *fp, int events, struct pollwaiter *pw);
+	int (*fo_stat)(struct file *fp, struct linux_stat *st);
+	/* The new offset, or -ESPIPE, -EINVAL. */
+	int64_t (*fo_lseek)(struct file *fp, int64_t off, int whence);
+	/* The last reference to the file went. */
+	void (*fo_close)(struct file *fp);
+};
+
+enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV };
+
+struct file {
+	int f_count;
+	enum ftype f_type;
+	int f_flag;		/* O_ACCMODE | O_APPEND | O_NONBLOCK | ... */
+	int64_t f_offset;
+	const struct fileops *f_ops;
+	struct vnode *f_vnode;	/* referenced; NULL for an anonymous pipe */
+	void *f_data;		/* the pipe, the device */
+};
+
+/* f_flag bits that fcntl(F_SETFL) may change (Linux's SETFL_MASK). */
+#define FSETFL_MASK	(O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME | O_ASYNC)
+
+#define FREAD(fp)	(((fp)->f_flag & O_ACCMODE) != O_WRONLY)
+#define FWRITE(fp)	(((fp)->f_flag & O_ACCMODE) != O_RDONLY)
+
+/* A descriptor slot. */
+struct fdent {
+	struct file *fde_file;	/* NULL: free */
+	int fde_flags;		/* FD_CLOEXEC */
+};
+
+#define NOFILE_DEFAULT	1024	/* RLIMIT_NOFILE's default soft limit */
+#define NOFILE_MAX	(1 << 20)	/* Linux's nr_open */
+
+struct filedesc {
+	struct fdent *fd_ofiles;	/* kmalloc'd, fd_nfiles slots */
+	int fd_nfiles;
+	int fd_freefile;	/* no free slot below it */
+	int fd_lastfile;	/* highest used, -1 if none */
+	unsigned fd_limit;	/* RLIMIT_NOFILE: descriptors are below it */
+};
+
+struct fsproc {
+	struct filedesc fp_fd;
+	struct vnode *fp_cdir;	/* current directory (referenced) */
+	struct vnode *fp_rdir;	/* root directory (referenced) */
+	mode_t fp_umask;
+};
+
+/* Files (kern_descrip.c). */
+
+/*
+ * A new file with one reference and the given type, flags and
+ * operations; NULL if memory is short.
+ */
+struct file *falloc(enum ftype type, int flags, const struct fileops *ops);
+
+/* Takes a reference on fp. */
+struct file *fhold(struct file *fp);
+
+/* Drops a reference; the last calls fo_close and frees fp. */
+void fdrop(struct file *fp);
+
+/*
+ * The file open on descriptor fd, referenced (fdrop it), or NULL if fd is
+ * not open (-EBADF for the caller).
+ */
+struct file *fget(struct fsproc *p, int fd);
+
+/*
+ * Installs fp on the lowest free descriptor at or above minfd with the
+ * given FD_CLOEXEC flags, taking a new reference on fp.  Returns the
+ * descriptor, -EMFILE at the limit, -ENOMEM.
+ */
+int fdalloc(struct fsproc *p, struct file *fp, int minfd, int fdflags);
+
+/* Per-process state (kern_descrip.c). */
+
+/*
+ * Initialises p for the first process: no descriptors, cwd and root at
+ * root (both referenced), umask 022.  Returns 0 or -ENOMEM.
+ */
+int fsproc_init(struct fsproc *p, struct vnode *root);
+
+/*
+ * Makes child a copy of parent for fork: the same files (references
+ * taken, offsets shared), close-on-exec flags, cwd, root and umask.
+ * Returns 0 or -ENOMEM (child is then empty: nothing to release).
+ */
+int fsproc_fork(struct fsproc *child, const struct fsproc *parent);
+
+/* Closes the close-on-exec descriptors, for execve. */
+void fsproc_exec(struct fsproc *p);
+
+/* Closes every descriptor and drops cwd and root, for exit. */
+void fsproc_exit(struct fsproc *p);
+
+/*
+ * Sets the descriptor limit (RLIMIT_NOFILE) to lim; -EPERM above
+ * NOFILE_MAX.  Open descriptors above it stay open, as in Linux.
+ */
+int fsproc_setlimit(struct fsproc *p, unsigned lim);
+
+/* Descriptor system calls (kern_descrip.c). */
+
+/* close(fd): 0 or -EBADF. */
+int kern_close(struct fsproc *p, int fd);
+
+/* dup(fd): the new descriptor or -EBADF, -EMFILE. */
+int kern_dup(struct fsproc *p, int fd);
+
+/*
+ * dup3(oldfd, newfd, flags), flags 0 or O_CLOEXEC: newfd, or -EBADF,
+ * -EINVAL (oldfd == newfd, bad flags), -ENOMEM.
+ */
+int kern_dup3(struct fsproc *p, int oldfd, int newfd, int flags);
+
+/* dup2: as dup3 but oldfd == newfd returns newfd if it is open. */
+int kern_dup2(struct fsproc *p, int oldfd, int newfd);
+
+/*
+ * fcntl for F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL,
+ * F_SETFL; -EINVAL for other commands (locks are not kept).
+ */
+int kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg);
+
+/* I/O system calls (sys_generic.c): counts or negative errno. */
+
+/* read/readv on fd at its offset; uio describes the destination. */
+int64_t kern_readv(struct fsproc *p, int fd, struct uio *uio);
+int64_t kern_writev(struct fsproc *p, int fd, struct uio *uio);
+
+/* pread/pwrite at offset (uio->uio_offset ignored); -ESPIPE on pipes. */
+int64_t kern_preadv(struct fsproc *p, int fd, struct uio *uio,
+    int64_t offset);
+int64_t kern_pwritev(struct fsproc *p, int fd, struct uio *uio,
+    int64_t offset);
+
+/* lseek: the new offset or -EBADF, -EINVAL, -ESPIPE. */
+int64_t kern_lseek(struct fsproc *p, int fd, int64_t off, int whence);
+
+/*
+ * ioctl with data the kernel copy of the argument (see fo_ioctl).  Handles
+ * FIONBIO, FIOCLEX and FIONCLEX itself.
+ */
+int kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, void *data);
+
+/* Vnode files (vfs_vnops.c). */
+extern const struct fileops vnops_fileops;
+
+#endif /* FS_FILE_H */

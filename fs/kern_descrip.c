@@ -1,0 +1,311 @@
+/*
+ * Open files and per-process descriptor tables: allocation, dup, fcntl,
+ * fork, exec and exit.
+ *
+ * The table is an array that doubles as descriptors are taken, up to the
+ * process's RLIMIT_NOFILE.  fd_freefile remembers that no slot below it
+ * is free, so allocation after a run of opens does not rescan from 0.
+ */
+#include "fs/file.h"
+#include "fs/vnode.h"
+#include "vm/kmem.h"
+
+#define NDFILE_FIRST	32	/* slots in a table's first array */
+
+struct file *
+falloc(enum ftype type, int flags, const struct fileops *ops)
+{
+	struct file *fp = kmalloc(sizeof(*fp), KM_ZERO);
+	if (fp == NULL)
+		return NULL;
+	fp->f_count = 1;
+	fp->f_type = type;
+	fp->f_flag = flags;
+	fp->f_ops = ops;
+	return fp;
+}
+
+struct file *
+fhold(struct file *fp)
+{
+	KASSERT(fp->f_count > 0, "fhold: dead file");
+	fp->f_count++;
+	return fp;
+}
+
+void
+fdrop(struct file *fp)
+{
+	KASSERT(fp->f_count > 0, "fdrop: dead file");
+	if (--fp->f_count > 0)
+		return;
+	fp->f_ops->fo_close(fp);
+	kfree(fp);
+}
+
+struct file *
+fget(struct fsproc *p, int fd)
+{
+	struct filedesc *fdp = &p->fp_fd;
+
+	if (fd < 0 || fd >= fdp->fd_nfiles || fdp->fd_ofiles[fd].fde_file == NULL)
+		return NULL;
+	return fhold(fdp->fd_ofiles[fd].fde_file);
+}
+
+/* Makes room for descriptor fd (below the limit); 0 or -ENOMEM. */
+static int
+fdgrow(struct filedesc *fdp, int fd)
+{
+	if (fd < fdp->fd_nfiles)
+		return 0;
+	int n = MAX(fdp->fd_nfiles, NDFILE_FIRST);
+	while (n <= fd)
+		n *= 2;
+	if ((unsigned)n > fdp->fd_limit)
+		n = (int)fdp->fd_limit;	/* callers keep fd below it */
+	struct fdent *nf = kmalloc((size_t)n * sizeof(*nf), KM_ZERO);
+	if (nf == NULL)
+		return -ENOMEM;
+	if (fdp->fd_nfiles > 0)
+		memcpy(nf, fdp->fd_ofiles, (size_t)fdp->fd_nfiles * sizeof(*nf));
+	kfree(fdp->fd_ofiles);
+	fdp->fd_ofiles = nf;
+	fdp->fd_nfiles = n;
+	return 0;
+}
+
+/* Puts fp (a reference the table takes over) in free slot fd. */
+static void
+fdinstall(struct filedesc *fdp, int fd, struct file *fp, int fdflags)
+{
+	fdp->fd_ofiles[fd].fde_file = fp;
+	fdp->fd_ofiles[fd].fde_flags = fdflags & FD_CLOEXEC;
+	if (fd > fdp->fd_lastfile)
+		fdp->fd_lastfile = fd;
+	if (fd == fdp->fd_freefile)
+		fdp->fd_freefile = fd + 1;
+}
+
+/* Empties slot fd and returns the file it held. */
+static struct file *
+fdremove(struct filedesc *fdp, int fd)
+{
+	struct file *fp = fdp->fd_ofiles[fd].fde_file;
+
+	fdp->fd_ofiles[fd].fde_file = NULL;
+	fdp->fd_ofiles[fd].fde_flags = 0;
+	if (fd < fdp->fd_freefile)
+		fdp->fd_freefile = fd;
+	while (fdp->fd_lastfile >= 0 &&
+	    fdp->fd_ofiles[fdp->fd_lastfile].fde_file == NULL)
+		fdp->fd_lastfile--;
+	return fp;
+}
+
+int
+fdalloc(struct fsproc *p, struct file *fp, int minfd, int fdflags)
+{
+	struct filedesc *fdp = &p->fp_fd;
+	int fd = MAX(minfd, fdp->fd_freefile);
+
+	while (fd < fdp->fd_nfiles && fdp->fd_ofiles[fd].fde_file != NULL)
+		fd++;
+	if ((unsigned)fd >= fdp->fd_limit)
+		return -EMFILE;
+	int error = fdgrow(fdp, fd);
+	if (error < 0)
+		return error;
+	fdinstall(fdp, fd, fhold(fp), fdflags);
+	return fd;
+}
+
+int
+fsproc_init(struct fsproc *p, struct vnode *root)
+{
+	memset(p, 0, sizeof(*p));
+	p->fp_fd.fd_lastfile = -1;
+	p->fp_fd.fd_limit = NOFILE_DEFAULT;
+	p->fp_cdir = vref(root);
+	p->fp_rdir = vref(root);
+	p->fp_umask = 022;
+	return 0;
+}
+
+int
+fsproc_fork(struct fsproc *child, const struct fsproc *parent)
+{
+	const struct filedesc *pfd = &parent->fp_fd;
+	struct filedesc *cfd = &child->fp_fd;
+
+	memset(child, 0, sizeof(*child));
+	cfd->fd_lastfile = -1;
+	cfd->fd_limit = pfd->fd_limit;
+	if (pfd->fd_lastfile >= 0) {
+		int n = pfd->fd_lastfile + 1;
+		cfd->fd_ofiles = kmalloc((size_t)n * sizeof(struct fdent), KM_ZERO);
+		if (cfd->fd_ofiles == NULL)
+			return -ENOMEM;
+		cfd->fd_nfiles = n;
+		for (int fd = 0; fd < n; fd++) {
+			struct fdent *fde = &pfd->fd_ofiles[fd];
+			if (fde->fde_file != NULL)
+				fdinstall(cfd, fd, fhold(fde->fde_file),
+				    fde->fde_flags);
+		}
+		cfd->fd_freefile = pfd->fd_freefile;
+	}
+	child->fp_cdir = vref(parent->fp_cdir);
+	child->fp_rdir = vref(parent->fp_rdir);
+	child->fp_umask = parent->fp_umask;
+	return 0;
+}
+
+void
+fsproc_exec(struct fsproc *p)
+{
+	struct filedesc *fdp = &p->fp_fd;
+
+	for (int fd = 0; fd <= fdp->fd_lastfile; fd++)
+		if (fdp->fd_ofiles[fd].fde_file != NULL &&
+		    (fdp->fd_ofiles[fd].fde_flags & FD_CLOEXEC))
+			fdrop(fdremove(fdp, fd));
+}
+
+void
+fsproc_exit(struct fsproc *p)
+{
+	struct filedesc *fdp = &p->fp_fd;
+
+	/* Highest first, so fd_lastfile shrinks without a rescan. */
+	for (int fd = fdp->fd_lastfile; fd >= 0; fd--)
+		if (fdp->fd_ofiles[fd].fde_file != NULL)
+			fdrop(fdremove(fdp, fd));
+	kfree(fdp->fd_ofiles);
+	fdp->fd_ofiles = NULL;
+	fdp->fd_nfiles = 0;
+	vrele(p->fp_cdir);
+	vrele(p->fp_rdir);
+	p->fp_cdir = p->fp_rdir = NULL;
+}
+
+int
+fsproc_setlimit(struct fsproc *p, unsigned lim)
+{
+	if (lim > NOFILE_MAX)
+		return -EPERM;
+	p->fp_fd.fd_limit = lim;
+	return 0;
+}
+
+int
+kern_close(struct fsproc *p, int fd)
+{
+	struct filedesc *fdp = &p->fp_fd;
+
+	if (fd < 0 || fd >= fdp->fd_nfiles || fdp->fd_ofiles[fd].fde_file == NULL)
+		return -EBADF;
+	fdrop(fdremove(fdp, fd));
+	return 0;
+}
+
+int
+kern_dup(struct fsproc *p, int fd)
+{
+	struct file *fp = fget(p, fd);
+	if (fp == NULL)
+		return -EBADF;
+	int nfd = fdalloc(p, fp, 0, 0);
+	fdrop(fp);
+	return nfd;
+}
+
+/* dup2/dup3 once the arguments are checked. */
+static int
+dupto(struct fsproc *p, int oldfd, int newfd, int fdflags)
+{
+	struct filedesc *fdp = &p->fp_fd;
+	struct file *fp = fget(p, oldfd);
+
+	if (fp == NULL)
+		return -EBADF;
+	if (newfd < 0 || (unsigned)newfd >= fdp->fd_limit) {
+		fdrop(fp);
+		return -EBADF;
+	}
+	int error = fdgrow(fdp, newfd);
+	if (error < 0) {
+		fdrop(fp);
+		return error;
+	}
+	/* Close what newfd held only once nothing can fail. */
+	struct file *old = NULL;
+	if (fdp->fd_ofiles[newfd].fde_file != NULL)
+		old = fdremove(fdp, newfd);
+	fdinstall(fdp, newfd, fp, fdflags);
+	if (old != NULL)
+		fdrop(old);
+	return newfd;
+}
+
+int
+kern_dup3(struct fsproc *p, int oldfd, int newfd, int flags)
+{
+	if ((flags & ~O_CLOEXEC) != 0 || oldfd == newfd)
+		return -EINVAL;
+	return dupto(p, oldfd, newfd, (flags & O_CLOEXEC) ? FD_CLOEXEC : 0);
+}
+
+int
+kern_dup2(struct fsproc *p, int oldfd, int newfd)
+{
+	if (oldfd == newfd) {
+		struct file *fp = fget(p, oldfd);
+		if (fp == NULL)
+			return -EBADF;
+		fdrop(fp);
+		return newfd;
+	}
+	return dupto(p, oldfd, newfd, 0);
+}
+
+int
+kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
+{
+	struct filedesc *fdp = &p->fp_fd;
+	struct file *fp = fget(p, fd);
+	int ret;
+
+	if (fp == NULL)
+		return -EBADF;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		/* Linux takes the argument as an unsigned long. */
+		if (arg >= fdp->fd_limit)
+			ret = -EINVAL;
+		else
+			ret = fdalloc(p, fp, (int)arg,
+			    cmd == F_DUPFD_CLOEXEC ? FD_CLOEXEC : 0);
+		break;
+	case F_GETFD:
+		ret = fdp->fd_ofiles[fd].fde_flags;
+		break;
+	case F_SETFD:
+		fdp->fd_ofiles[fd].fde_flags = (int)(arg & FD_CLOEXEC);
+		ret = 0;
+		break;
+	case F_GETFL:
+		ret = fp->f_flag;
+		break;
+	case F_SETFL:
+		fp->f_flag = (fp->f_flag & ~FSETFL_MASK) | ((int)arg & FSETFL_MASK);
+		ret = 0;
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	fdrop(fp);
+	return ret;
+}

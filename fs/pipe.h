@@ -1,0 +1,52 @@
+/*
+ * Pipes and fifos: a ring buffer of PIPE_SIZE bytes in pages allocated
+ * as they are first written, with readers and writers that sleep for
+ * data and space (pipe.c).  An anonymous pipe comes from pipe2; a fifo's
+ * pipe hangs off its vnode (v_fifo) while some open of it exists.
+ *
+ * Locking: the big kernel lock; reads, writes and fifo opens may sleep,
+ * interruptibly (-EINTR).
+ */
+#ifndef FS_PIPE_H
+#define FS_PIPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "fs/poll.h"
+#include "kern/kernel.h"
+
+#define PIPE_SIZE	(64 * 1024)	/* capacity, as Linux's default */
+#define PIPE_BUF	4096		/* writes up to this are atomic */
+#define PIPE_PAGES	((int)(PIPE_SIZE / PAGE_SIZE))
+
+struct vnode;
+struct file;
+
+struct pipe {
+	char *pi_page[PIPE_PAGES];	/* the ring's pages, NULL until used */
+	uint32_t pi_head;		/* where the next read starts */
+	uint32_t pi_count;		/* bytes in the ring */
+	int pi_readers, pi_writers;	/* open ends */
+	uint32_t pi_rcount, pi_wcount;	/* opens ever: fifo partners */
+	bool pi_busy;			/* a read or write is copying */
+	struct selinfo pi_rsel, pi_wsel;
+	struct vnode *pi_vnode;		/* a fifo's vnode, or NULL */
+	uint64_t pi_ino;		/* fstat of a pipe2 pipe */
+	dev_t pi_dev;
+	uid_t pi_uid;
+	gid_t pi_gid;
+	struct timespec pi_ctime;
+};
+
+/*
+ * Opens fifo vnode vp for fp (whose f_flag is set): joins or creates the
+ * vnode's pipe and waits, unless O_NONBLOCK or O_RDWR, for the other side
+ * to open.  Returns 0, -ENXIO (write-only, non-blocking, no reader),
+ * -EINTR, -ENOMEM.
+ */
+int fifo_open(struct vnode *vp, struct file *fp);
+
+#endif /* FS_PIPE_H */

@@ -1,0 +1,82 @@
+/*
+ * Waiting for several objects at once (poll, select, later epoll).
+ *
+ * A polling thread owns a pollwaiter and sleeps on it, one channel.  Each
+ * object it polls (a pipe end, a tty) has a selinfo: a list of the
+ * waiters interested in it.  A file's poll operation records the waiter
+ * on its selinfos (selrecord); when the object changes, selwakeup marks
+ * every recorded waiter woken and wakes its channel.  The records stay
+ * until the poll ends (pollwaiter_done), so nothing that happens between
+ * the scan and the sleep is missed: the waiter sees pw_woken and scans
+ * again instead of sleeping.
+ *
+ * An object that goes away calls seldrain, which wakes its waiters and
+ * detaches their records, so no record points at freed memory.
+ *
+ * Locking: the big kernel lock.
+ */
+#ifndef FS_POLL_H
+#define FS_POLL_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kern/queue.h"
+
+struct fsproc;
+struct pollwaiter;
+
+struct pollentry {
+	TAILQ_ENTRY(pollentry) pe_silink;	/* on the selinfo */
+	struct selinfo *pe_si;		/* NULL once the object is gone */
+	struct pollwaiter *pe_pw;
+	struct pollentry *pe_next;	/* the waiter's records */
+};
+
+struct selinfo {
+	TAILQ_HEAD(, pollentry) si_entries;
+};
+
+struct pollwaiter {
+	struct pollentry *pw_entries;
+	bool pw_woken;			/* a recorded object changed */
+	int pw_error;			/* -ENOMEM if a record failed */
+};
+
+/* An empty selinfo. */
+void selinfo_init(struct selinfo *si);
+
+/* Records waiter pw on si (a fo_poll helper); pw may be NULL. */
+void selrecord(struct pollwaiter *pw, struct selinfo *si);
+
+/* The object of si changed: wakes the waiters recorded on it. */
+void selwakeup(struct selinfo *si);
+
+/* The object of si is going away: wakes and detaches its waiters. */
+void seldrain(struct selinfo *si);
+
+/* An empty waiter for the calling thread. */
+void pollwaiter_init(struct pollwaiter *pw);
+
+/* Removes every record of pw from its objects. */
+void pollwaiter_done(struct pollwaiter *pw);
+
+/*
+ * Sleeps on pw until an object recorded on it changes, the nanouptime
+ * deadline passes (0: no deadline) or a signal arrives.  Returns at once
+ * if pw was already woken.  Returns 0, -ETIMEDOUT or -EINTR.
+ */
+int pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline);
+
+/*
+ * poll/ppoll on the kernel array fds of nfds entries: fills each revents
+ * and returns how many are non-zero, waiting up to timeout_ns for one
+ * (negative: no limit; 0: none).  A negative fd is skipped; a closed one
+ * reports POLLNVAL.  Returns -EINVAL if nfds is above the descriptor
+ * limit, -EINTR if a signal arrived first, -ENOMEM.
+ */
+int kern_poll(struct fsproc *p, struct pollfd *fds, unsigned nfds,
+    int64_t timeout_ns);
+
+#endif /* FS_POLL_H */

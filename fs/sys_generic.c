@@ -1,0 +1,127 @@
+/*
+ * read, write and their vector and positioned forms, lseek and ioctl: the
+ * descriptor side of I/O, common to every kind of file.
+ */
+#include <sys/ioctl.h>
+
+#include "fs/file.h"
+#include "kern/kernel.h"
+#include "kern/uio.h"
+
+/* Offsets belong to files that have them; pipes and devices do not. */
+static bool
+has_offset(const struct file *fp)
+{
+	return fp->f_type == DTYPE_VNODE;
+}
+
+/*
+ * Runs one transfer: the bytes moved if any (a short count hides a late
+ * error, as in Linux), else the error.
+ */
+static int64_t
+dorw(struct file *fp, struct uio *uio, int64_t offset, bool positioned)
+{
+	uint64_t resid0 = uio->uio_resid;
+	bool write = uio->uio_rw == UIO_WRITE;
+	int error;
+
+	if (write ? !FWRITE(fp) : !FREAD(fp))
+		return -EBADF;
+	if (positioned) {
+		if (fp->f_type == DTYPE_PIPE || fp->f_type == DTYPE_FIFO)
+			return -ESPIPE;
+		if (offset < 0)
+			return -EINVAL;
+	}
+	uio->uio_offset = positioned ? offset : fp->f_offset;
+	if (resid0 == 0)
+		return 0;
+	error = write ? fp->f_ops->fo_write(fp, uio) :
+	    fp->f_ops->fo_read(fp, uio);
+	if (!positioned && has_offset(fp))
+		fp->f_offset = uio->uio_offset;
+	uint64_t moved = resid0 - uio->uio_resid;
+	return moved > 0 ? (int64_t)moved : error;
+}
+
+static int64_t
+rw_fd(struct fsproc *p, int fd, struct uio *uio, int64_t offset,
+    bool positioned)
+{
+	struct file *fp = fget(p, fd);
+	if (fp == NULL)
+		return -EBADF;
+	int64_t ret = dorw(fp, uio, offset, positioned);
+	fdrop(fp);
+	return ret;
+}
+
+int64_t
+kern_readv(struct fsproc *p, int fd, struct uio *uio)
+{
+	uio->uio_rw = UIO_READ;
+	return rw_fd(p, fd, uio, 0, false);
+}
+
+int64_t
+kern_writev(struct fsproc *p, int fd, struct uio *uio)
+{
+	uio->uio_rw = UIO_WRITE;
+	return rw_fd(p, fd, uio, 0, false);
+}
+
+int64_t
+kern_preadv(struct fsproc *p, int fd, struct uio *uio, int64_t offset)
+{
+	uio->uio_rw = UIO_READ;
+	return rw_fd(p, fd, uio, offset, true);
+}
+
+int64_t
+kern_pwritev(struct fsproc *p, int fd, struct uio *uio, int64_t offset)
+{
+	uio->uio_rw = UIO_WRITE;
+	return rw_fd(p, fd, uio, offset, true);
+}
+
+int64_t
+kern_lseek(struct fsproc *p, int fd, int64_t off, int whence)
+{
+	struct file *fp = fget(p, fd);
+	if (fp == NULL)
+		return -EBADF;
+	int64_t ret = fp->f_ops->fo_lseek(fp, off, whence);
+	fdrop(fp);
+	return ret;
+}
+
+int
+kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, void *data)
+{
+	struct filedesc *fdp = &p->fp_fd;
+	struct file *fp = fget(p, fd);
+	int ret = 0;
+
+	if (fp == NULL)
+		return -EBADF;
+	switch (cmd) {
+	case FIOCLEX:
+		fdp->fd_ofiles[fd].fde_flags |= FD_CLOEXEC;
+		break;
+	case FIONCLEX:
+		fdp->fd_ofiles[fd].fde_flags &= ~FD_CLOEXEC;
+		break;
+	case FIONBIO:
+		if (*(int *)data)
+			fp->f_flag |= O_NONBLOCK;
+		else
+			fp->f_flag &= ~O_NONBLOCK;
+		break;
+	default:
+		ret = fp->f_ops->fo_ioctl(fp, cmd, data);
+		break;
+	}
+	fdrop(fp);
+	return ret;
+}

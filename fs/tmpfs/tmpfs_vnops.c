@@ -1,0 +1,348 @@
+/*
+ * tmpfs vnode operations (see vnode.h for each one's contract).
+ */
+#include "fs/tmpfs/tmpfs.h"
+#include "kern/uio.h"
+#include "vm/kmem.h"
+
+/* A page of zeros: what a hole reads as.  Only ever read. */
+static char zero_page[PAGE_SIZE];
+
+static void
+touch_ctime(struct vnode *vp)
+{
+	vfs_timestamp(&vp->v_ctime);
+}
+
+/*
+ * Directory vp lost its name.  It forgets its parent, which may be freed
+ * before vp is: its ".." is gone, as in Linux's dead directories.
+ */
+static void
+tmpfs_dir_dead(struct vnode *vp)
+{
+	vp->v_nlink = 0;
+	VTOTN(vp)->tn_parent = NULL;
+	touch_ctime(vp);
+}
+
+static int
+tmpfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
+{
+	if (strcmp(name, ".") == 0) {
+		*vpp = vref(dvp);
+		return 0;
+	}
+	if (strcmp(name, "..") == 0) {
+		struct vnode *parent = VTOTN(dvp)->tn_parent;
+		if (parent == NULL)
+			return -ENOENT;		/* removed */
+		*vpp = vref(parent);
+		return 0;
+	}
+	struct tmpfs_dirent *de = tmpfs_dir_lookup(dvp, name);
+	if (de == NULL)
+		return -ENOENT;
+	*vpp = vref(de->td_vnode);
+	return 0;
+}
+
+/* Makes a node of va's type and names it name in dvp. */
+static int
+tmpfs_new(struct vnode *dvp, const char *name, const struct vattr *va,
+    const char *link, struct vnode **vpp)
+{
+	struct vnode *vp;
+	int error = tmpfs_node_alloc(dvp->v_mount, va, dvp, link, &vp);
+	if (error < 0)
+		return error;
+	struct tmpfs_dirent *de = tmpfs_dirent_alloc(name, vp);
+	if (de == NULL) {
+		vp->v_usecount = 0;
+		tmpfs_node_free(vp);
+		return -ENOMEM;
+	}
+	tmpfs_dir_attach(dvp, de);
+	vp->v_nlink = 1;
+	if (vp->v_type == VDIR) {
+		vp->v_nlink = 2;	/* its entry and its "." */
+		dvp->v_nlink++;		/* its ".." */
+	}
+	*vpp = vp;
+	return 0;
+}
+
+static int
+tmpfs_create(struct vnode *dvp, const char *name, const struct vattr *va,
+    struct vnode **vpp)
+{
+	KASSERT(va->va_type != VDIR && va->va_type != VLNK,
+	    "tmpfs_create: type");
+	return tmpfs_new(dvp, name, va, NULL, vpp);
+}
+
+static int
+tmpfs_mkdir(struct vnode *dvp, const char *name, const struct vattr *va,
+    struct vnode **vpp)
+{
+	KASSERT(va->va_type == VDIR, "tmpfs_mkdir: type");
+	return tmpfs_new(dvp, name, va, NULL, vpp);
+}
+
+static int
+tmpfs_symlink(struct vnode *dvp, const char *name, const struct vattr *va,
+    const char *target, struct vnode **vpp)
+{
+	KASSERT(va->va_type == VLNK, "tmpfs_symlink: type");
+	return tmpfs_new(dvp, name, va, target, vpp);
+}
+
+static int
+tmpfs_readlink(struct vnode *vp, struct uio *uio)
+{
+	return uiomove(VTOTN(vp)->tn_link, MIN(vp->v_size, uio->uio_resid),
+	    uio);
+}
+
+static int
+tmpfs_link(struct vnode *dvp, const char *name, struct vnode *vp)
+{
+	struct tmpfs_dirent *de = tmpfs_dirent_alloc(name, vp);
+	if (de == NULL)
+		return -ENOMEM;
+	tmpfs_dir_attach(dvp, de);
+	vp->v_nlink++;
+	touch_ctime(vp);
+	return 0;
+}
+
+static int
+tmpfs_unlink(struct vnode *dvp, const char *name, struct vnode *vp)
+{
+	struct tmpfs_dirent *de = tmpfs_dir_lookup(dvp, name);
+	KASSERT(de != NULL && de->td_vnode == vp, "tmpfs_unlink: no entry");
+	tmpfs_dir_detach(dvp, de);
+	vp->v_nlink--;
+	touch_ctime(vp);
+	return 0;
+}
+
+static int
+tmpfs_rmdir(struct vnode *dvp, const char *name, struct vnode *vp)
+{
+	struct tmpfs_dirent *de = tmpfs_dir_lookup(dvp, name);
+	KASSERT(de != NULL && de->td_vnode == vp, "tmpfs_rmdir: no entry");
+	if (!TAILQ_EMPTY(&VTOTN(vp)->tn_dirents))
+		return -ENOTEMPTY;
+	tmpfs_dir_detach(dvp, de);
+	tmpfs_dir_dead(vp);
+	dvp->v_nlink--;
+	return 0;
+}
+
+static int
+tmpfs_rename(struct vnode *fdvp, const char *fname, struct vnode *fvp,
+    struct vnode *tdvp, const char *tname, struct vnode *tvp)
+{
+	struct tmpfs_dirent *fde = tmpfs_dir_lookup(fdvp, fname);
+	KASSERT(fde != NULL && fde->td_vnode == fvp, "tmpfs_rename: source");
+	if (tvp != NULL && tvp->v_type == VDIR &&
+	    !TAILQ_EMPTY(&VTOTN(tvp)->tn_dirents))
+		return -ENOTEMPTY;
+	/* The only allocation first, so that failing changes nothing. */
+	struct tmpfs_dirent *nde = tmpfs_dirent_alloc(tname, fvp);
+	if (nde == NULL)
+		return -ENOMEM;
+
+	if (tvp != NULL) {
+		struct tmpfs_dirent *tde = tmpfs_dir_lookup(tdvp, tname);
+		KASSERT(tde != NULL && tde->td_vnode == tvp,
+		    "tmpfs_rename: target");
+		tmpfs_dir_detach(tdvp, tde);
+		if (tvp->v_type == VDIR) {
+			tmpfs_dir_dead(tvp);
+			tdvp->v_nlink--;
+		} else {
+			tvp->v_nlink--;
+			touch_ctime(tvp);
+		}
+	}
+	tmpfs_dir_detach(fdvp, fde);
+	tmpfs_dir_attach(tdvp, nde);
+	if (fvp->v_type == VDIR && fdvp != tdvp) {
+		VTOTN(fvp)->tn_parent = tdvp;
+		fdvp->v_nlink--;
+		tdvp->v_nlink++;
+	}
+	touch_ctime(fvp);
+	return 0;
+}
+
+static int
+tmpfs_read(struct vnode *vp, struct uio *uio)
+{
+	int error = 0;
+
+	if (uio->uio_offset < 0)
+		return -EINVAL;
+	while (uio->uio_resid > 0 && (uint64_t)uio->uio_offset < vp->v_size) {
+		uint64_t off = (uint64_t)uio->uio_offset;
+		uint64_t poff = off & PAGE_MASK;
+		size_t n = MIN(MIN(PAGE_SIZE - poff, uio->uio_resid),
+		    vp->v_size - off);
+		uint64_t pa;
+		tmpfs_getpage(vp, off / PAGE_SIZE, false, &pa);
+		char *src = pa != 0 ? (char *)PHYS_TO_DMAP(pa) + poff : zero_page;
+		if ((error = uiomove(src, n, uio)) < 0)
+			break;
+	}
+	vfs_timestamp(&vp->v_atime);
+	return error;
+}
+
+static int
+tmpfs_write(struct vnode *vp, struct uio *uio)
+{
+	uint64_t resid0 = uio->uio_resid;
+	int error = 0;
+
+	if (uio->uio_offset < 0)
+		return -EINVAL;
+	if ((uint64_t)uio->uio_offset >= TMPFS_MAXFILESIZE)
+		return -EFBIG;
+	while (uio->uio_resid > 0) {
+		uint64_t off = (uint64_t)uio->uio_offset;
+		uint64_t poff = off & PAGE_MASK;
+		size_t n = MIN(PAGE_SIZE - poff, uio->uio_resid);
+		uint64_t pa;
+		if ((error = tmpfs_getpage(vp, off / PAGE_SIZE, true, &pa)) < 0)
+			break;
+		error = uiomove((char *)PHYS_TO_DMAP(pa) + poff, n, uio);
+		if ((uint64_t)uio->uio_offset > vp->v_size)
+			vp->v_size = (uint64_t)uio->uio_offset;
+		if (error < 0)
+			break;
+	}
+	if (uio->uio_resid != resid0) {
+		vfs_timestamp(&vp->v_mtime);
+		vp->v_ctime = vp->v_mtime;
+	}
+	return error;
+}
+
+static int
+tmpfs_setattr(struct vnode *vp, const struct vattr *va)
+{
+	if (va->va_mask & VA_SIZE) {
+		KASSERT(vp->v_type == VREG, "tmpfs_setattr: size of a non-file");
+		int error = tmpfs_truncate(vp, va->va_size);
+		if (error < 0)
+			return error;
+	}
+	if (va->va_mask & VA_MODE)
+		vp->v_mode = va->va_mode & ~S_IFMT;
+	if (va->va_mask & VA_UID)
+		vp->v_uid = va->va_uid;
+	if (va->va_mask & VA_GID)
+		vp->v_gid = va->va_gid;
+	if (va->va_mask & VA_ATIME)
+		vp->v_atime = va->va_atime;
+	if (va->va_mask & VA_MTIME)
+		vp->v_mtime = va->va_mtime;
+	if (va->va_mask & VA_CTIME)
+		vp->v_ctime = va->va_ctime;
+	else
+		touch_ctime(vp);
+	return 0;
+}
+
+/*
+ * Writes one dirent64 record into the uio.  Returns 0, 1 if it does not
+ * fit, or a negative errno.
+ */
+static int
+dirent_out(struct uio *uio, uint64_t ino, int64_t next, enum vtype type,
+    const char *name, size_t namelen)
+{
+	union {
+		struct linux_dirent64 d;
+		char buf[roundup2(sizeof(struct linux_dirent64) + NAME_MAX + 1, 8)];
+	} rec;
+	size_t reclen = roundup2(sizeof(struct linux_dirent64) + namelen + 1, 8);
+
+	if (reclen > uio->uio_resid)
+		return 1;
+	memset(&rec, 0, reclen);
+	rec.d.d_ino = ino;
+	rec.d.d_off = next;
+	rec.d.d_reclen = (uint16_t)reclen;
+	rec.d.d_type = vtype_to_dt(type);
+	memcpy(rec.d.d_name, name, namelen);
+	return uiomove(&rec, reclen, uio);
+}
+
+static int
+tmpfs_readdir(struct vnode *vp, struct uio *uio)
+{
+	struct tmpfs_node *tn = VTOTN(vp);
+	int64_t off = uio->uio_offset;
+	int error = 0, count = 0;
+
+	if (off < 0)
+		return -EINVAL;
+	if (off == 0) {
+		error = dirent_out(uio, vp->v_ino, 1, VDIR, ".", 1);
+		if (error != 0)
+			goto out;
+		off = 1, count++;
+	}
+	if (off == 1) {
+		struct vnode *parent = tn->tn_parent != NULL ? tn->tn_parent : vp;
+		error = dirent_out(uio, parent->v_ino, TMPFS_COOKIE_FIRST,
+		    VDIR, "..", 2);
+		if (error != 0)
+			goto out;
+		off = TMPFS_COOKIE_FIRST, count++;
+	}
+	struct tmpfs_dirent *de;
+	TAILQ_FOREACH(de, &tn->tn_dirents, td_link) {
+		if (de->td_cookie < (uint64_t)off)
+			continue;
+		struct vnode *cvp = de->td_vnode;
+		error = dirent_out(uio, cvp->v_ino, (int64_t)de->td_cookie + 1,
+		    cvp->v_type, de->td_name, de->td_namelen);
+		if (error != 0)
+			break;
+		off = (int64_t)de->td_cookie + 1, count++;
+	}
+out:
+	uio->uio_offset = off;
+	vfs_timestamp(&vp->v_atime);
+	if (error == 1)
+		return count == 0 ? -EINVAL : 0;
+	return count > 0 ? 0 : error;
+}
+
+static void
+tmpfs_inactive(struct vnode *vp)
+{
+	if (vp->v_nlink == 0)
+		tmpfs_node_free(vp);
+}
+
+const struct vnops tmpfs_vnops = {
+	.vop_lookup = tmpfs_lookup,
+	.vop_create = tmpfs_create,
+	.vop_mkdir = tmpfs_mkdir,
+	.vop_symlink = tmpfs_symlink,
+	.vop_readlink = tmpfs_readlink,
+	.vop_link = tmpfs_link,
+	.vop_unlink = tmpfs_unlink,
+	.vop_rmdir = tmpfs_rmdir,
+	.vop_rename = tmpfs_rename,
+	.vop_read = tmpfs_read,
+	.vop_write = tmpfs_write,
+	.vop_setattr = tmpfs_setattr,
+	.vop_readdir = tmpfs_readdir,
+	.vop_inactive = tmpfs_inactive,
+};

@@ -1,0 +1,130 @@
+/*
+ * pmap: the vpagetable of one address space, and its host vmspace.
+ *
+ * The tables are x86-64 4-level page tables in RAM (host/vpte.h), which
+ * the host layer walks to map guest pages.  Upper levels are always
+ * valid, user and writable; a leaf carries the page's protection (no
+ * NX for executable pages) and the accessed and modified bits.  A
+ * page-table page is freed when its last entry goes.
+ *
+ * The contract with the host layer (DESIGN.md): the host sets A when it
+ * maps a page and M when it lets a write through; whenever the pmap
+ * removes a VPTE, takes a permission away from one, or clears A or M, it
+ * calls vmspace_mcontrol(MADV_INVAL) over the range before returning,
+ * once per operation, so no stale host mapping survives.  Adding a
+ * permission needs no invalidation: the host faults and rewalks.
+ *
+ * Every mapping of a page is on the page's pv list (vm_page_ext.pv), so
+ * the VM system can find them by page: to harvest A and M bits, and to
+ * check that a page being freed is mapped nowhere.
+ *
+ * Locking: the big kernel lock.  The host layer may set A and M in leaves
+ * concurrently (a guest of this pmap runs on another CPU), so leaves are
+ * changed with atomic operations.
+ */
+#ifndef VM_PMAP_H
+#define VM_PMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host/vpte.h"
+
+struct vm_page;
+
+struct pmap {
+	uint64_t pm_root;	/* physical address of the PML4 */
+	uint64_t pm_resident;	/* leaf VPTEs */
+	uint64_t pm_ptpages;	/* page-table pages, the PML4 included */
+	bool pm_hosted;		/* the host vmspace exists */
+};
+
+/* A mapping of a page: on the page's list (vm_page_ext.pv). */
+struct pv_entry {
+	struct pv_entry *pv_next;
+	struct pmap *pv_pmap;
+	uint64_t pv_va;
+};
+
+/* Sets up the pv-entry cache; vm_init calls it. */
+void pmap_init(void);
+
+/*
+ * Makes pm an empty vpagetable and creates its host vmspace (id pm),
+ * governed by it over all of user space.  Returns 0, -ENOMEM, or the
+ * host's error (negative errno) with nothing left allocated.
+ */
+int pmap_pinit(struct pmap *pm);
+
+/*
+ * Destroys pm's host vmspace: no guest thread of it runs again and no
+ * host mapping of its pages survives.  Then its remaining mappings can
+ * be removed without invalidations (pmap_remove skips them).
+ */
+void pmap_unhost(struct pmap *pm);
+
+/*
+ * Frees pm's page-table pages.  pm must map nothing any more, and its
+ * host vmspace must be gone (pmap_unhost).
+ */
+void pmap_release(struct pmap *pm);
+
+/*
+ * Maps page m at user address va with protection prot (VM_PROT_*; not
+ * NONE), replacing what va mapped, for an access of type access that
+ * just happened: sets A, and M if access has VM_PROT_WRITE.  Keeps the A
+ * and M bits of a VPTE that already mapped m.  Returns 0, or -ENOMEM
+ * (RAM short for a page-table page or pv entry) with nothing changed.
+ */
+int pmap_enter(struct pmap *pm, uint64_t va, struct vm_page *m, int prot,
+    int access);
+
+/*
+ * Removes every mapping in [sva, eva), frees page-table pages left empty,
+ * and invalidates the range in the host once.  The A and M bits of the
+ * dropped VPTEs go to the pages (PGX_REFERENCED, PGX_DIRTY).
+ */
+void pmap_remove(struct pmap *pm, uint64_t sva, uint64_t eva);
+
+/*
+ * Lowers the protection of every mapping in [sva, eva) to at most prot
+ * (VM_PROT_*; NONE removes them), with one host invalidation if anything
+ * changed.  Never raises a protection.
+ */
+void pmap_protect(struct pmap *pm, uint64_t sva, uint64_t eva, int prot);
+
+/*
+ * pmap_protect without the host invalidation, for a caller that lowers
+ * many ranges in one operation (fork): widens [*lo, *hi) by the leaves it
+ * changed, and the caller calls pmap_invalidate(pm, *lo, *hi) before
+ * anything depends on the change.  Start with *lo = UINT64_MAX, *hi = 0.
+ */
+void pmap_protect_deferred(struct pmap *pm, uint64_t sva, uint64_t eva,
+    int prot, uint64_t *lo, uint64_t *hi);
+
+/* Drops the host's translations of [lo, hi) (nothing if lo >= hi). */
+void pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi);
+
+/*
+ * The leaf VPTE of va if its page table exists (valid or not), else NULL.
+ * For walks in software (copyin) and tests.
+ */
+vpte_t *pmap_pte(struct pmap *pm, uint64_t va);
+
+/*
+ * Counts the mappings of m whose accessed bit is set and clears those
+ * bits (invalidating each in its host vmspace), so the next access to m
+ * through any of them sets A again.  For the pageout daemon.
+ */
+int pmap_ts_referenced(struct vm_page *m);
+
+/* True if any mapping of m has its modified bit set. */
+bool pmap_is_modified(struct vm_page *m);
+
+/*
+ * Clears the modified bit of every mapping of m (invalidating each), so
+ * the next write through any of them sets M again.
+ */
+void pmap_clear_modify(struct vm_page *m);
+
+#endif /* VM_PMAP_H */

@@ -1,0 +1,211 @@
+/*
+ * The virtual memory system of user processes: what the rest of the
+ * kernel (system calls, fork, exec, the trap handler) uses.
+ *
+ * A process's address space is a struct vmspace: a vm_map of entries
+ * (vm/vm_map.h) saying what each range promises, the vm_objects behind
+ * them (vm/vm_object.h), and a pmap (vm/pmap.h) that keeps the vpagetable
+ * the host layer runs the process under.  Pages arrive lazily: the kernel
+ * hands every T_PAGEFLT the host returns to vm_fault, which fills the
+ * vpagetable or says why the access is bad.
+ *
+ * The guest ABI is Linux x86-64's, so protections, mmap flags and madvise
+ * advice are the host's own <sys/mman.h> values; VM_PROT_* are PROT_*.
+ * Every function returns 0 (or a value >= 0) on success and a negative
+ * errno on failure, as Linux system calls do.
+ *
+ * Locking: the big kernel lock serialises every function here; there are
+ * no locks of the VM system's own.  Nothing sleeps today; a pager of
+ * file-backed objects may (vm_fault revalidates the map after it).
+ */
+#ifndef VM_VM_H
+#define VM_VM_H
+
+#include <sys/mman.h>
+
+#include "kern/kernel.h"
+#include "host/vmspace.h"
+#include "vm/pmap.h"
+#include "vm/vm_map.h"
+
+struct vm_object;
+
+/*
+ * Where things go in a new address space, as Linux lays them out without
+ * randomisation: the stack at the top of user space, top-down mmap below
+ * a gap for it (Linux's minimum, 128 MiB), and the default stack limit.
+ */
+#define VM_USRSTACK		VM_MAX_USER_ADDRESS
+#define VM_MMAP_BASE		(VM_USRSTACK - (128UL << 20))
+#define VM_STACK_MAX_DEFAULT	(8UL << 20)	/* RLIMIT_STACK */
+
+struct vmspace {
+	struct vm_map vm_map;	/* what each range promises */
+	struct pmap vm_pmap;	/* the vpagetable; its address is the host id */
+	int vm_refcnt;
+	uint64_t vm_brk_start;	/* the heap: [vm_brk_start, vm_brk), exec sets */
+	uint64_t vm_brk;
+	uint64_t vm_mmap_base;	/* top-down mmap placement starts below this */
+	uint64_t vm_stack_max;	/* how large a MAP_GROWSDOWN entry may grow */
+};
+
+/*
+ * Sets up the VM system's caches and per-page state.  Call once at boot,
+ * after vm_page_init and kmem_init; panics if RAM cannot hold them.
+ */
+void vm_init(void);
+
+/*
+ * A new, empty address space with a reference count of 1 and a host
+ * vmspace (host/vmspace.h) to run it.  Returns NULL if RAM is short or the
+ * host refuses another vmspace.
+ */
+struct vmspace *vmspace_alloc(void);
+
+/* Takes another reference (a thread sharing the address space, vfork). */
+void vmspace_ref(struct vmspace *vm);
+
+/*
+ * Drops a reference; the last one destroys the host vmspace first (so no
+ * guest thread of it can run again), then every mapping, page-table page
+ * and object reference.
+ */
+void vmspace_free(struct vmspace *vm);
+
+/*
+ * fork: a new address space that copies vm1 as Linux fork does.  Private
+ * entries become copy-on-write in both (their pages are write-protected in
+ * vm1's pmap and shared until one side writes), shared entries share
+ * their object, MADV_DONTFORK entries are left out and MADV_WIPEONFORK
+ * ones start empty.  The child's vpagetable starts empty and faults pages
+ * in.  Returns NULL if RAM is short (vm1 is then unchanged but for
+ * write protections and copy-on-write marks, which are harmless).
+ */
+struct vmspace *vmspace_fork(struct vmspace *vm1);
+
+/*
+ * execve: removes every mapping of vm, which must not be shared (the
+ * caller allocates a new vmspace for a shared one), and resets the heap
+ * and placement fields to a new process's.
+ */
+void vmspace_exec(struct vmspace *vm);
+
+/* The host layer's id of vm's vmspace (for vmspace_ctl and the like). */
+static inline void *
+vmspace_host_id(struct vmspace *vm)
+{
+	return &vm->vm_pmap;
+}
+
+/*
+ * mmap(2).  addr is a hint unless flags has MAP_FIXED (replace whatever is
+ * there) or MAP_FIXED_NOREPLACE (-EEXIST if anything is).  obj is NULL
+ * with MAP_ANONYMOUS; otherwise a file's object, of which the mapping
+ * takes its own reference, mapped from byte offset off (page aligned).
+ * Returns the address, or -EINVAL (bad length, flags, alignment),
+ * -ENOMEM (no room, or RAM short), -EPERM (below VM_MIN_USER_ADDRESS),
+ * -EEXIST, -EOPNOTSUPP (unknown flags with MAP_SHARED_VALIDATE),
+ * -ENODEV (an object that cannot be mapped).
+ */
+long vm_mmap(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
+    int flags, struct vm_object *obj, uint64_t off);
+
+/*
+ * vm_mmap with a ceiling on the protections mprotect may give the range
+ * later: a shared mapping of a file opened read-only has maxprot without
+ * PROT_WRITE.  prot must lie within maxprot (-EACCES).
+ */
+long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
+    int prot, int maxprot, int flags, struct vm_object *obj, uint64_t off);
+
+/*
+ * munmap(2): removes [addr, addr + len) (len rounded up to pages),
+ * splitting entries that straddle its ends; unmapped parts are fine.
+ * -EINVAL for an unaligned addr, a zero length or a range outside user
+ * space; -ENOMEM if RAM is too short to split an entry.
+ */
+int vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len);
+
+/*
+ * mprotect(2).  -EINVAL (alignment, unknown bits), -ENOMEM (a hole in the
+ * range, or RAM short), -EACCES (beyond an entry's maximum protection).
+ * Unlike Linux, which changes the entries before a hole and then fails,
+ * this checks the whole range first and changes nothing on failure.
+ * PROT_GROWSDOWN extends the range down to the start of a MAP_GROWSDOWN
+ * entry, as Linux does.
+ */
+int vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot);
+
+/*
+ * madvise(2).  MADV_DONTNEED (and MADV_FREE, for private anonymous
+ * memory) drops the pages: private anonymous memory reads as zero
+ * afterwards, a private file mapping as the file, shared memory keeps its
+ * data.  MADV_DONTFORK/DOFORK and MADV_WIPEONFORK/KEEPONFORK set what
+ * fork does.  MADV_NORMAL, RANDOM, SEQUENTIAL and WILLNEED are accepted
+ * and ignored.  As Linux, holes in the range give -ENOMEM after the
+ * mapped parts are done; -EINVAL for alignment or unknown advice.
+ */
+int vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice);
+
+/*
+ * brk(2): moves the break to newbrk if it can and returns the break,
+ * new or unchanged (Linux's contract: the caller compares).  Below
+ * vm_brk_start, colliding with another mapping, or short of RAM, the
+ * break stays.  Shrinking unmaps the pages above the new break.
+ */
+uint64_t vm_brk(struct vmspace *vm, uint64_t newbrk);
+
+/* vm_fault types: the access that faulted. */
+#define VM_PROT_NONE	PROT_NONE
+#define VM_PROT_READ	PROT_READ
+#define VM_PROT_WRITE	PROT_WRITE
+#define VM_PROT_EXECUTE	PROT_EXEC
+#define VM_PROT_ALL	(VM_PROT_READ | VM_PROT_WRITE | VM_PROT_EXECUTE)
+
+/* The access a T_PAGEFLT describes, from its tf_err (PGEX_*). */
+static inline int
+vm_fault_type(uint64_t pgex)
+{
+	if (pgex & PGEX_W)
+		return VM_PROT_WRITE;
+	return (pgex & PGEX_I) ? VM_PROT_EXECUTE : VM_PROT_READ;
+}
+
+/*
+ * Serves a page fault of a process at va for an access of fault_type
+ * (one VM_PROT_*): fills the VPTE so that the access succeeds when the
+ * thread runs again.  Returns 0 (also when the VPTE already allowed the
+ * access: the host layer may have dropped its own mapping), -EFAULT for
+ * an address with no mapping or an access the mapping forbids (SIGSEGV),
+ * -EIO when a file's pager cannot provide the page (SIGBUS), -ENOMEM
+ * when RAM is exhausted (the kernel kills the process).  A fault just
+ * below a MAP_GROWSDOWN entry grows it, within vm_stack_max and a guard
+ * gap above the mapping below.  On failure nothing is left half done.
+ */
+int vm_fault(struct vmspace *vm, uint64_t va, int fault_type);
+
+/*
+ * Copies between the kernel and a process's memory, walking its
+ * vpagetable in software and faulting pages in through vm_fault; they
+ * honour the pages' protections (copyout needs write access, and breaks
+ * copy-on-write) and set the accessed (and, for copyout, modified) bits
+ * themselves, since no host layer sees the kernel's accesses.  Each
+ * returns 0 or -EFAULT: for an address without a mapping that allows the
+ * access, at or above VM_MAX_USER_ADDRESS, or wrapping around.  Data up
+ * to a bad page may have been copied.  A zero length always succeeds.
+ */
+int vm_copyin(struct vmspace *vm, uint64_t uaddr, void *kbuf, size_t len);
+int vm_copyout(struct vmspace *vm, const void *kbuf, uint64_t uaddr,
+    size_t len);
+
+/*
+ * Copies a NUL-terminated string of at most maxlen bytes (the NUL
+ * included) from uaddr.  Returns 0, -EFAULT, or -ENAMETOOLONG if no NUL
+ * came within maxlen bytes; *done (if not NULL) is the number of bytes
+ * copied, the NUL included.  Bytes past the NUL are never touched, so a
+ * string ending just before an unmapped page is fine.
+ */
+int vm_copyinstr(struct vmspace *vm, uint64_t uaddr, char *kbuf,
+    size_t maxlen, size_t *done);
+
+#endif /* VM_VM_H */

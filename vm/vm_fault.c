@@ -1,0 +1,176 @@
+/*
+ * Page faults of user processes (see vm_fault in vm.h): the kernel's half
+ * of the article's fault handling.  The host layer serves every fault it
+ * can from the vpagetable; the rest come here, and we either fill the
+ * VPTE (demand zero, copy-on-write, a file's page) or refuse.
+ *
+ * The page for an address is found by walking the entry's object chain:
+ * the first object with the page (or whose pager provides it) wins; if
+ * none has it, a zero page goes into the first object.  A page found
+ * behind the first object is mapped read-only, and a write copies it into
+ * the first object: that is copy-on-write.  An entry still sharing its
+ * object with another map (MAP_ENTRY_NEEDS_COPY) gets a shadow object of
+ * its own before its first write.
+ */
+#include "vm/vm.h"
+#include "vm/vm_object.h"
+
+/* Whether an entry with protection prot allows an access of type. */
+static bool
+prot_allows(int prot, int type)
+{
+	/* As on x86 Linux: any access right implies read. */
+	if (type & VM_PROT_WRITE)
+		return (prot & VM_PROT_WRITE) != 0;
+	if (type & VM_PROT_EXECUTE)
+		return (prot & VM_PROT_EXECUTE) != 0;
+	return (prot & VM_PROT_ALL) != 0;
+}
+
+/* Whether vpte already allows an access of type. */
+static bool
+vpte_allows(vpte_t vpte, int type)
+{
+	if (!(vpte & VPTE_V))
+		return false;
+	if ((type & VM_PROT_WRITE) && !(vpte & VPTE_RW))
+		return false;
+	return !(type & VM_PROT_EXECUTE) || !(vpte & VPTE_NX);
+}
+
+/*
+ * Grows the MAP_GROWSDOWN entry just above va (not mapped) down to va's
+ * page, as Linux does: within the stack limit, and keeping a guard gap
+ * above an accessible mapping below.  Returns 0, -EFAULT or -ENOMEM.
+ */
+static int
+vm_growstack(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map *map = &vm->vm_map;
+	struct vm_map_entry *below, *stack;
+
+	vm_map_lookup_entry(map, va, &below);
+	stack = below->next;
+	if (stack == VM_MAP_END(map) || !(stack->eflags & MAP_ENTRY_GROWSDOWN) ||
+	    va < vm_map_min(map) || stack->end - va > vm->vm_stack_max)
+		return -EFAULT;
+	if (below != VM_MAP_END(map) && va - below->end < VM_STACK_GUARD &&
+	    !(below->eflags & MAP_ENTRY_GROWSDOWN) &&
+	    (below->protection & VM_PROT_ALL) != 0)
+		return -EFAULT;
+	/* No object yet: it merges with the stack unless that has pages there. */
+	return vm_map_insert(map, va, stack->start, NULL, 0, stack->protection,
+	    stack->max_protection, stack->eflags & ~MAP_ENTRY_NEEDS_COPY);
+}
+
+/*
+ * Finds page pindex in the chain from obj down: sets *mp to it (NULL if
+ * no object has it) and returns 0, or a pager's error.  A pager that may
+ * sleep (anything but anonymous memory) holds a reference to its object
+ * meanwhile; -EAGAIN then means the map changed, so start over.
+ */
+static int
+chain_lookup(struct vm_map *map, struct vm_object *obj, uint64_t pindex,
+    struct vm_page **mp)
+{
+	for (;;) {
+		struct vm_page *m = vm_object_page_lookup(obj, pindex);
+		if (m != NULL) {
+			*mp = m;
+			return 0;
+		}
+		int err;
+		if (obj->type == OBJT_ANON) {
+			/* Never sleeps; and a reference could collapse obj. */
+			err = obj->pager->getpage(obj, pindex, mp);
+		} else {
+			uint32_t ts = map->timestamp;
+			vm_object_reference(obj);
+			err = obj->pager->getpage(obj, pindex, mp);
+			vm_object_deallocate(obj);
+			if (map->timestamp != ts)
+				return -EAGAIN;
+		}
+		if (err != -ENOENT)
+			return err;
+		if (obj->backing_object == NULL) {
+			*mp = NULL;
+			return 0;
+		}
+		obj = obj->backing_object;
+	}
+}
+
+int
+vm_fault(struct vmspace *vm, uint64_t va, int fault_type)
+{
+	struct vm_map *map = &vm->vm_map;
+	struct vm_map_entry *e;
+	struct vm_page *m;
+	int err;
+
+	if (va >= VM_MAX_USER_ADDRESS)
+		return -EFAULT;
+	va = rounddown2(va, PAGE_SIZE);
+again:
+	if (!vm_map_lookup_entry(map, va, &e)) {
+		if ((err = vm_growstack(vm, va)) != 0)
+			return err;
+		if (!vm_map_lookup_entry(map, va, &e))
+			panic("vm_fault: %#lx not mapped after growing", va);
+	}
+	if (!prot_allows(e->protection, fault_type))
+		return -EFAULT;
+	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
+	if (pte != NULL && vpte_allows(__atomic_load_n(pte, __ATOMIC_ACQUIRE),
+	    fault_type))
+		return 0;	/* the host lost its mapping, or another CPU won */
+
+	/* What the VPTE grants: on x86 a writable page is readable too. */
+	int prot = e->protection;
+	if (prot & VM_PROT_WRITE)
+		prot |= VM_PROT_READ;
+	if (e->object == NULL) {
+		/* Anonymous, first touch: its object, indexed by address. */
+		struct vm_object *obj = vm_object_allocate_anon();
+		if (obj == NULL)
+			return -ENOMEM;
+		obj->flags |= OBJ_ONEMAPPING;
+		vm_map_entry_set_object(map, e, obj, e->start);
+	}
+	if (e->eflags & MAP_ENTRY_NEEDS_COPY) {
+		if (fault_type & VM_PROT_WRITE) {
+			if ((err = vm_object_shadow(&e->object)) != 0)
+				return err;
+			e->eflags &= ~MAP_ENTRY_NEEDS_COPY;
+			map->timestamp++;
+		} else {
+			prot &= ~VM_PROT_WRITE;	/* until it has its own copy */
+		}
+	}
+
+	struct vm_object *first = e->object;
+	uint64_t pindex = vm_map_entry_pindex(e, va);
+	err = chain_lookup(map, first, pindex, &m);
+	if (err == -EAGAIN)
+		goto again;
+	if (err != 0)
+		return err == -ENOMEM ? -ENOMEM : -EIO;
+	if (m == NULL) {
+		m = vm_object_page_alloc(first, pindex, true);
+		if (m == NULL)
+			return -ENOMEM;
+	} else if (m->object != first) {
+		if (fault_type & VM_PROT_WRITE) {
+			struct vm_page *copy = vm_object_page_alloc(first, pindex,
+			    false);
+			if (copy == NULL)
+				return -ENOMEM;
+			memcpy(VM_PAGE_TO_DMAP(copy), VM_PAGE_TO_DMAP(m), PAGE_SIZE);
+			m = copy;
+		} else {
+			prot &= ~VM_PROT_WRITE;	/* a write will copy it */
+		}
+	}
+	return pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
+}

@@ -1,0 +1,33 @@
+/*
+ * The anonymous pager (see vm_pager.h): the pager of memory that no file
+ * backs.  It has no store: a page that is not resident has never been
+ * written (it reads as zero, or as its backing object says), and a dirty
+ * page cannot be cleaned until there is swap.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "vm/vm_pager.h"
+
+static int
+anon_getpage(struct vm_object *obj, uint64_t pindex, struct vm_page **mp)
+{
+	(void)obj;
+	(void)pindex;
+	*mp = NULL;
+	return -ENOENT;
+}
+
+static int
+anon_putpage(struct vm_object *obj, struct vm_page *m)
+{
+	(void)obj;
+	(void)m;
+	return -ENOSYS;
+}
+
+const struct vm_pager_ops anon_pager_ops = {
+	.name = "anon",
+	.getpage = anon_getpage,
+	.putpage = anon_putpage,
+};

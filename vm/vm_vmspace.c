@@ -1,0 +1,150 @@
+/*
+ * Address spaces of processes (struct vmspace, see vm.h): creation,
+ * sharing, fork and exec, and the VM system's start-up.
+ */
+#include "vm/kmem.h"
+#include "vm/vm.h"
+#include "vm/vm_object.h"
+#include "vm/vm_page_ext.h"
+
+static struct kmem_cache *vmspace_cache;
+
+void
+vm_init(void)
+{
+	vm_page_ext_init();
+	vm_object_init();
+	vm_map_init_cache();
+	pmap_init();
+	vmspace_cache = kmem_cache_create("vmspace", sizeof(struct vmspace), 0);
+	if (vmspace_cache == NULL)
+		panic("vm_init: no RAM");
+}
+
+/* The placement fields of a new process's address space. */
+static void
+vmspace_reset(struct vmspace *vm)
+{
+	vm->vm_brk_start = vm->vm_brk = 0;
+	vm->vm_mmap_base = VM_MMAP_BASE;
+	vm->vm_stack_max = VM_STACK_MAX_DEFAULT;
+}
+
+struct vmspace *
+vmspace_alloc(void)
+{
+	struct vmspace *vm = kmem_cache_alloc(vmspace_cache, KM_ZERO);
+	if (vm == NULL)
+		return NULL;
+	if (pmap_pinit(&vm->vm_pmap) != 0) {
+		kmem_cache_free(vmspace_cache, vm);
+		return NULL;
+	}
+	vm_map_init(&vm->vm_map, &vm->vm_pmap, VM_MIN_USER_ADDRESS,
+	    VM_MAX_USER_ADDRESS);
+	vm->vm_refcnt = 1;
+	vmspace_reset(vm);
+	return vm;
+}
+
+void
+vmspace_ref(struct vmspace *vm)
+{
+	KASSERT(vm->vm_refcnt > 0, "vmspace_ref: freed vmspace");
+	vm->vm_refcnt++;
+}
+
+void
+vmspace_free(struct vmspace *vm)
+{
+	KASSERT(vm->vm_refcnt > 0, "vmspace_free: freed vmspace");
+	if (--vm->vm_refcnt > 0)
+		return;
+	/* No guest runs or maps anything after this: no invalidations needed. */
+	pmap_unhost(&vm->vm_pmap);
+	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
+	    vm_map_max(&vm->vm_map));
+	vm_map_fini(&vm->vm_map);
+	pmap_release(&vm->vm_pmap);
+	kmem_cache_free(vmspace_cache, vm);
+}
+
+void
+vmspace_exec(struct vmspace *vm)
+{
+	KASSERT(vm->vm_refcnt == 1, "vmspace_exec: shared vmspace");
+	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
+	    vm_map_max(&vm->vm_map));
+	vmspace_reset(vm);
+}
+
+/*
+ * Gives the child map2 its copy of parent entry e.  Write protections the
+ * parent's pmap owes widen [*lo, *hi).  Returns 0 or -ENOMEM.
+ */
+static int
+fork_entry(struct vmspace *vm1, struct vm_map_entry *e, struct vm_map *map2,
+    uint64_t *lo, uint64_t *hi)
+{
+	struct vm_object *obj = e->object;
+	int eflags = e->eflags;
+
+	if (eflags & MAP_ENTRY_DONTFORK)
+		return 0;
+	if (eflags & MAP_ENTRY_WIPEONFORK) {
+		obj = NULL;
+		eflags &= ~MAP_ENTRY_NEEDS_COPY;
+	} else if (!(eflags & MAP_ENTRY_COW)) {
+		/* Shared: both must see one object, so it must exist now. */
+		if (obj == NULL) {
+			if ((obj = vm_object_allocate_anon()) == NULL)
+				return -ENOMEM;
+			vm_map_entry_set_object(&vm1->vm_map, e, obj, e->start);
+		}
+		obj->flags &= ~OBJ_ONEMAPPING;
+	} else if (obj != NULL) {
+		/*
+		 * Private: both sides keep the object read-only until each
+		 * writes and gets a shadow of its own.
+		 */
+		obj->flags &= ~OBJ_ONEMAPPING;
+		e->eflags |= MAP_ENTRY_NEEDS_COPY;
+		eflags |= MAP_ENTRY_NEEDS_COPY;
+		pmap_protect_deferred(&vm1->vm_pmap, e->start, e->end,
+		    (e->protection & ~VM_PROT_WRITE) | VM_PROT_READ, lo, hi);
+	}
+	if (obj != NULL)
+		vm_object_reference(obj);
+	int err = vm_map_insert(map2, e->start, e->end, obj,
+	    obj != NULL ? e->offset : 0, e->protection, e->max_protection,
+	    eflags);
+	if (err != 0 && obj != NULL)
+		vm_object_deallocate(obj);
+	return err;
+}
+
+struct vmspace *
+vmspace_fork(struct vmspace *vm1)
+{
+	struct vm_map *map1 = &vm1->vm_map;
+	struct vmspace *vm2 = vmspace_alloc();
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int err = 0;
+
+	if (vm2 == NULL)
+		return NULL;
+	for (struct vm_map_entry *e = VM_MAP_FIRST(map1);
+	    e != VM_MAP_END(map1) && err == 0; e = e->next)
+		err = fork_entry(vm1, e, &vm2->vm_map, &lo, &hi);
+	/* Before anyone runs: the parent must not write shared pages. */
+	pmap_invalidate(&vm1->vm_pmap, lo, hi);
+	if (err != 0) {
+		vmspace_free(vm2);
+		return NULL;
+	}
+	vm2->vm_brk_start = vm1->vm_brk_start;
+	vm2->vm_brk = vm1->vm_brk;
+	vm2->vm_mmap_base = vm1->vm_mmap_base;
+	vm2->vm_stack_max = vm1->vm_stack_max;
+	return vm2;
+}
