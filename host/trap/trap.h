@@ -43,7 +43,7 @@ struct trap_params {
 struct trap_hostmap {
 	struct trap_run_ent { uint64_t addr, len; } *ring;
 	uint32_t cap, head, count;
-	uint64_t slots[TRAP_NSLOTS / 64];	/* slots that may hold mappings */
+	uint64_t slots[(TRAP_NSLOTS + 63) / 64];	/* slots that may hold mappings */
 };
 
 struct vmspace_host {
