@@ -26,6 +26,7 @@
 #include "host/cpu.h"
 #include "host/intr.h"
 #include "kern/proc.h"
+#include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
 
@@ -82,6 +83,47 @@ cons_write(struct file *fp, struct uio *uio)
 	return 0;
 }
 
+/* The session the console is the controlling terminal of: init's. */
+static struct session *
+cons_session(void)
+{
+	return initproc != NULL && initproc->p_pgrp != NULL ?
+	    initproc->p_pgrp->pg_session : NULL;
+}
+
+void
+console_signal(int sig)
+{
+	struct session *s = cons_session();
+	if (s != NULL)
+		pgsignal(s->s_fgpgrp != NULL ? s->s_fgpgrp : initproc->p_pgrp, sig);
+}
+
+/* TIOCGPGRP and TIOCSPGRP: the foreground process group. */
+static int
+cons_pgrp(unsigned long cmd, void *data)
+{
+	struct session *s = cons_session();
+	struct proc *p = curproc;
+	pid_t pgid;
+
+	if (s == NULL || p == NULL || p->p_pgrp->pg_session != s)
+		return -ENOTTY;
+	if (cmd == TIOCGPGRP) {
+		pgid = s->s_fgpgrp != NULL ? s->s_fgpgrp->pg_id : initproc->p_pgrp->pg_id;
+		memcpy(data, &pgid, sizeof(pgid));
+		return 0;
+	}
+	memcpy(&pgid, data, sizeof(pgid));
+	struct pgrp *pg = pgfind(pgid);
+	if (pgid < 0)
+		return -EINVAL;
+	if (pg == NULL || pg->pg_session != s)
+		return -EPERM;
+	s->s_fgpgrp = pg;
+	return 0;
+}
+
 static int
 cons_ioctl(struct file *fp, unsigned long cmd, void *data)
 {
@@ -93,6 +135,9 @@ cons_ioctl(struct file *fp, unsigned long cmd, void *data)
 		memcpy(data, &ws, sizeof(ws));
 		return 0;
 	}
+	case TIOCGPGRP:
+	case TIOCSPGRP:
+		return cons_pgrp(cmd, data);
 	case FIONREAD: {
 		int n = 0;
 		(void)ioctl(STDIN_FILENO, FIONREAD, &n);
@@ -115,11 +160,9 @@ cons_poll(struct file *fp, int events, struct pollwaiter *pw)
 	return revents;
 }
 
-/* The device interrupt: standard input became readable. */
-static void
-cons_intr(struct vcpu *cpu, uint32_t bits)
+void
+console_intr(uint32_t bits)
 {
-	(void)cpu;
 	if ((bits & INTR_DEVICE) && cons_src != NULL && intr_fired(cons_src)) {
 		wakeup(&cons_wchan);
 		selwakeup(&cons_sel);
@@ -162,7 +205,6 @@ console_init(void)
 	namei_done(&nd);
 	if (error < 0)
 		goto out;
-	sched_intr_hook = cons_intr;
 	cons_src = intr_register(STDIN_FILENO, EPOLLIN, cpu_get(0));
 	/* A file or /dev/null as stdin cannot be watched: it is always ready. */
 	error = 0;

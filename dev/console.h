@@ -4,10 +4,18 @@
 #ifndef DEV_CONSOLE_H
 #define DEV_CONSOLE_H
 
+#include <stdint.h>
+
 /*
  * Registers /dev/console and /dev/tty, makes their nodes, and has the
  * event thread watch the host's standard input.  0 or a negative errno.
  */
 int console_init(void);
+
+/* The console's interrupt: input arrived (INTR_DEVICE). */
+void console_intr(uint32_t bits);
+
+/* A terminal signal (^C, ^\, ^Z) for the console's foreground group. */
+void console_signal(int sig);
 
 #endif /* DEV_CONSOLE_H */

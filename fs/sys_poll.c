@@ -127,8 +127,9 @@ kern_poll(struct fsproc *p, struct pollfd *fds, unsigned nfds,
 {
 	if (nfds > p->fp_fd.fd_limit)
 		return -EINVAL;
+	/* A timeout of centuries is no timeout (and cannot overflow). */
 	uint64_t deadline = 0;
-	if (timeout_ns > 0)
+	if (timeout_ns > 0 && timeout_ns < INT64_MAX / 2)
 		deadline = nanouptime() + (uint64_t)timeout_ns;
 
 	struct pollwaiter pw;

@@ -24,6 +24,7 @@
 #define INTR_KICK	0x02u	/* another thread wants this CPU's attention */
 #define INTR_DEVICE	0x04u	/* a host fd became ready (host/intr.h) */
 #define INTR_HALT	0x08u	/* shut down */
+#define INTR_SIGNAL	0x10u	/* the vkernel process got a signal (host_signals) */
 
 enum cpu_placement {
 	CPU_PLACE_NONE,		/* no pinning, no spinning (tests) */

@@ -15,6 +15,9 @@ struct boot_args {
  */
 int kernel_main(const struct boot_args *ba);
 
+/* Interrupt dispatch and the vkernel's own signals (kern_intr.c). */
+int intr_init(void);
+
 /* PID 1 exited with wait status xstat: shut down. */
 void init_exited(int xstat);
 

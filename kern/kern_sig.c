@@ -554,3 +554,15 @@ SYSCALL(pause)
 		tsleep(&lp->lwp_sigmask, PCATCH, "pause", 0);
 	return -EINTR;
 }
+
+/* Posts sig to every live process of process group pg. */
+void
+pgsignal(struct pgrp *pg, int sig)
+{
+	struct proc *p;
+	if (pg == NULL)
+		return;
+	TAILQ_FOREACH(p, &pg->pg_members, p_pglist)
+		if (p->p_state == PRS_NORMAL)
+			psignal_proc(p, sig);
+}

@@ -13,6 +13,9 @@
 /* Posts sig to process p (kill(2)); wakes a thread to take it. */
 void psignal_proc(struct proc *p, int sig);
 
+/* Posts sig to every process of a process group. */
+void pgsignal(struct pgrp *pg, int sig);
+
 /* Posts a synchronous signal for a fault of lp, with code and address. */
 void trapsignal(struct lwp *lp, int sig, int code, uint64_t addr);
 

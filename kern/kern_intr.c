@@ -1,0 +1,43 @@
+/*
+ * Interrupt dispatch: the bits posted to a CPU beyond the tick, as taken
+ * by sched_interrupts.  Devices, and signals sent to the vkernel process:
+ * the terminal's go to the console's foreground group, SIGTERM shuts the
+ * machine down by killing init.
+ */
+#include <signal.h>
+
+#include "dev/console.h"
+#include "host/cpu.h"
+#include "host/hostsig.h"
+#include "kern/proc.h"
+#include "kern/signal.h"
+
+static void
+kern_intr(struct vcpu *cpu, uint32_t bits)
+{
+	(void)cpu;
+	if (bits & INTR_DEVICE)
+		console_intr(bits);
+	if (bits & INTR_SIGNAL) {
+		uint64_t sigs = host_signals_take();
+		for (int sig = 1; sig < 64; sig++) {
+			if (!(sigs & (1ULL << sig)))
+				continue;
+			if (sig == SIGTERM) {
+				kprintf("vkernel: SIGTERM: shutting down\n");
+				if (initproc != NULL)
+					psignal_proc(initproc, SIGKILL);
+			} else {
+				console_signal(sig);
+			}
+		}
+	}
+}
+
+/* Installs the dispatcher and catches the vkernel's own signals. */
+int
+intr_init(void)
+{
+	sched_intr_hook = kern_intr;
+	return host_signals_init();
+}
