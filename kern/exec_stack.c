@@ -15,7 +15,7 @@
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
-#define EXEC_STACK_SIZE	(8UL << 20)
+#define EXEC_STACK_INIT	(128UL << 10)	/* grows down to RLIMIT_STACK */
 #define AUXV_MAX	24
 
 static uint64_t
@@ -32,8 +32,12 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	struct vmspace *vm = im->im_vmspace;
 	const struct ucred *cr = curproc->p_ucred;
 	uint64_t top = VM_USRSTACK;
-	long r = vm_mmap(vm, top - EXEC_STACK_SIZE, EXEC_STACK_SIZE,
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	const struct rlimit *rl = &curproc->p_rlimit[RLIMIT_STACK];
+	vm->vm_stack_max = rl->rlim_cur == RLIM_INFINITY ? VM_STACK_MAX_DEFAULT * 16 :
+	    MAX(rl->rlim_cur, EXEC_STACK_INIT);
+	long r = vm_mmap(vm, top - EXEC_STACK_INIT, EXEC_STACK_INIT,
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+	    MAP_GROWSDOWN, NULL, 0);
 	if (r < 0)
 		return (int)r;
 
@@ -46,7 +50,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	size_t nptr = 1 + (size_t)ea->ea_argc + 1 + (size_t)ea->ea_envc + 1 +
 	    2 * AUXV_MAX;
 	uint64_t sp = (random - nptr * 8) & ~15UL;
-	if (top - sp > EXEC_STACK_SIZE / 4)
+	if (top - sp > vm->vm_stack_max / 4)		/* as Linux */
 		return -E2BIG;
 
 	size_t len = top - sp;

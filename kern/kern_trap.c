@@ -49,8 +49,11 @@ trap_pagefault(struct lwp *lp)
 		psignal_proc(lp->lwp_proc, SIGKILL);
 		return;
 	}
-	trapsignal(lp, SIGSEGV, (tf->tf_err & PGEX_P) ? SEGV_ACCERR : SEGV_MAPERR,
-	    tf->tf_addr);
+	if (error == -EIO)
+		trapsignal(lp, SIGBUS, BUS_ADRERR, tf->tf_addr);
+	else
+		trapsignal(lp, SIGSEGV, (tf->tf_err & PGEX_P) ? SEGV_ACCERR :
+		    SEGV_MAPERR, tf->tf_addr);
 }
 
 static void
