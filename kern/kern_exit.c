@@ -24,6 +24,7 @@ exit1(int xstat)
 		uint32_t zero = 0;
 		(void)copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero));
 	}
+	callout_stop(&p->p_itimer);
 	fsproc_exit(&p->p_fs);
 	vmspace_free(p->p_vmspace);
 	p->p_vmspace = NULL;
@@ -119,6 +120,18 @@ kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
 			if (!wait_matches(p, q, pid))
 				continue;
 			any = true;
+			if (q->p_state == PRS_NORMAL && (options & WUNTRACED) &&
+			    (q->p_flags & (P_STOPPED | P_WAITED)) == P_STOPPED) {
+				q->p_flags |= P_WAITED;
+				*status = q->p_xstat;
+				return q->p_pid;
+			}
+			if (q->p_state == PRS_NORMAL && (options & WCONTINUED) &&
+			    (q->p_flags & P_CONTINUED)) {
+				q->p_flags &= ~P_CONTINUED;
+				*status = 0xffff;
+				return q->p_pid;
+			}
 			if (q->p_state != PRS_ZOMBIE)
 				continue;
 			pid_t r = q->p_pid;

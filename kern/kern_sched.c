@@ -12,6 +12,7 @@
 #include "host/cpu.h"
 #include "kern/sched.h"
 #include "kern/thread.h"
+#include "kern/timeout.h"
 
 struct sched_pcpu {
 	struct vcpu *cpu;
@@ -130,6 +131,7 @@ sched_interrupts(void)
 
 	if (bits & INTR_TICK) {
 		sleepq_expire(nanouptime());
+		callout_expire(nanouptime());
 		if (!TAILQ_EMPTY(&runq))
 			pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
 	}
@@ -165,6 +167,7 @@ sched_cpu_main(struct vcpu *cpu, void *arg)
 	for (;;) {
 		sched_interrupts();
 		sleepq_expire(nanouptime());
+		callout_expire(nanouptime());
 		struct thread *td = TAILQ_FIRST(&runq);
 		if (td != NULL) {
 			TAILQ_REMOVE(&runq, td, td_runq);
@@ -174,6 +177,9 @@ sched_cpu_main(struct vcpu *cpu, void *arg)
 		if (halting)
 			break;
 		uint64_t next = sleepq_next_deadline(), now = nanouptime();
+		uint64_t c = callout_next();
+		if (c != 0 && (next == 0 || c < next))
+			next = c;
 		kernel_unlock();
 		cpu_idle(cpu, next == 0 ? 0 : next > now ? next - now : 1);
 		kernel_lock();

@@ -16,6 +16,7 @@
 #include "host/vmspace.h"
 #include "kern/queue.h"
 #include "kern/thread.h"
+#include "kern/timeout.h"
 
 struct vmspace;
 struct ucred;
@@ -101,6 +102,8 @@ struct proc {
 	uint64_t p_utime, p_stime;	/* ns */
 	uint64_t p_cutime, p_cstime;	/* of waited-for children */
 	uint64_t p_maxrss_kb;
+	struct callout p_itimer;	/* ITIMER_REAL */
+	uint64_t p_itimer_interval;	/* ns, 0: one-shot */
 	char p_comm[16];
 };
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/select.h>
 
 #include "fs/file.h"
 #include "fs/poll.h"
@@ -275,4 +276,111 @@ SYSCALL(utimensat)
 	    (int)args[3]);
 	kfree(path);
 	return error;
+}
+
+/*
+ * select and pselect6, over kern_poll: each descriptor in the sets
+ * becomes a pollfd, and the results go back into the sets.
+ */
+static long
+select1(struct lwp *lp, int nfds, uint64_t urd, uint64_t uwr, uint64_t uex,
+    int64_t timeout_ns)
+{
+	uint64_t in[3][FD_SETSIZE / 64], out[3][FD_SETSIZE / 64];
+	const uint64_t uset[3] = { urd, uwr, uex };
+	size_t bytes = (size_t)howmany(nfds, 64) * 8;
+
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return -EINVAL;
+	memset(in, 0, sizeof(in));
+	memset(out, 0, sizeof(out));
+	for (int i = 0; i < 3; i++)
+		if (uset[i] != 0 && copyin(uset[i], in[i], bytes) < 0)
+			return -EFAULT;
+	struct pollfd *fds = kmalloc((size_t)nfds * sizeof(*fds) + 1, 0);
+	if (fds == NULL)
+		return -ENOMEM;
+	unsigned n = 0;
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = 0;
+		if (in[0][fd / 64] & (1ULL << (fd % 64))) ev |= POLLIN;
+		if (in[1][fd / 64] & (1ULL << (fd % 64))) ev |= POLLOUT;
+		if (in[2][fd / 64] & (1ULL << (fd % 64))) ev |= POLLPRI;
+		if (ev != 0)
+			fds[n++] = (struct pollfd){ fd, ev, 0 };
+	}
+	long r = kern_poll(P, fds, n, timeout_ns);
+	long count = 0;
+	for (unsigned i = 0; r >= 0 && i < n; i++) {
+		int fd = fds[i].fd;
+		short re = fds[i].revents;
+		if (re & POLLNVAL) {
+			r = -EBADF;
+			break;
+		}
+		uint64_t bit = 1ULL << (fd % 64);
+		if ((fds[i].events & POLLIN) && (re & (POLLIN | POLLHUP | POLLERR)))
+			out[0][fd / 64] |= bit, count++;
+		if ((fds[i].events & POLLOUT) && (re & (POLLOUT | POLLERR)))
+			out[1][fd / 64] |= bit, count++;
+		if ((fds[i].events & POLLPRI) && (re & POLLPRI))
+			out[2][fd / 64] |= bit, count++;
+	}
+	kfree(fds);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < 3; i++)
+		if (uset[i] != 0 && copyout(out[i], uset[i], bytes) < 0)
+			return -EFAULT;
+	return count;
+}
+
+SYSCALL(select)
+{
+	int64_t timeout = -1;
+	if (args[4] != 0) {
+		struct timeval tv;
+		if (copyin(args[4], &tv, sizeof(tv)) < 0)
+			return -EFAULT;
+		if (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+			return -EINVAL;
+		timeout = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
+	}
+	return select1(lp, (int)args[0], args[1], args[2], args[3], timeout);
+}
+
+/* pselect6: a timespec, and a signal mask for the wait ({ mask, size }). */
+SYSCALL(pselect6)
+{
+	int64_t timeout = -1;
+	if (args[4] != 0) {
+		struct timespec ts;
+		if (copyin(args[4], &ts, sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+		timeout = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	}
+	ksigset_t old = lp->lwp_sigmask;
+	if (args[5] != 0) {
+		uint64_t m[2];
+		ksigset_t set;
+		if (copyin(args[5], m, sizeof(m)) < 0)
+			return -EFAULT;
+		if (m[0] != 0) {
+			if (m[1] != sizeof(set))
+				return -EINVAL;
+			if (copyin(m[0], &set, sizeof(set)) < 0)
+				return -EFAULT;
+			lp->lwp_sigmask = set & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
+		}
+	}
+	long r = select1(lp, (int)args[0], args[1], args[2], args[3], timeout);
+	if (r == -EINTR && lp->lwp_sigmask != old) {
+		lp->lwp_oldmask = old;		/* the handler runs with the wait's mask */
+		lp->lwp_flags |= LWP_OLDMASK;
+	} else {
+		lp->lwp_sigmask = old;
+	}
+	return r;
 }

@@ -7,6 +7,7 @@
 #include <sys/times.h>
 #include <time.h>
 
+#include "kern/signal.h"
 #include "kern/syscall.h"
 
 /* The clock's time in ns, or -EINVAL for an unknown clock. */
@@ -152,4 +153,90 @@ SYSCALL(getrandom)
 	if (getrandom(buf, n, 0) != (ssize_t)n)
 		return -EIO;
 	return copyout(buf, args[0], n) < 0 ? -EFAULT : (long)n;
+}
+
+static void
+itimer_expire(void *arg)
+{
+	struct proc *p = arg;
+	psignal_proc(p, SIGALRM);
+	if (p->p_itimer_interval != 0)
+		callout_reset(&p->p_itimer, p->p_itimer_interval, itimer_expire, p);
+}
+
+static uint64_t
+tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000 + (uint64_t)tv->tv_usec * 1000;
+}
+
+static void
+ns_tv(uint64_t ns, struct timeval *tv)
+{
+	tv->tv_sec = (time_t)(ns / 1000000000);
+	tv->tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
+}
+
+/* The real-time interval timer: value and interval left, in ns. */
+static void
+itimer_get(struct proc *p, struct itimerval *it)
+{
+	uint64_t now = nanouptime(), left = 0;
+	if (p->p_itimer.c_pending && p->p_itimer.c_time > now)
+		left = p->p_itimer.c_time - now;
+	else if (p->p_itimer.c_pending)
+		left = 1000;
+	ns_tv(left, &it->it_value);
+	ns_tv(p->p_itimer_interval, &it->it_interval);
+}
+
+static void
+itimer_set(struct proc *p, const struct itimerval *it)
+{
+	p->p_itimer_interval = tv_ns(&it->it_interval);
+	if (it->it_value.tv_sec == 0 && it->it_value.tv_usec == 0)
+		callout_stop(&p->p_itimer);
+	else
+		callout_reset(&p->p_itimer, tv_ns(&it->it_value), itimer_expire, p);
+}
+
+SYSCALL(setitimer)
+{
+	struct itimerval it, old;
+	struct proc *p = lp->lwp_proc;
+	if (args[0] != ITIMER_REAL) {
+		kprintf("pid %d: setitimer %d not implemented\n", p->p_pid, (int)args[0]);
+		return -EINVAL;
+	}
+	if (args[1] != 0 && copyin(args[1], &it, sizeof(it)) < 0)
+		return -EFAULT;
+	if (args[1] != 0 && (it.it_value.tv_usec < 0 || it.it_value.tv_usec >= 1000000 ||
+	    it.it_interval.tv_usec < 0 || it.it_interval.tv_usec >= 1000000 ||
+	    it.it_value.tv_sec < 0 || it.it_interval.tv_sec < 0))
+		return -EINVAL;
+	itimer_get(p, &old);
+	if (args[1] != 0)
+		itimer_set(p, &it);
+	if (args[2] != 0 && copyout(&old, args[2], sizeof(old)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL(getitimer)
+{
+	struct itimerval it;
+	if (args[0] != ITIMER_REAL)
+		return -EINVAL;
+	itimer_get(lp->lwp_proc, &it);
+	return copyout(&it, args[1], sizeof(it));
+}
+
+/* alarm: seconds left of the previous alarm (rounded up), 0 if none. */
+SYSCALL(alarm)
+{
+	struct proc *p = lp->lwp_proc;
+	struct itimerval old, it = { { 0, 0 }, { (time_t)(unsigned)args[0], 0 } };
+	itimer_get(p, &old);
+	itimer_set(p, &it);
+	return old.it_value.tv_sec + (old.it_value.tv_usec > 0);
 }

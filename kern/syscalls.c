@@ -39,6 +39,8 @@ SYSCALL(setreuid); SYSCALL(setregid); SYSCALL(setuid); SYSCALL(setgid); SYSCALL(
 SYSCALL(getgroups); SYSCALL(setgroups);
 
 SYSCALL(utimensat); SYSCALL(pause);
+SYSCALL(setitimer); SYSCALL(getitimer); SYSCALL(alarm);
+SYSCALL(select); SYSCALL(pselect6);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -68,4 +70,6 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(setreuid), S(setregid), S(setuid), S(setgid), S(getresuid), S(getresgid),
 	S(getgroups), S(setgroups),
 	S(utimensat), S(pause),
+	S(setitimer), S(getitimer), S(alarm),
+	S(select), S(pselect6),
 };
