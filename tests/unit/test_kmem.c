@@ -15,16 +15,6 @@
 
 #define DIED(sig)	(128 + (sig))
 
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /*
  * The page allocator's state with every spare slab returned: the baseline

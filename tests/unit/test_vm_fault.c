@@ -663,16 +663,6 @@ TEST(vm_fault_file_object)
 #define NPROC	5
 #define RWIN	24
 
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 TEST(vm_fault_random_fork)
 {

@@ -17,16 +17,6 @@
 #define RW	(PROT_READ | PROT_WRITE)
 #define ANON	(MAP_PRIVATE | MAP_ANONYMOUS)
 
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /* The free space below e, as vm_map_tree.c counts it. */
 static uint64_t

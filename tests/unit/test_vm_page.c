@@ -62,16 +62,6 @@ free_consistent(void)
 	return q == vmstats.v_free_count && marked == vmstats.v_free_count;
 }
 
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 TEST(vm_page_layout)
 {

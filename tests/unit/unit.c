@@ -9,6 +9,17 @@
 #include "unit.h"
 
 static struct unit_test *head, **tail = &head;
+
+uint64_t rng_state = 1;
+
+uint64_t
+rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
 static int cur_failed, cur_skipped;
 static char skip_reason[256];
 

@@ -8,6 +8,7 @@
 #ifndef TESTS_UNIT_H
 #define TESTS_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,13 @@ int unit_failed_now(void);
 		return;							\
 	}								\
 } while (0)
+
+/*
+ * A deterministic pseudo-random sequence (xorshift64) for randomized
+ * tests: seed rng_state (non-zero) in the test, then call rng().
+ */
+extern uint64_t rng_state;
+uint64_t rng(void);
 
 #define SKIP(...) do { unit_skip(__VA_ARGS__); return; } while (0)
 
