@@ -93,8 +93,9 @@ asan:
 	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    test
 
-bench: $(BUILD)/hostbench
+bench: $(BUILD)/hostbench $(BUILD)/vkernel
 	$(BUILD)/hostbench $(BENCHFLAGS)
+	BUILD=$(BUILD) bench/kernbench.sh
 
 clean:
 	rm -rf build build-asan
