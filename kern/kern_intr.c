@@ -1,7 +1,8 @@
 /*
- * Interrupt dispatch: the bits posted to a CPU beyond the tick, as taken
- * by sched_interrupts.  Devices, and signals sent to the vkernel process:
- * the terminal's go to the console's foreground group, SIGTERM shuts the
+ * Interrupt dispatch: the bits posted to a CPU, as taken by
+ * sched_interrupts.  The tick audits the guests believed stopped
+ * (vmspace_audit); devices; and signals sent to the vkernel process: the
+ * terminal's go to the console's foreground group, SIGTERM shuts the
  * machine down by killing init.
  */
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include "dev/console.h"
 #include "host/cpu.h"
 #include "host/hostsig.h"
+#include "host/vmspace.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
 
@@ -16,6 +18,8 @@ static void
 kern_intr(struct vcpu *cpu, uint32_t bits)
 {
 	(void)cpu;
+	if (bits & INTR_TICK)
+		vmspace_audit();
 	if (bits & INTR_DEVICE)
 		console_intr(bits);
 	if (bits & INTR_SIGNAL) {

@@ -121,8 +121,9 @@ thread_yield(void)
 
 /*
  * Takes this CPU's pending interrupts: the tick expires timeouts and asks
- * the running thread to reschedule if others wait; the rest goes to the
- * kernel's hook.
+ * the running thread to reschedule if others wait; everything but the
+ * kick (whose work, ending a guest's run, is done) goes to the kernel's
+ * hook too.
  */
 void
 sched_interrupts(void)
@@ -135,7 +136,7 @@ sched_interrupts(void)
 		if (!TAILQ_EMPTY(&runq))
 			pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
 	}
-	bits &= ~(INTR_TICK | INTR_KICK);
+	bits &= ~INTR_KICK;
 	if (bits != 0 && sched_intr_hook != NULL)
 		sched_intr_hook(pcpu->cpu, bits);
 }
