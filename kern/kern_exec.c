@@ -20,9 +20,11 @@
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
-#define EXEC_ARGMAX	(256 * 1024)	/* argv + envp strings */
+#define EXEC_ARGMAX	(2 * 1024 * 1024)	/* argv + envp: RLIMIT_STACK / 4 */
 #define EXEC_MAXARGS	(EXEC_ARGMAX / 2)
-#define EXEC_SHELL_DEPTH 4
+#define EXEC_STRMAX	(32 * PAGE_SIZE)	/* one string, as Linux's MAX_ARG_STRLEN */
+#define EXEC_SHELL_DEPTH 5			/* interpreters, as Linux */
+#define EXEC_SHELL_LINE	256			/* the "#!" line, as BINPRM_BUF_SIZE */
 
 /* Reads len bytes at off of vp into kbuf (kernel) or, with vm, user memory. */
 int
@@ -65,7 +67,7 @@ args_copyin(struct exec_args *ea, uint64_t uvec)
 		if (count >= EXEC_MAXARGS)
 			return -E2BIG;
 		int error = copyinstr(up, ea->ea_buf + ea->ea_len,
-		    EXEC_ARGMAX - ea->ea_len, &done);
+		    MIN(EXEC_ARGMAX - ea->ea_len, EXEC_STRMAX), &done);
 		if (error == -ENAMETOOLONG)
 			return -E2BIG;
 		if (error < 0)
@@ -84,13 +86,16 @@ static int
 exec_shell(struct exec_args *ea, const char *hdr, size_t n, const char *path,
     char *interp)
 {
-	char line[128 + 1], *p, *arg = NULL;
+	char line[EXEC_SHELL_LINE + 1], *p, *arg = NULL;
 
 	if (n < 2 || hdr[0] != '#' || hdr[1] != '!')
 		return 0;
 	size_t len = 0;
-	while (2 + len < n && len < sizeof(line) - 1 && hdr[2 + len] != '\n')
+	while (2 + len < n && len < EXEC_SHELL_LINE - 2 && hdr[2 + len] != '\n')
 		len++;
+	/* A line longer than Linux reads is no script it would run. */
+	if (2 + len < n && hdr[2 + len] != '\n')
+		return -ENOEXEC;
 	memcpy(line, hdr + 2, len);
 	line[len] = '\0';
 	for (p = line; *p == ' ' || *p == '\t'; p++)

@@ -7,6 +7,15 @@
 #include "kern/uio.h"
 #include "vm/vm.h"
 
+/* Copies between kernel memory and the uio's user space, by direction. */
+static int
+uio_copy_user(struct uio *uio, uint8_t *kp, uint64_t uaddr, size_t len)
+{
+	if (uio->uio_rw == UIO_READ)
+		return vm_copyout(uio->uio_vmspace, kp, uaddr, len);
+	return vm_copyin(uio->uio_vmspace, uaddr, kp, len);
+}
+
 int
 uiomove(void *kbuf, size_t n, struct uio *uio)
 {
@@ -27,13 +36,30 @@ uiomove(void *kbuf, size_t n, struct uio *uio)
 				memcpy((void *)iov->iov_base, cp, cnt);
 			else
 				memcpy(cp, (const void *)iov->iov_base, cnt);
-		} else if (uio->uio_rw == UIO_READ) {
-			error = vm_copyout(uio->uio_vmspace, cp, iov->iov_base, cnt);
 		} else {
-			error = vm_copyin(uio->uio_vmspace, iov->iov_base, cp, cnt);
+			error = uio_copy_user(uio, cp, iov->iov_base, cnt);
+			if (error == 0)
+				;
+			else if (error != -EFAULT)
+				return error;
+			else {
+				/* Linux moves what it can up to the bad page. */
+				size_t ok = 0;
+				while (ok < cnt) {
+					size_t step = MIN(cnt - ok, PAGE_SIZE -
+					    ((iov->iov_base + ok) & PAGE_MASK));
+					if (uio_copy_user(uio, cp + ok, iov->iov_base + ok,
+					    step) != 0)
+						break;
+					ok += step;
+				}
+				iov->iov_base += ok;
+				iov->iov_len -= ok;
+				uio->uio_resid -= ok;
+				uio->uio_offset += (int64_t)ok;
+				return -EFAULT;
+			}
 		}
-		if (error != 0)
-			return error;
 		iov->iov_base += cnt;
 		iov->iov_len -= cnt;
 		uio->uio_resid -= cnt;

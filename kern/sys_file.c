@@ -249,6 +249,8 @@ SYSCALL(poll)
 
 SYSCALL(pread64)
 {
+	if (!user_range_ok(args[1], args[2]))
+		return -EFAULT;
 	struct kiovec iov = { args[1], args[2] };
 	struct uio uio = { &iov, 1, 0, args[2], UIO_USERSPACE, UIO_READ,
 	    lp->lwp_proc->p_vmspace };
@@ -257,6 +259,8 @@ SYSCALL(pread64)
 
 SYSCALL(pwrite64)
 {
+	if (!user_range_ok(args[1], args[2]))
+		return -EFAULT;
 	struct kiovec iov = { args[1], args[2] };
 	struct uio uio = { &iov, 1, 0, args[2], UIO_USERSPACE, UIO_WRITE,
 	    lp->lwp_proc->p_vmspace };

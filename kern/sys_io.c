@@ -46,6 +46,10 @@ uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
 			kfree(iov);
 			return -EINVAL;
 		}
+		if (!user_range_ok(iov[i].iov_base, iov[i].iov_len)) {
+			kfree(iov);
+			return -EFAULT;
+		}
 		total += iov[i].iov_len;
 	}
 	*uio = (struct uio){ iov, (int)cnt, 0, total, UIO_USERSPACE, rw,
@@ -58,6 +62,8 @@ SYSCALL(read)
 {
 	struct uio uio;
 	struct kiovec iov;
+	if (!user_range_ok(args[1], args[2]))
+		return -EFAULT;
 	uio_user1(&uio, &iov, lp, args[1], args[2], UIO_READ);
 	return kern_readv(&lp->lwp_proc->p_fs, (int)args[0], &uio);
 }
@@ -66,6 +72,8 @@ SYSCALL(write)
 {
 	struct uio uio;
 	struct kiovec iov;
+	if (!user_range_ok(args[1], args[2]))
+		return -EFAULT;
 	uio_user1(&uio, &iov, lp, args[1], args[2], UIO_WRITE);
 	int64_t r = kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio);
 	if (r == -EPIPE)

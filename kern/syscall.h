@@ -24,6 +24,17 @@ extern const char *const syscallnames[SYS_MAXSYSCALL];
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);
 
+/*
+ * Linux's access_ok: [uaddr, uaddr + len) lies in user space at all.
+ * Buffers are checked so before any work, as Linux does.
+ */
+static inline bool
+user_range_ok(uint64_t uaddr, uint64_t len)
+{
+	const uint64_t top = 0x00007ffffffff000UL;	/* Linux's TASK_SIZE_MAX */
+	return uaddr <= top && len <= top - uaddr;
+}
+
 /* The copyin family on the current process: 0 or -EFAULT. */
 int copyin(uint64_t uaddr, void *kaddr, size_t len);
 int copyout(const void *kaddr, uint64_t uaddr, size_t len);
