@@ -29,8 +29,15 @@ exit1(int xstat)
 	vmspace_free(p->p_vmspace);
 	p->p_vmspace = NULL;
 
-	/* Orphans go to init, which reaps them. */
+	/*
+	 * Orphans go to init, which reaps them; when init itself exits the
+	 * machine goes down, and its children are killed instead.
+	 */
 	TAILQ_FOREACH_SAFE(q, &p->p_children, p_sibling, tmp) {
+		if (p == initproc) {
+			psignal_proc(q, SIGKILL);
+			continue;
+		}
 		TAILQ_REMOVE(&p->p_children, q, p_sibling);
 		q->p_pptr = initproc;
 		TAILQ_INSERT_TAIL(&initproc->p_children, q, p_sibling);
