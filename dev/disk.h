@@ -1,0 +1,42 @@
+/*
+ * Disks as file systems and the buffer cache see them: an array of
+ * DEV_BSIZE sectors with a strategy routine.  dev/vkd provides them (one
+ * per -r FILE); a file system finds one by name at mount.
+ */
+#ifndef DEV_DISK_H
+#define DEV_DISK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kern/queue.h"
+
+struct buf;
+
+struct disk {
+	char d_name[16];		/* "vkd0" */
+	dev_t d_dev;			/* its device number */
+	uint64_t d_nsectors;		/* size in DEV_BSIZE sectors */
+	int d_readonly;
+	/*
+	 * Starts bp's transfer (B_READ or a write of b_bcount bytes at
+	 * sector b_blkno) and returns; biodone(bp) when it ends.  A transfer
+	 * past the end or a write to a read-only disk ends with -EIO (-EROFS).
+	 */
+	void (*d_strategy)(struct disk *dk, struct buf *bp);
+	/* Makes completed writes durable (host fsync); sleeps.  0 or -EIO. */
+	int (*d_flush)(struct disk *dk);
+	void *d_softc;			/* the driver's */
+	TAILQ_ENTRY(disk) d_list;
+};
+
+/* Adds dk to the list of disks. */
+void disk_register(struct disk *dk);
+
+/* The disk named name ("vkd0", or "/dev/vkd0"), or NULL. */
+struct disk *disk_lookup(const char *name);
+
+/* The disk with device number dev, or NULL. */
+struct disk *disk_bydev(dev_t dev);
+
+#endif /* DEV_DISK_H */

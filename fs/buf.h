@@ -1,0 +1,107 @@
+/*
+ * The buffer cache: disk blocks in RAM, BSD style.
+ *
+ * A disk (dev/disk.h) is an array of 512-byte sectors.  A file system
+ * reads a block with bread(), changes it, and gives it back with
+ * brelse() (unchanged), bdwrite() (delayed write: the syncer or memory
+ * pressure writes it later), bawrite() (write now, do not wait) or
+ * bwrite() (write now and wait).  A buffer handed out is busy: nobody
+ * else gets it until it is released; asking for a busy buffer sleeps.
+ *
+ * Buffers are identified by (disk, b_blkno, b_bcount); a file system
+ * uses one block size per disk, so two buffers never overlap.  Their data
+ * live in RAM pages from vm_page, never in libc memory.
+ *
+ * Completion: a driver's strategy routine starts the transfer and calls
+ * biodone() when it ends, from its interrupt, never from a guest's
+ * context; a thread waiting in biowait() sleeps meanwhile and the
+ * virtual CPU runs others.
+ *
+ * Locking: the big kernel lock; bread, bwrite, getblk and bsync may sleep.
+ */
+#ifndef FS_BUF_H
+#define FS_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern/queue.h"
+
+struct disk;
+
+#define DEV_BSIZE	512		/* b_blkno counts these */
+
+struct buf {
+	struct disk *b_disk;
+	uint64_t b_blkno;		/* first sector */
+	size_t b_bcount;		/* bytes, a multiple of DEV_BSIZE */
+	void *b_data;
+	int b_flags;			/* B_* */
+	int b_error;			/* a negative errno after B_ERROR */
+	/* The cache's own linkage: hash chain, LRU or dirty queue. */
+	LIST_ENTRY(buf) b_hash;
+	TAILQ_ENTRY(buf) b_freelist;
+	void *b_private;		/* the cache's */
+};
+
+#define B_BUSY		0x0001	/* handed out */
+#define B_WANTED	0x0002	/* somebody sleeps for it */
+#define B_CACHE		0x0004	/* b_data holds the disk's bytes */
+#define B_DELWRI	0x0008	/* dirty, not yet written */
+#define B_READ		0x0010	/* the transfer reads (else writes) */
+#define B_DONE		0x0020	/* the transfer ended */
+#define B_ERROR		0x0040	/* ... with b_error */
+#define B_ASYNC		0x0080	/* release when the write ends */
+#define B_INVAL		0x0100	/* contents meaningless: drop on release */
+
+/* Sets up the cache and starts the syncer thread.  Call once at boot. */
+void bio_init(void);
+
+/*
+ * The block of size bytes at sector blkno, read if it is not cached:
+ * 0 with *bpp busy, or -EIO (nothing held).
+ */
+int bread(struct disk *dk, uint64_t blkno, size_t size, struct buf **bpp);
+
+/*
+ * The buffer for that block, busy, without reading: B_CACHE tells
+ * whether it holds the disk's bytes.  For blocks about to be written
+ * whole.  NULL only if memory is exhausted after reclaiming.
+ */
+struct buf *getblk(struct disk *dk, uint64_t blkno, size_t size);
+
+/* Gives a busy buffer back unchanged (or dropped if B_INVAL/B_ERROR). */
+void brelse(struct buf *bp);
+
+/* Writes a busy buffer, waits, releases it: 0 or -EIO. */
+int bwrite(struct buf *bp);
+
+/* Marks a busy buffer dirty and releases it; written later. */
+void bdwrite(struct buf *bp);
+
+/* Starts writing a busy buffer; released when the write ends. */
+void bawrite(struct buf *bp);
+
+/*
+ * Writes every dirty buffer of dk (NULL: of every disk); with wait,
+ * waits for them and then flushes the disk's own cache to stable
+ * storage (the host file's fsync).  0 or the first error.
+ */
+int bsync(struct disk *dk, int wait);
+
+/* Drops every buffer of dk (none may be busy or dirty): at unmount. */
+void binvalidate(struct disk *dk);
+
+/* A driver's transfer ended (b_error set on failure). */
+void biodone(struct buf *bp);
+
+/* Sleeps until bp's transfer ends: 0 or its error. */
+int biowait(struct buf *bp);
+
+/*
+ * Memory pressure: writes back and frees clean buffers until about
+ * pages pages are returned; the count freed.
+ */
+size_t bio_reclaim(size_t pages);
+
+#endif /* FS_BUF_H */
