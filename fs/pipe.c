@@ -45,7 +45,7 @@ pipe_lock(struct pipe *pi)
 {
 	while (pi->pi_busy)
 		if (tsleep(&pi->pi_busy, PCATCH, "pipelk", 0) == EINTR)
-			return -EINTR;
+			return -ERESTARTSYS;
 	pi->pi_busy = true;
 	return 0;
 }
@@ -59,14 +59,14 @@ pipe_unlock(struct pipe *pi)
 
 /*
  * Sleeps on chan with the pipe lock let go.  Returns 0 holding the lock
- * again, or -EINTR (a signal came) without it.
+ * again, or -ERESTARTSYS (a signal came) without it.
  */
 static int
 pipe_wait(struct pipe *pi, const void *chan, const char *wmesg)
 {
 	pipe_unlock(pi);
 	if (tsleep(chan, PCATCH, wmesg, 0) == EINTR)
-		return -EINTR;
+		return -ERESTARTSYS;
 	return pipe_lock(pi);
 }
 
@@ -346,14 +346,14 @@ static const struct fileops fifo_fileops = {
 
 /*
  * Waits until the count of opens of the other side moves past seen;
- * -EINTR if a signal comes first.
+ * -ERESTARTSYS if a signal comes first.
  */
 static int
 fifo_wait_partner(uint32_t *count, uint32_t seen)
 {
 	while (*count == seen)
 		if (tsleep(count, PCATCH, "fifoor", 0) == EINTR)
-			return -EINTR;
+			return -ERESTARTSYS;
 	return 0;
 }
 

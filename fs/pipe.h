@@ -5,7 +5,7 @@
  * pipe hangs off its vnode (v_fifo) while some open of it exists.
  *
  * Locking: the big kernel lock; reads, writes and fifo opens may sleep,
- * interruptibly (-EINTR).
+ * interruptibly (-ERESTARTSYS).
  */
 #ifndef FS_PIPE_H
 #define FS_PIPE_H
@@ -45,7 +45,7 @@ struct pipe {
  * Opens fifo vnode vp for fp (whose f_flag is set): joins or creates the
  * vnode's pipe and waits, unless O_NONBLOCK or O_RDWR, for the other side
  * to open.  Returns 0, -ENXIO (write-only, non-blocking, no reader),
- * -EINTR, -ENOMEM.
+ * -ERESTARTSYS, -ENOMEM.
  */
 int fifo_open(struct vnode *vp, struct file *fp);
 

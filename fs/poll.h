@@ -65,7 +65,7 @@ void pollwaiter_done(struct pollwaiter *pw);
 /*
  * Sleeps on pw until an object recorded on it changes, the nanouptime
  * deadline passes (0: no deadline) or a signal arrives.  Returns at once
- * if pw was already woken.  Returns 0, -ETIMEDOUT or -EINTR.
+ * if pw was already woken.  Returns 0, -ETIMEDOUT or -ERESTARTNOHAND.
  */
 int pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline);
 
@@ -74,7 +74,7 @@ int pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline);
  * and returns how many are non-zero, waiting up to timeout_ns for one
  * (negative: no limit; 0: none).  A negative fd is skipped; a closed one
  * reports POLLNVAL.  Returns -EINVAL if nfds is above the descriptor
- * limit, -EINTR if a signal arrived first, -ENOMEM.
+ * limit, -ERESTARTNOHAND if a signal arrived first, -ENOMEM.
  */
 int kern_poll(struct fsproc *p, struct pollfd *fds, unsigned nfds,
     int64_t timeout_ns);

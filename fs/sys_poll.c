@@ -88,7 +88,7 @@ pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline)
 		}
 		int error = tsleep(pw, PCATCH, "poll", timo);
 		if (error == EINTR)
-			return -EINTR;
+			return -ERESTARTNOHAND;
 		if (error == EWOULDBLOCK)
 			return -ETIMEDOUT;
 	}

@@ -33,7 +33,7 @@ void vfs_init(void);
  * openat: the new descriptor.  Supports O_CREAT, O_EXCL, O_TRUNC,
  * O_APPEND, O_NONBLOCK, O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC; O_PATH and
  * O_TMPFILE give -EINVAL and -EOPNOTSUPP.  A fifo's open may block for
- * its partner (-EINTR).
+ * its partner (-ERESTARTSYS).
  */
 int kern_openat(struct fsproc *p, struct ucred *cr, int dirfd,
     const char *path, int flags, mode_t mode);

@@ -111,7 +111,7 @@ proc_reap(struct proc *p, struct proc *q)
 /*
  * wait4: reaps a zombie child matching pid.  Returns its pid, 0 with
  * WNOHANG and no zombie yet, -ECHILD without any matching child, or
- * -EINTR when a signal ends the wait.
+ * -ERESTARTSYS when a signal ends the wait.
  */
 long
 kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
@@ -155,7 +155,7 @@ kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
 			return 0;
 		int error = tsleep(p, PCATCH, "wait", 0);
 		if (error != 0)
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 }
 

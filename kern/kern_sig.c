@@ -284,6 +284,7 @@ postsig(struct lwp *lp)
 			exit1(W_EXITCODE(0, sig));
 		}
 	}
+	syscall_restart(lp, sa);
 	if (sig_sendframe(lp, sig, sa) < 0) {
 		kprintf("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);
@@ -294,6 +295,35 @@ postsig(struct lwp *lp)
 	lp->lwp_sigmask |= sa->lsa_mask & ~CANTMASK;
 	if (sa->lsa_flags & SA_RESETHAND)
 		sa->lsa_handler = (uint64_t)SIG_DFL;
+}
+
+void
+syscall_restart(struct lwp *lp, const struct linux_sigaction *sa)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	if (!(lp->lwp_flags & LWP_RESTART))
+		return;
+	lp->lwp_flags &= ~LWP_RESTART;
+
+	long r = (long)tf->tf_rax;
+	bool again = sa == NULL || r == -ERESTARTNOINTR ||
+	    (r == -ERESTARTSYS && (sa->lsa_flags & SA_RESTART));
+	if (!again) {
+		tf->tf_rax = (uint64_t)-EINTR;
+		return;
+	}
+	tf->tf_rax = r == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall :
+	    lp->lwp_syscall_nr;
+	tf->tf_rip -= 2;		/* back onto the syscall instruction */
+}
+
+/* Continues the call that returned -ERESTART_RESTARTBLOCK. */
+SYSCALL(restart_syscall)
+{
+	struct restart_block *rb = &lp->lwp_restart;
+	long (*fn)(struct lwp *) = rb->rb_fn;
+	rb->rb_fn = NULL;
+	return fn != NULL ? fn(lp) : -EINTR;
 }
 
 int
@@ -387,7 +417,7 @@ SYSCALL(rt_sigpending)
 	return copyout(&set, args[0], sizeof(set));
 }
 
-/* Waits with the given mask until a signal is delivered: always -EINTR. */
+/* Waits with the given mask until a signal is delivered (EINTR). */
 SYSCALL(rt_sigsuspend)
 {
 	ksigset_t set, old = lp->lwp_sigmask;
@@ -401,7 +431,7 @@ SYSCALL(rt_sigsuspend)
 	/* The handler runs with the suspend mask; sigreturn restores old. */
 	lp->lwp_oldmask = old;
 	lp->lwp_flags |= LWP_OLDMASK;
-	return -EINTR;
+	return -ERESTARTNOHAND;
 }
 
 SYSCALL(rt_sigreturn)
@@ -547,12 +577,12 @@ SYSCALL(sigaltstack)
 	return 0;
 }
 
-/* pause: sleeps until a signal is delivered; always -EINTR. */
+/* pause: sleeps until a signal is delivered (EINTR). */
 SYSCALL(pause)
 {
 	while (!issignal_pending(lp))
 		tsleep(&lp->lwp_sigmask, PCATCH, "pause", 0);
-	return -EINTR;
+	return -ERESTARTNOHAND;
 }
 
 /* Posts sig to every live process of process group pg. */

@@ -37,8 +37,13 @@ syscall_dispatch(struct lwp *lp)
 	} else {
 		r = sysent[nr](lp, args);
 	}
-	if (r != -EJUSTRETURN)
-		tf->tf_rax = (uint64_t)r;
+	if (r == -EJUSTRETURN)
+		return;
+	tf->tf_rax = (uint64_t)r;
+	if (r <= -ERESTARTSYS && r >= -ERESTART_RESTARTBLOCK) {
+		lp->lwp_syscall_nr = nr;
+		lp->lwp_flags |= LWP_RESTART;
+	}
 }
 
 int

@@ -94,6 +94,7 @@ userret(struct lwp *lp)
 			break;
 		postsig(lp);
 	}
+	syscall_restart(lp, NULL);
 }
 
 void

@@ -25,6 +25,21 @@
 #define MIN(a, b)	((a) < (b) ? (a) : (b))
 #define MAX(a, b)	((a) > (b) ? (a) : (b))
 
+/*
+ * What an interrupted system call returns, Linux's kernel-internal
+ * errnos: never seen by a guest.  Signal delivery turns them into EINTR
+ * or a restart of the call (kern_sig.c: syscall_restart).
+ *   ERESTARTSYS     restart if the handler has SA_RESTART, or no handler ran
+ *   ERESTARTNOINTR  always restart
+ *   ERESTARTNOHAND  restart only if no handler ran (pause, poll, select)
+ *   ERESTART_RESTARTBLOCK  no handler ran: restart_syscall continues it
+ *                   with what the lwp saved (nanosleep's deadline)
+ */
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+
 /* A broken kernel invariant: prints why and where, and stops the machine. */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 

@@ -43,11 +43,20 @@ struct lwp {
 	uint64_t lwp_sigaddr[LINUX_NSIG];	/* its si_addr */
 	pid_t lwp_sigpid[LINUX_NSIG];		/* who sent a pending kill */
 	uint64_t lwp_clear_child_tid;	/* set_tid_address */
+	uint64_t lwp_syscall_nr;	/* the interrupted call (LWP_RESTART) */
+	/* What restart_syscall continues: an interrupted relative sleep. */
+	struct restart_block {
+		long (*rb_fn)(struct lwp *lp);
+		int rb_clock;
+		int64_t rb_deadline;	/* ns on rb_clock */
+		uint64_t rb_rmtp;	/* where the time left goes */
+	} lwp_restart;
 	int lwp_flags;
 	TAILQ_ENTRY(lwp) lwp_link;
 };
 
 #define LWP_OLDMASK	0x01		/* lwp_oldmask goes in the next frame */
+#define LWP_RESTART	0x02		/* rax holds an -ERESTART* of lwp_syscall_nr */
 
 struct linux_sigaction {
 	uint64_t lsa_handler;

@@ -28,6 +28,13 @@ bool issignal_pending(const struct lwp *lp);
  */
 void postsig(struct lwp *lp);
 
+/*
+ * Settles a system call that a signal interrupted (LWP_RESTART): it fails
+ * with EINTR or runs again, as Linux decides from its -ERESTART* code and
+ * sa, the handler about to run (NULL: none runs).
+ */
+void syscall_restart(struct lwp *lp, const struct linux_sigaction *sa);
+
 /* The process is being created: signal state from its parent (fork). */
 int sigacts_fork(struct proc *child, const struct proc *parent);
 /* exec: handled signals go back to their default action. */

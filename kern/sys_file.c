@@ -380,7 +380,7 @@ SYSCALL(pselect6)
 		}
 	}
 	long r = select1(lp, (int)args[0], args[1], args[2], args[3], timeout);
-	if (r == -EINTR && lp->lwp_sigmask != old) {
+	if (r == -ERESTARTNOHAND && lp->lwp_sigmask != old) {
 		lp->lwp_oldmask = old;		/* the handler runs with the wait's mask */
 		lp->lwp_flags |= LWP_OLDMASK;
 	} else {

@@ -88,6 +88,40 @@ sleep_until(struct lwp *lp, int clock, int64_t deadline, int64_t *left)
 	}
 }
 
+static long nanosleep_restart(struct lwp *lp);
+
+/*
+ * The sleep to deadline on clock, interrupted or not.  A relative sleep
+ * that a signal interrupts reports the time left; if no handler runs
+ * (the signal stopped and continued the process, say) restart_syscall
+ * goes on to the same deadline rather than sleeping the whole time again.
+ */
+static long
+nanosleep_to(struct lwp *lp, int clock, int64_t deadline, bool absolute,
+    uint64_t urem)
+{
+	int64_t left;
+	if (sleep_until(lp, clock, deadline, &left) == 0)
+		return 0;
+	if (absolute)
+		return -ERESTARTNOHAND;
+	if (urem != 0) {
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+		if (copyout(&ts, urem, sizeof(ts)) < 0)
+			return -EFAULT;
+	}
+	lp->lwp_restart = (struct restart_block){ .rb_fn = nanosleep_restart,
+	    .rb_clock = clock, .rb_deadline = deadline, .rb_rmtp = urem };
+	return -ERESTART_RESTARTBLOCK;
+}
+
+static long
+nanosleep_restart(struct lwp *lp)
+{
+	struct restart_block rb = lp->lwp_restart;
+	return nanosleep_to(lp, rb.rb_clock, rb.rb_deadline, false, rb.rb_rmtp);
+}
+
 static int
 timespec_in(uint64_t uaddr, int64_t *ns)
 {
@@ -104,17 +138,13 @@ timespec_in(uint64_t uaddr, int64_t *ns)
 static long
 nanosleep1(struct lwp *lp, int clock, int flags, uint64_t ureq, uint64_t urem)
 {
-	int64_t req, left = 0;
+	int64_t req;
 	int error = timespec_in(ureq, &req);
 	if (error < 0)
 		return error;
-	int64_t deadline = (flags & TIMER_ABSTIME) ? req : clock_ns(lp, clock) + req;
-	error = sleep_until(lp, clock, deadline, &left);
-	if (error == -EINTR && urem != 0 && !(flags & TIMER_ABSTIME)) {
-		struct timespec ts = { left / 1000000000, left % 1000000000 };
-		(void)copyout(&ts, urem, sizeof(ts));
-	}
-	return error;
+	bool absolute = (flags & TIMER_ABSTIME) != 0;
+	int64_t deadline = absolute ? req : clock_ns(lp, clock) + req;
+	return nanosleep_to(lp, clock, deadline, absolute, urem);
 }
 
 SYSCALL(nanosleep)

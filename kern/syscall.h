@@ -7,10 +7,11 @@
 #define KERN_SYSCALL_H
 
 #include <stdint.h>
+#include <sys/syscall.h>		/* SYS_* numbers */
 
 #include "kern/proc.h"
 
-#define EJUSTRETURN	512	/* -EJUSTRETURN: the handler set the registers */
+#define EJUSTRETURN	1024	/* -EJUSTRETURN: the handler set the registers */
 
 typedef long (*sy_call_t)(struct lwp *lp, const uint64_t *args);
 
