@@ -92,6 +92,20 @@ vfs_unmount(struct mount *mp)
 	return 0;
 }
 
+void
+vfs_unmountall(void)
+{
+	struct mount *mp;
+	while ((mp = TAILQ_LAST(&mountlist, mountlist)) != NULL) {
+		int error = vfs_unmount(mp);
+		if (error < 0) {
+			kprintf("shutdown: cannot unmount %s (%d)\n",
+			    mp->mnt_op->vfs_name, error);
+			return;
+		}
+	}
+}
+
 int
 vfs_mountroot(void)
 {

@@ -240,4 +240,11 @@ int vfs_unmount(struct mount *mp);
  */
 int vfs_mountroot(void);
 
+/*
+ * At shutdown, with no process left: unmounts every file system, the
+ * most recent first and the root last, so that each writes back what it
+ * holds.  A file system that will not go is logged.
+ */
+void vfs_unmountall(void);
+
 #endif /* FS_VNODE_H */

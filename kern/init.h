@@ -18,7 +18,14 @@ int kernel_main(const struct boot_args *ba);
 /* Interrupt dispatch and the vkernel's own signals (kern_intr.c). */
 int intr_init(void);
 
-/* PID 1 exited with wait status xstat: shut down. */
-void init_exited(int xstat);
+/*
+ * PID 1 exited with wait status xstat: kills every other process,
+ * unmounts the file systems and halts the CPUs (kern_shutdown.c).  Runs
+ * in PID 1's exiting thread.
+ */
+void kern_shutdown(int xstat);
+
+/* What vkernel exits with: PID 1's wait status, or 0 after reboot(2). */
+int kern_shutdown_status(void);
 
 #endif /* KERN_INIT_H */

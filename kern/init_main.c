@@ -23,15 +23,7 @@
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
-static int init_status = -1;
 static const struct boot_args *bootargs;
-
-void
-init_exited(int xstat)
-{
-	init_status = xstat;
-	sched_halt();
-}
 
 /* Reads the host file at path into RAM and unpacks it into the root. */
 static int
@@ -157,5 +149,5 @@ kernel_main(const struct boot_args *ba)
 	if (cpu_start(sched_cpu_main, NULL) < 0)
 		return -1;
 	cpu_join();
-	return init_status;
+	return kern_shutdown_status();
 }

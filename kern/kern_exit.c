@@ -31,7 +31,7 @@ exit1(int xstat)
 
 	/*
 	 * Orphans go to init, which reaps them; when init itself exits the
-	 * machine goes down, and its children are killed instead.
+	 * machine goes down (kern_shutdown), and its children are killed.
 	 */
 	TAILQ_FOREACH_SAFE(q, &p->p_children, p_sibling, tmp) {
 		if (p == initproc) {
@@ -52,7 +52,7 @@ exit1(int xstat)
 		wakeup(p);
 	}
 	if (p == initproc) {
-		init_exited(xstat);
+		kern_shutdown(xstat);
 	} else {
 		if (p->p_exitsig != 0)
 			psignal_proc(p->p_pptr, p->p_exitsig);

@@ -46,6 +46,16 @@ pfind(pid_t pid)
 	return NULL;
 }
 
+void
+proc_foreach(void (*fn)(struct proc *p, void *arg), void *arg)
+{
+	struct proc *p, *next;
+	proc_tables_init();
+	for (int i = 0; i < PIDHASH; i++)
+		TAILQ_FOREACH_SAFE(p, &pidhash[i], p_hash, next)
+			fn(p, arg);
+}
+
 struct pgrp *
 pgfind(pid_t pgid)
 {

@@ -133,6 +133,9 @@ struct lwp *curlwp_get(void);
 
 /* The process with pid, or NULL (zombies included). */
 struct proc *pfind(pid_t pid);
+
+/* Calls fn on every process, zombies included; fn must not free any. */
+void proc_foreach(void (*fn)(struct proc *p, void *arg), void *arg);
 struct pgrp *pgfind(pid_t pgid);
 
 /*

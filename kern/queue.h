@@ -23,6 +23,13 @@
 
 #define TAILQ_EMPTY(head)		((head)->tqh_first == NULL)
 #define TAILQ_FIRST(head)		((head)->tqh_first)
+/*
+ * The last element: tqh_last points at its tqe_next, the first member of
+ * an entry laid out like a head, whose tqh_last is then the entry's
+ * tqe_prev, pointing at the pointer that holds the element.
+ */
+#define TAILQ_LAST(head, headname)					\
+	(*(((struct headname *)((head)->tqh_last))->tqh_last))
 #define TAILQ_NEXT(elm, field)		((elm)->field.tqe_next)
 
 #define TAILQ_INSERT_TAIL(head, elm, field) do {			\

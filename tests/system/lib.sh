@@ -1,0 +1,28 @@
+# Helpers for the system tests: boot vkernel, check what it did.
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+name_of_test=$(basename "$0" .t)
+
+ok() { echo "ok $name_of_test: $1"; }
+fail() { echo "FAIL $name_of_test: $1: $2"; }
+
+# boot [vkernel options] -- init args: runs vkernel on $ROOT (or $IMAGE
+# options given as arguments), stdout in $T/out, the log in $T/log.
+boot() {
+	timeout 60 "$VK" -v -m 64m --initramfs "${SYSROOT:-$ROOT}" "$@" \
+	    > "$T/out" 2> "$T/log" < /dev/null
+	status=$?
+}
+
+expect_status() {
+	[ "$status" = "$2" ] && ok "$1" || fail "$1" "status $status, expected $2"
+}
+
+expect_output() {
+	[ "$(cat "$T/out")" = "$2" ] && ok "$1" ||
+	    fail "$1" "output \"$(head -c 300 "$T/out")\""
+}
+
+expect_log() {
+	grep -q "$2" "$T/log" && ok "$1" || fail "$1" "no \"$2\" in the log"
+}
