@@ -148,6 +148,30 @@ vmspace_destroy(void *id)
 }
 
 int
+vmspace_rekey(void *id, void *newid)
+{
+	if (newid == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&vmspace_lock);
+	struct vmspace_ent **pp = vmspace_slot(id), *e = *pp;
+	int error = e == NULL ? ENOENT : *vmspace_slot(newid) != NULL ? EEXIST : 0;
+	if (error == 0) {
+		*pp = e->next;
+		e->id = newid;
+		e->next = NULL;
+		*vmspace_slot(newid) = e;
+	}
+	pthread_mutex_unlock(&vmspace_lock);
+	if (error != 0) {
+		errno = error;
+		return -1;
+	}
+	return 0;
+}
+
+int
 vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 {
 	struct vmspace_host *vh = vmspace_lookup(id);

@@ -122,6 +122,11 @@ struct vextframe {
 /* The article's Table 1. */
 int vmspace_create(void *id, int type, void *data);
 int vmspace_destroy(void *id);
+/*
+ * Not in DragonFly's table: the vmspace id becomes newid, with all its
+ * state (exec moves its host process to the new address space).
+ */
+int vmspace_rekey(void *id, void *newid);
 int vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf);
 int vmspace_mmap(void *id, void *start, size_t len, int prot, int flags,
     int fd, off_t offset);

@@ -219,7 +219,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	/* No way back from here. */
 	struct vmspace *old = p->p_vmspace;
 	p->p_vmspace = im.im_vmspace;
-	vmspace_free(old);
+	vmspace_exec_switch(im.im_vmspace, old);
 	fsproc_exec(&p->p_fs);
 	sigacts_exec(p);
 	const char *base = strrchr(path, '/');

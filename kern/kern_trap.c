@@ -105,7 +105,15 @@ lwp_main(void *arg)
 	for (;;) {
 		userret(lp);
 		/* Looked up each time: exec replaces the address space. */
-		void *vmid = vmspace_host_id(lp->lwp_proc->p_vmspace);
+		struct vmspace *vm = lp->lwp_proc->p_vmspace;
+		int error = vmspace_activate(vm);
+		if (error < 0) {
+			kprintf("pid %d (%s): no host process for its address "
+			    "space (%d); killed\n", lp->lwp_proc->p_pid,
+			    lp->lwp_proc->p_comm, error);
+			exit1(W_EXITCODE(0, SIGKILL));
+		}
+		void *vmid = vmspace_host_id(vm);
 		kernel_unlock();
 		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
 		kernel_lock();

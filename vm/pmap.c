@@ -160,31 +160,47 @@ pv_remove(struct vm_page *m, struct pmap *pm, uint64_t va, vpte_t old)
 int
 pmap_pinit(struct pmap *pm)
 {
-	struct pglist freed = TAILQ_HEAD_INITIALIZER(freed);
-	int err;
-
 	*pm = (struct pmap){ 0 };
 	struct vm_page *root = ptp_alloc(pm);
 	if (root == NULL)
 		return -ENOMEM;
 	pm->pm_root = VM_PAGE_TO_PHYS(root);
-	if (vmspace_create(pm, VMSPACE_TYPE_DEFAULT, NULL) < 0) {
-		err = -errno;
-		goto fail;
-	}
+	return 0;
+}
+
+int
+pmap_host(struct pmap *pm)
+{
+	if (pm->pm_hosted)
+		return 0;
+	if (vmspace_create(pm, VMSPACE_TYPE_DEFAULT, NULL) < 0)
+		return -errno;
 	if (vmspace_mmap(pm, NULL, VM_MAX_USER_ADDRESS, PROT_READ | PROT_WRITE |
 	    PROT_EXEC, MAP_VPAGETABLE, -1, 0) < 0 ||
 	    vmspace_mcontrol(pm, NULL, 0, MADV_SETMAP, (void *)pm->pm_root) < 0) {
-		err = -errno;
+		int err = -errno;
 		vmspace_destroy(pm);
-		goto fail;
+		return err;
 	}
 	pm->pm_hosted = true;
 	return 0;
-fail:
-	ptp_retire(pm, root, &freed);
-	ptp_free_list(&freed);
-	return err;
+}
+
+int
+pmap_take_host(struct pmap *pm, struct pmap *old)
+{
+	KASSERT(!pm->pm_hosted && old->pm_hosted, "pmap_take_host: bad pmaps");
+	old->pm_hosted = false;
+	if (vmspace_rekey(old, pm) < 0)
+		return -errno;
+	/* A new root drops every host mapping the old tables allowed. */
+	if (vmspace_mcontrol(pm, NULL, 0, MADV_SETMAP, (void *)pm->pm_root) < 0) {
+		int err = -errno;
+		vmspace_destroy(pm);
+		return err;
+	}
+	pm->pm_hosted = true;
+	return 0;
 }
 
 void

@@ -49,12 +49,23 @@ struct pv_entry {
 /* Sets up the pv-entry cache; vm_init calls it. */
 void pmap_init(void);
 
-/*
- * Makes pm an empty vpagetable and creates its host vmspace (id pm),
- * governed by it over all of user space.  Returns 0, -ENOMEM, or the
- * host's error (negative errno) with nothing left allocated.
- */
+/* Makes pm an empty vpagetable, not hosted yet.  0 or -ENOMEM. */
 int pmap_pinit(struct pmap *pm);
+
+/*
+ * Creates pm's host vmspace (id pm), governed by its tables over all of
+ * user space, if it has none: before its first guest thread runs, so
+ * that an address space built and thrown away (a failed exec) never
+ * costs a host process.  0 or the host's error (negative errno).
+ */
+int pmap_host(struct pmap *pm);
+
+/*
+ * Moves old's host vmspace to pm, whose tables govern it from now on,
+ * none of old's translations left in it: exec keeps its host process.
+ * old must not run again.  0, or the host's error with pm unhosted.
+ */
+int pmap_take_host(struct pmap *pm, struct pmap *old);
 
 /*
  * Destroys pm's host vmspace: no guest thread of it runs again and no

@@ -90,6 +90,18 @@ struct vmspace *vmspace_fork(struct vmspace *vm1);
  */
 void vmspace_exec(struct vmspace *vm);
 
+/*
+ * Gives vm its host vmspace if it has none yet (pmap_host): before a
+ * guest thread of it first runs.  0 or a negative errno.
+ */
+int vmspace_activate(struct vmspace *vm);
+
+/*
+ * exec: new takes over old's host vmspace, old is freed.  old must be
+ * the caller's alone (not shared by a vfork parent).
+ */
+void vmspace_exec_switch(struct vmspace *new, struct vmspace *old);
+
 /* The host layer's id of vm's vmspace (for vmspace_ctl and the like). */
 static inline void *
 vmspace_host_id(struct vmspace *vm)

@@ -69,6 +69,24 @@ vmspace_free(struct vmspace *vm)
 	kmem_cache_free(vmspace_cache, vm);
 }
 
+int
+vmspace_activate(struct vmspace *vm)
+{
+	return pmap_host(&vm->vm_pmap);
+}
+
+void
+vmspace_exec_switch(struct vmspace *new, struct vmspace *old)
+{
+	/*
+	 * Keeping the host process saves creating one and destroying the
+	 * other; if the move fails, new is hosted afresh at its first run.
+	 */
+	if (old->vm_refcnt == 1 && old->vm_pmap.pm_hosted)
+		(void)pmap_take_host(&new->vm_pmap, &old->vm_pmap);
+	vmspace_free(old);
+}
+
 void
 vmspace_exec(struct vmspace *vm)
 {

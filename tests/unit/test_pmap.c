@@ -191,3 +191,55 @@ TEST(pmap_pv_entries)
 	CHECK_EQ(npv(m), 1);
 	vmp_destroy(&p);
 }
+
+/*
+ * exec's switch: the new address space takes over the old one's host
+ * process, and none of the old translations survive in it.
+ */
+TEST(pmap_exec_keeps_host)
+{
+	struct vmp p, n;
+	REQUIRE(vmp_spawn(&p, g_vm_store) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, PG) == 0);
+	CHECK_EQ(run_store(&p, VMP_DATA, 42), T_SYSCALL);
+	struct vmspace_host *vh = vmspace_host_of(&p.vm->vm_pmap);
+	REQUIRE(vh != NULL);
+	pid_t stub = vh->pid;
+
+	/* Built but never run, the new address space has no host yet. */
+	REQUIRE(vmp_spawn(&n, g_vm_load) == 0);
+	CHECK(!n.vm->vm_pmap.pm_hosted);
+	REQUIRE(vmp_anon(&n, VMP_DATA, PG) == 0);
+	REQUIRE(vmp_poke(&n, VMP_DATA, 7) == 0);
+
+	vmspace_exec_switch(n.vm, p.vm);
+	p.vm = NULL;
+	CHECK(n.vm->vm_pmap.pm_hosted);
+	vh = vmspace_host_of(&n.vm->vm_pmap);
+	REQUIRE(vh != NULL);
+	CHECK_EQ(vh->pid, stub);
+	CHECK_EQ(run_load(&n, VMP_DATA), T_SYSCALL);
+	CHECK_EQ(n.tf.tf_rsi, 7);
+	vmp_destroy(&n);
+}
+
+/* The host layer's rekey checks its ids. */
+TEST(vmspace_rekey_arguments)
+{
+	struct vmp p;
+	int other;
+	REQUIRE(vmp_spawn(&p, g_vm_store) == 0);
+	REQUIRE(vmspace_activate(p.vm) == 0);
+	void *id = &p.vm->vm_pmap;
+	CHECK_EQ(vmspace_rekey(&other, id), -1);
+	CHECK_EQ(errno, ENOENT);
+	CHECK_EQ(vmspace_rekey(id, NULL), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(vmspace_rekey(id, id), -1);
+	CHECK_EQ(errno, EEXIST);
+	CHECK_EQ(vmspace_rekey(id, &other), 0);
+	CHECK(vmspace_host_of(id) == NULL);
+	CHECK_EQ(vmspace_rekey(&other, id), 0);
+	CHECK(vmspace_host_of(id) != NULL);
+	vmp_destroy(&p);
+}

@@ -97,7 +97,8 @@ vmp_run(struct vmp *p)
 	int repeats = 0;
 
 	for (;;) {
-		if (vmspace_ctl(vmspace_host_id(p->vm), VMSPACE_CTL_RUN, &p->tf,
+		if (vmspace_activate(p->vm) < 0 ||
+		    vmspace_ctl(vmspace_host_id(p->vm), VMSPACE_CTL_RUN, &p->tf,
 		    &p->vf) < 0)
 			return -1;
 		p->tf.tf_xflags = 0;
