@@ -85,6 +85,8 @@ struct vmspace_host {
 	int fault_around;
 	uint64_t spin_ns;
 	uint64_t last_fault_va;		/* loop guard for served faults */
+	/* A fault passed to the vkernel: its address, error and rip. */
+	uint64_t kfault_va, kfault_err, kfault_rip;
 	unsigned fault_repeats;
 
 	/* statistics, for tests and the benchmark */
@@ -118,6 +120,7 @@ void trap_audit(struct vmspace_host *vh, uint64_t now);
 void trap_resumed(struct vmspace_host *vh);
 
 /* trap_fault.c */
+void trap_fault_ahead(struct vmspace_host *vh);
 bool trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
     bool accerr, uint64_t *errp);
 bool trap_governed(const struct vmspace_host *vh, uint64_t va);

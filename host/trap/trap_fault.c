@@ -142,15 +142,16 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
 }
 
 /*
- * A guest fault at va with the host's error code hosterr; accerr is set
- * when the host had the page mapped without the access (an upgrade).
- * Returns true if served: the mapper has the batch and will resume the
- * guest.  Otherwise *errp is the x86 error code for the vkernel, which
- * has to fill the VPTE or signal the guest.
+ * Queues what lets the access (va, hosterr) go ahead if the vpagetable
+ * allows it, setting A (and M) as the hardware would.  remap: map afresh
+ * even where the host had the page (accerr): the kernel may have put
+ * another page there.  Returns 1 if queued, 0 if the tables do not allow
+ * it (*errp: the x86 error code for the vkernel), -1 if the mapper failed
+ * or the loop guard killed the guest.
  */
-bool
-trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
-    bool accerr, uint64_t *errp)
+static int
+trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
+    bool accerr, bool remap, uint64_t *errp)
 {
 	bool write = (hosterr & PGEX_W) != 0, exec = (hosterr & PGEX_I) != 0;
 	struct vpt_walk w;
@@ -158,26 +159,26 @@ trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	*errp = PGEX_U | (hosterr & (PGEX_W | PGEX_I));
 	if (vh->root == TRAP_NO_ROOT || va < VM_MIN_USER_ADDRESS ||
 	    !trap_governed(vh, va))
-		return false;
+		return 0;
 	switch (vpt_walk(vh->root, va, &w)) {
 	case WALK_NOTPRESENT:
-		return false;
+		return 0;
 	case WALK_BAD:
 		*errp |= PGEX_P | PGEX_RSV;
-		return false;
+		return 0;
 	case WALK_OK:
 		break;
 	}
 	if (!w.user || (write && !w.write) || (exec && w.noexec)) {
 		*errp |= PGEX_P;
-		return false;
+		return 0;
 	}
 	uint64_t page = va & ~PAGE_MASK;
 	if (page == vh->last_fault_va && ++vh->fault_repeats > TRAP_FAULT_REPEATS) {
 		host_log("trap: host will not map %#lx; killing the guest",
 		    (unsigned long)va);
 		trap_kill(vh, "host refused a mapping");
-		return false;
+		return -1;
 	}
 	if (page != vh->last_fault_va) {
 		vh->last_fault_va = page;
@@ -193,14 +194,44 @@ trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	uint32_t prot = host_prot(&w, leaf);
 
 	int r;
-	if (accerr)
+	if (accerr && !remap)
 		r = trap_cmd_add(vh, STUB_OP_MPROTECT, page, PAGE_SIZE, prot, 0);
 	else if (vh->fault_around > 1 && !write && w.level == 0)
 		r = fault_around(vh, &w, va, prot);
 	else
 		r = trap_map_run(vh, page, PAGE_SIZE, prot, w.pa);
-	if (r < 0 || trap_cmd_issue(vh, true) < 0)
+	return r < 0 ? -1 : 1;
+}
+
+/*
+ * A guest fault at va with the host's error code hosterr; accerr is set
+ * when the host had the page mapped without the access (an upgrade).
+ * Returns true if served: the mapper has the batch and will resume the
+ * guest.  Otherwise *errp is the x86 error code for the vkernel, which
+ * has to fill the VPTE or signal the guest.
+ */
+bool
+trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
+    bool accerr, uint64_t *errp)
+{
+	if (trap_fault_queue(vh, va, hosterr, accerr, false, errp) != 1 ||
+	    trap_cmd_issue(vh, true) < 0)
 		return false;
 	vh->nserved++;
 	return true;
+}
+
+/*
+ * The vkernel handled a fault and resumes the guest at the same
+ * instruction: map what its tables now allow before it runs, sparing the
+ * guest the second fault that would ask for it.
+ */
+void
+trap_fault_ahead(struct vmspace_host *vh)
+{
+	uint64_t err;
+	if (vh->kfault_va != UINT64_MAX)
+		(void)trap_fault_queue(vh, vh->kfault_va, vh->kfault_err, true,
+		    true, &err);
+	vh->kfault_va = UINT64_MAX;
 }

@@ -145,6 +145,9 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			    si->si_code == SEGV_ACCERR, &err))
 				return false;
 			tf->tf_err = err;
+			vh->kfault_va = tf->tf_addr;
+			vh->kfault_err = err;
+			vh->kfault_rip = (uint64_t)g[REG_RIP];
 		} else if (signo == SIGBUS) {
 			tf->tf_trapno = T_BUSERR;
 		}
@@ -177,6 +180,9 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 		trap_fpu_load(vh, vf);
 	trap_frame_put(vh, tf, vf);
 	vh->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
+	if (vh->kfault_va != UINT64_MAX && tf->tf_rip != vh->kfault_rip)
+		vh->kfault_va = UINT64_MAX;	/* off to a signal handler */
+	trap_fault_ahead(vh);
 	if (vh->nops > 0) {
 		if (trap_cmd_issue(vh, true) < 0)
 			goto dead;

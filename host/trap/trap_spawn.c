@@ -192,6 +192,7 @@ trap_spawn(const struct trap_params *p)
 	vh->pid = -1;
 	vh->pidfd = -1;
 	vh->root = TRAP_NO_ROOT;
+	vh->kfault_va = UINT64_MAX;
 	vh->syscallfd = -1;
 	vh->donefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vh->donefd < 0)
