@@ -15,6 +15,8 @@
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 
+#define VM_FAULT_AHEAD	8	/* pages, as the host layer's fault-around */
+
 /* Whether an entry with protection prot allows an access of type. */
 static bool
 prot_allows(int prot, int type)
@@ -101,6 +103,42 @@ chain_lookup(struct vm_map *map, struct vm_object *obj, uint64_t pindex,
 	}
 }
 
+/*
+ * After a read fault at va: the resident pages around it in the same
+ * entry go into the pmap too (read-only unless they are the entry's own),
+ * and the host layer, mapping va, maps them with it.  A child after fork,
+ * whose pmap starts empty, then does not fault once per page of text and
+ * data it reads.  Only pages already in memory: nothing is allocated or
+ * read, nothing sleeps.
+ */
+static void
+vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
+    int prot)
+{
+	uint64_t first = rounddown2(va, VM_FAULT_AHEAD * PAGE_SIZE);
+	for (uint64_t a = first; a < first + VM_FAULT_AHEAD * PAGE_SIZE;
+	    a += PAGE_SIZE) {
+		if (a == va || a < e->start || a >= e->end)
+			continue;
+		vpte_t *pte = pmap_pte(&vm->vm_pmap, a);
+		if (pte != NULL && (__atomic_load_n(pte, __ATOMIC_ACQUIRE) & VPTE_V))
+			continue;
+		uint64_t pindex = vm_map_entry_pindex(e, a);
+		struct vm_page *m = NULL;
+		for (struct vm_object *obj = e->object; obj != NULL && m == NULL;
+		    obj = obj->backing_object) {
+			if (obj->type != OBJT_ANON)
+				break;
+			m = vm_object_page_lookup(obj, pindex);
+		}
+		if (m == NULL)
+			continue;
+		int p = m->object == e->object ? prot : prot & ~VM_PROT_WRITE;
+		if (pmap_enter(&vm->vm_pmap, a, m, p, VM_PROT_READ) != 0)
+			return;
+	}
+}
+
 int
 vm_fault(struct vmspace *vm, uint64_t va, int fault_type)
 {
@@ -130,6 +168,7 @@ again:
 	int prot = e->protection;
 	if (prot & VM_PROT_WRITE)
 		prot |= VM_PROT_READ;
+	const int entry_prot = prot;
 	if (e->object == NULL) {
 		/* Anonymous, first touch: its object, indexed by address. */
 		struct vm_object *obj = vm_object_allocate_anon();
@@ -172,5 +211,9 @@ again:
 			prot &= ~VM_PROT_WRITE;	/* a write will copy it */
 		}
 	}
-	return pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
+	err = pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
+	if (err == 0 && !(fault_type & VM_PROT_WRITE))
+		vm_fault_prefault(vm, e, va, (e->eflags & MAP_ENTRY_NEEDS_COPY) ?
+		    entry_prot & ~VM_PROT_WRITE : entry_prot);
+	return err;
 }

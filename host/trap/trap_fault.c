@@ -31,7 +31,8 @@ enum walk_status { WALK_OK, WALK_NOTPRESENT, WALK_BAD };
 struct vpt_walk {
 	vpte_t *pte[VPTE_LEVELS];	/* entries visited, from level 3 down */
 	int level;			/* of the leaf */
-	bool user, write, noexec;	/* effective over all levels */
+	bool user, write, noexec;	/* effective over the levels above the leaf */
+	bool leaf_user, leaf_write, leaf_noexec;	/* ... and with the leaf */
 	uint64_t pa;			/* of the 4 KiB page */
 };
 
@@ -63,10 +64,10 @@ vpt_walk(uint64_t root, uint64_t va, struct vpt_walk *w)
 			return WALK_NOTPRESENT;
 		if ((e & VPTE_RESERVED) != 0 || (l == 3 && (e & VPTE_PS)))
 			return WALK_BAD;
-		w->user &= (e & VPTE_U) != 0;
-		w->write &= (e & VPTE_RW) != 0;
-		w->noexec |= (e & VPTE_NX) != 0;
 		if (l == 0 || (e & VPTE_PS)) {
+			w->leaf_user = w->user && (e & VPTE_U);
+			w->leaf_write = w->write && (e & VPTE_RW);
+			w->leaf_noexec = w->noexec || (e & VPTE_NX);
 			uint64_t size = 1UL << VPTE_SHIFT(l);
 			/* A large page's frame below its size is reserved, but PAT. */
 			if (l > 0 && (e & VPTE_FRAME & (size - 1) & ~VPTE_PAT_LARGE))
@@ -75,6 +76,9 @@ vpt_walk(uint64_t root, uint64_t va, struct vpt_walk *w)
 			    ((va & (size - 1)) & ~PAGE_MASK);
 			return physmem_valid(w->pa, PAGE_SIZE) ? WALK_OK : WALK_BAD;
 		}
+		w->user &= (e & VPTE_U) != 0;
+		w->write &= (e & VPTE_RW) != 0;
+		w->noexec |= (e & VPTE_NX) != 0;
 		table = e & VPTE_FRAME;
 	}
 	return WALK_BAD;
@@ -169,7 +173,7 @@ trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	case WALK_OK:
 		break;
 	}
-	if (!w.user || (write && !w.write) || (exec && w.noexec)) {
+	if (!w.leaf_user || (write && !w.leaf_write) || (exec && w.leaf_noexec)) {
 		*errp |= PGEX_P;
 		return 0;
 	}
