@@ -148,6 +148,16 @@ vmspace_destroy(void *id)
 }
 
 int
+vmspace_pool(int nready)
+{
+	if (backend->pool == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return backend->pool(nready);
+}
+
+int
 vmspace_rekey(void *id, void *newid)
 {
 	if (newid == NULL) {

@@ -127,6 +127,13 @@ int vmspace_destroy(void *id);
  * state (exec moves its host process to the new address space).
  */
 int vmspace_rekey(void *id, void *newid);
+/*
+ * Not in DragonFly's table: keep nready host vmspaces made ahead for each
+ * CPU (after cpu_configure), so that vmspace_create on the fork path does
+ * not wait for one; 0 stops and frees them.  Only creations with default
+ * parameters (data NULL) take them.
+ */
+int vmspace_pool(int nready);
 int vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf);
 int vmspace_mmap(void *id, void *start, size_t len, int prot, int flags,
     int fd, off_t offset);

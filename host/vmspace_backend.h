@@ -27,6 +27,8 @@ struct vmspace_ops {
 	int (*setmap)(struct vmspace_host *vh, uint64_t root_pa);
 	/* See vmspace_audit(); now is host_nanotime(). */
 	void (*audit)(struct vmspace_host *vh, uint64_t now);
+	/* See vmspace_pool(). */
+	int (*pool)(int nready);
 };
 
 extern const struct vmspace_ops trap_vmspace_ops;

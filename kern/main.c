@@ -23,6 +23,9 @@
 #include "host/vmspace_backend.h"
 #include "kern/init.h"
 
+/* Stubs kept ready per CPU, so that fork does not wait for one. */
+#define VMSPACE_POOL	2
+
 static void
 usage(FILE *f)
 {
@@ -132,7 +135,10 @@ main(int argc, char **argv)
 		.initramfs = initramfs,
 		.init_argv = optind < argc ? argv + optind : default_init,
 	};
+	if (vmspace_pool(VMSPACE_POOL) < 0)
+		warn("no stubs kept ready; each fork will start one");
 	int status = kernel_main(&ba);
+	vmspace_pool(0);
 	intr_stop();
 	if (status < 0)
 		return EX_SOFTWARE;

@@ -46,6 +46,8 @@ struct trap_hostmap {
 	uint64_t slots[(TRAP_NSLOTS + 63) / 64];	/* slots that may hold mappings */
 };
 
+struct vcpu;
+
 struct vmspace_host {
 	pid_t pid;
 	int pidfd;
@@ -92,6 +94,15 @@ struct vmspace_host {
 	/* statistics, for tests and the benchmark */
 	uint64_t nserved, nreturned, nmapops, nsleeps;
 };
+
+/* trap_vmspace.c: the parameters of a stub made for cpu (NULL: none). */
+void trap_params_default(struct trap_params *p, const struct vcpu *cpu);
+
+/* trap_pool.c: ready stubs (vmspace_pool); NULL if none is ready. */
+int trap_pool(int nready);
+struct vmspace_host *trap_pool_take(const struct trap_params *p);
+/* For tests: stubs ready now; *ntaken: how many were handed out. */
+int trap_pool_ready(unsigned *ntaken);
 
 /* trap_spawn.c */
 struct vmspace_host *trap_spawn(const struct trap_params *p);

@@ -7,29 +7,41 @@
 #include "host/cpu.h"
 #include "host/trap/trap.h"
 
+void
+trap_params_default(struct trap_params *p, const struct vcpu *cpu)
+{
+	/* A stub goes where the creating CPU's placement says. */
+	*p = (struct trap_params){
+		.fault_around = 8,
+		.stub_core = cpu != NULL ? cpu->stub_core : -1,
+		.spin_ns = cpu != NULL ? (int64_t)cpu->spin_ns : 0,
+	};
+}
+
 static struct vmspace_host *
 trap_create(int type, void *data)
 {
-	struct trap_params p = { .stub_core = -1, .spin_ns = -1 };
+	struct trap_params p;
 	struct vcpu *cpu = cpu_self();
 
 	if (type != VMSPACE_TYPE_DEFAULT) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (data != NULL)
-		p = *(const struct trap_params *)data;
+	if (data == NULL) {
+		trap_params_default(&p, cpu);
+		struct vmspace_host *vh = trap_pool_take(&p);
+		return vh != NULL ? vh : trap_spawn(&p);
+	}
+	p = *(const struct trap_params *)data;
 	if (p.fault_around <= 0)
 		p.fault_around = 8;
 	if (p.fault_around > 64 || (p.fault_around & (p.fault_around - 1))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* By default a stub goes where the creating CPU's placement says. */
 	if (p.spin_ns < 0)
 		p.spin_ns = cpu != NULL ? (int64_t)cpu->spin_ns : 0;
-	if (data == NULL && cpu != NULL)
-		p.stub_core = cpu->stub_core;
 	return trap_spawn(&p);
 }
 
@@ -119,4 +131,5 @@ const struct vmspace_ops trap_vmspace_ops = {
 	.unmap = trap_unmap,
 	.setmap = trap_setmap,
 	.audit = trap_audit,
+	.pool = trap_pool,
 };

@@ -992,3 +992,65 @@ TEST(intr_device_fd)
 	close(p[0]);
 	close(p[1]);
 }
+
+/*
+ * vmspace_pool: a vmspace created on a CPU takes a stub the keeper made
+ * ahead, pinned where the CPU's placement says, that runs guest code like
+ * a new one; the keeper makes another; vmspace_pool(0) frees them all.
+ */
+static bool
+wait_ready(int want)
+{
+	uint64_t end = host_nanotime() + WATCHDOG_NS;
+	while (trap_pool_ready(NULL) != want)
+		if (host_nanotime() > end)
+			return false;
+		else
+			sleep_ns(MS);
+	return true;
+}
+
+static void
+pool_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	(void)cpu;
+	unsigned before, after;
+	j->counter[0] = vmspace_pool(2) == 0 && wait_ready(2);
+	trap_pool_ready(&before);
+	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
+		return;
+	trap_pool_ready(&after);
+	j->counter[1] = after - before;		/* one taken */
+	job_run(cpu, j, 0);
+	if (sched_getaffinity(j->pid, sizeof(j->stub_affinity), &j->stub_affinity) == 0)
+		j->have_affinity = 1;
+	j->counter[2] = wait_ready(2);		/* and made again */
+	vmt_destroy(&j->v);
+	j->inval_rc = vmspace_pool(0);
+	j->seen = trap_pool_ready(NULL);
+	store(&j->state, 1000);
+}
+
+TEST(vmspace_pool_keeps_stubs_ready)
+{
+	static struct job j;
+	errno = 0;
+	CHECK_EQ(vmspace_pool(-1), -1);
+	CHECK_EQ(errno, EINVAL);
+	CHECK_EQ(vmspace_pool(9), -1);
+	if (!job_start(&j, CPU_PLACE_DENSITY, 0, pool_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.counter[0], 1);
+	CHECK_EQ(j.counter[1], 1);
+	CHECK_EQ(j.trap[0], T_BPTFLT);
+	CHECK_EQ(j.counter[2], 1);
+	if (j.have_affinity && host_cores() > 0) {
+		CHECK_EQ(CPU_COUNT(&j.stub_affinity), 1);
+		CHECK(CPU_ISSET(0, &j.stub_affinity));
+	}
+	CHECK_EQ(j.inval_rc, 0);
+	CHECK_EQ(j.seen, 0);
+}

@@ -1,0 +1,187 @@
+/*
+ * Ready stubs.  Starting a stub (vfork, exec, boot, two cross-core
+ * wake-ups) costs several hundred microseconds, and fork needs one; a
+ * keeper thread keeps a few booted stubs ready for each virtual CPU's
+ * stub core, so that vmspace_create takes one instead of waiting.  The
+ * keeper refills while the CPUs run guests and kernel code, on whichever
+ * core is idle.
+ *
+ * A ready stub has never run guest code: it is as clean as a new one.
+ * Reaping stays synchronous (trap_reap): until a killed stub is gone, a
+ * guest that forged its report could still touch the pages the kernel is
+ * about to give to another process.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "host/cpu.h"
+#include "host/hostlog.h"
+#include "host/trap/trap.h"
+
+#define POOL_MAX	8		/* ready stubs per stub core, at most */
+
+struct stub_pool {
+	struct trap_params params;	/* how its stubs are made */
+	struct vmspace_host *ready[POOL_MAX];
+	int nready;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running, stopping;
+	int want;			/* ready stubs per pool */
+	int npools;
+	struct stub_pool pools[MAXCPU];
+	unsigned failures;		/* spawns in a row that failed */
+	unsigned ntaken;		/* stubs handed out */
+} keeper = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+};
+
+/* The pool that needs a stub most, or NULL if all are full. */
+static struct stub_pool *
+pool_neediest(void)
+{
+	struct stub_pool *best = NULL;
+	for (int i = 0; i < keeper.npools; i++) {
+		struct stub_pool *sp = &keeper.pools[i];
+		if (sp->nready < keeper.want &&
+		    (best == NULL || sp->nready < best->nready))
+			best = sp;
+	}
+	return best;
+}
+
+static void *
+keeper_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&keeper.lock);
+	while (!keeper.stopping) {
+		struct stub_pool *sp = pool_neediest();
+		if (sp == NULL || keeper.failures >= 3) {
+			pthread_cond_wait(&keeper.wake, &keeper.lock);
+			continue;
+		}
+		struct trap_params p = sp->params;
+		pthread_mutex_unlock(&keeper.lock);
+		struct vmspace_host *vh = trap_spawn(&p);
+		int e = errno;
+		pthread_mutex_lock(&keeper.lock);
+		if (vh == NULL) {
+			/* Retried on the next take: no busy loop against the host. */
+			if (++keeper.failures == 3)
+				host_log("trap: cannot keep stubs ready: %s", strerror(e));
+			continue;
+		}
+		keeper.failures = 0;
+		if (keeper.stopping || sp->nready == POOL_MAX) {
+			pthread_mutex_unlock(&keeper.lock);
+			trap_reap(vh);
+			pthread_mutex_lock(&keeper.lock);
+			continue;
+		}
+		sp->ready[sp->nready++] = vh;
+	}
+	pthread_mutex_unlock(&keeper.lock);
+	return NULL;
+}
+
+struct vmspace_host *
+trap_pool_take(const struct trap_params *p)
+{
+	struct vmspace_host *vh = NULL;
+	pthread_mutex_lock(&keeper.lock);
+	for (int i = 0; keeper.running && i < keeper.npools; i++) {
+		struct stub_pool *sp = &keeper.pools[i];
+		if (sp->params.stub_core != p->stub_core ||
+		    sp->params.spin_ns != p->spin_ns ||
+		    sp->params.fault_around != p->fault_around ||
+		    sp->params.hostmap_budget != p->hostmap_budget)
+			continue;
+		if (sp->nready > 0) {
+			vh = sp->ready[--sp->nready];
+			keeper.ntaken++;
+		}
+		keeper.failures = 0;
+		pthread_cond_signal(&keeper.wake);
+		break;
+	}
+	pthread_mutex_unlock(&keeper.lock);
+	/* One that died waiting (the host's OOM killer, say) is no use. */
+	if (vh != NULL && !trap_alive(vh)) {
+		trap_reap(vh);
+		vh = NULL;
+	}
+	return vh;
+}
+
+int
+trap_pool_ready(unsigned *ntaken)
+{
+	int n = 0;
+	pthread_mutex_lock(&keeper.lock);
+	if (ntaken != NULL)
+		*ntaken = keeper.ntaken;
+	for (int i = 0; i < keeper.npools; i++)
+		n += keeper.pools[i].nready;
+	pthread_mutex_unlock(&keeper.lock);
+	return n;
+}
+
+/* Stops the keeper and reaps the stubs it kept. */
+static void
+pool_stop(void)
+{
+	pthread_mutex_lock(&keeper.lock);
+	bool running = keeper.running;
+	keeper.stopping = true;
+	pthread_cond_signal(&keeper.wake);
+	pthread_mutex_unlock(&keeper.lock);
+	if (running)
+		pthread_join(keeper.thread, NULL);
+	for (int i = 0; i < keeper.npools; i++)
+		while (keeper.pools[i].nready > 0)
+			trap_reap(keeper.pools[i].ready[--keeper.pools[i].nready]);
+	keeper.running = keeper.stopping = false;
+	keeper.npools = 0;
+}
+
+int
+trap_pool(int nready)
+{
+	if (nready < 0 || nready > POOL_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	pool_stop();
+	if (nready == 0)
+		return 0;
+	keeper.want = nready;
+	keeper.failures = 0;
+	for (int i = 0; i < cpu_count(); i++) {
+		struct vcpu *cpu = cpu_get(i);
+		struct trap_params p;
+		trap_params_default(&p, cpu);
+		int j;
+		for (j = 0; j < keeper.npools; j++)
+			if (keeper.pools[j].params.stub_core == p.stub_core &&
+			    keeper.pools[j].params.spin_ns == p.spin_ns)
+				break;
+		if (j == keeper.npools)
+			keeper.pools[keeper.npools++] = (struct stub_pool){ .params = p };
+	}
+	keeper.running = true;
+	int error = pthread_create(&keeper.thread, NULL, keeper_main, NULL);
+	if (error != 0) {
+		keeper.running = false;
+		keeper.npools = 0;
+		errno = error;
+		return -1;
+	}
+	return 0;
+}
