@@ -16,6 +16,7 @@
 struct biot_job {
 	void (*body)(void *);
 	void *arg;
+	int ncpu;
 };
 
 static void
@@ -37,25 +38,42 @@ biot_main(void *arg)
 	sched_halt();
 }
 
-void
-biot_run(int ncpu, void (*body)(void *), void *arg)
+/* The child's side of biot_run: a whole kernel run; non-zero if it failed. */
+static int
+biot_child(void *arg)
 {
-	struct biot_job job = { body, arg };
-
-	vmt_ram();
-	REQUIRE(cpu_configure(ncpu, CPU_PLACE_NONE, 100) == 0);
+	if (cpu_configure(((struct biot_job *)arg)->ncpu, CPU_PLACE_NONE, 100) < 0)
+		return 2;
 	sched_intr_hook = biot_intr;
 	kernel_lock();
-	struct thread *td = thread_create("biotest", biot_main, &job);
+	struct thread *td = thread_create("biotest", biot_main, arg);
 	kernel_unlock();
-	REQUIRE(td != NULL);
+	if (td == NULL)
+		return 2;
 	sched_init();
 	kernel_lock();
 	thread_start(td);
 	kernel_unlock();
-	REQUIRE(cpu_start(sched_cpu_main, NULL) == 0);
+	if (cpu_start(sched_cpu_main, NULL) < 0)
+		return 2;
 	cpu_join();
-	sched_intr_hook = NULL;
+	return unit_failed_now() ? 1 : 0;
+}
+
+void
+biot_run(int ncpu, void (*body)(void *), void *arg)
+{
+	struct biot_job job = { body, arg, ncpu };
+	biot_isolated(biot_child, &job);
+}
+
+void
+biot_isolated(int (*fn)(void *), void *arg)
+{
+	int rc = vmt_private_child(fn, arg);
+	if (rc != 0)
+		unit_fail(__FILE__, __LINE__, "the test's kernel %s (status %d)",
+		    rc == 1 ? "found failures" : "failed", rc);
 }
 
 int

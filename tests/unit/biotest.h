@@ -20,9 +20,17 @@ struct biot_disk {
 /*
  * Runs body(arg) as a kernel thread on ncpu CPUs, with the buffer cache
  * started before and shut down (synced, syncer stopped) after; returns
- * when it is done.
+ * when it is done.  It all happens in a child with a private copy of
+ * RAM (biot_isolated), so that the cache, its threads and the holes
+ * they leave in RAM do not outlive the test.
  */
 void biot_run(int ncpu, void (*body)(void *), void *arg);
+
+/*
+ * Runs fn(arg) in a child with a private copy of RAM (vmt_private_child);
+ * fn returns non-zero if it failed, which fails the calling test.
+ */
+void biot_isolated(int (*fn)(void *), void *arg);
 
 /*
  * A new image of size bytes (sparse; zeroes) made vkd disk, spec suffix
