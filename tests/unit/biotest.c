@@ -38,15 +38,18 @@ biot_main(void *arg)
 	sched_halt();
 }
 
-/* The child's side of biot_run: a whole kernel run; non-zero if it failed. */
-static int
-biot_child(void *arg)
+const char *biot_tmpdir = "/tmp";
+
+int
+biot_kernel(int ncpu, void (*body)(void *), void *arg)
 {
-	if (cpu_configure(((struct biot_job *)arg)->ncpu, CPU_PLACE_NONE, 100) < 0)
+	struct biot_job job = { body, arg, ncpu };
+
+	if (cpu_configure(ncpu, CPU_PLACE_NONE, 100) < 0)
 		return 2;
 	sched_intr_hook = biot_intr;
 	kernel_lock();
-	struct thread *td = thread_create("biotest", biot_main, arg);
+	struct thread *td = thread_create("biotest", biot_main, &job);
 	kernel_unlock();
 	if (td == NULL)
 		return 2;
@@ -58,6 +61,13 @@ biot_child(void *arg)
 		return 2;
 	cpu_join();
 	return unit_failed_now() ? 1 : 0;
+}
+
+static int
+biot_child(void *arg)
+{
+	struct biot_job *job = arg;
+	return biot_kernel(job->ncpu, job->body, job->arg);
 }
 
 void
@@ -79,10 +89,10 @@ biot_isolated(int (*fn)(void *), void *arg)
 int
 biot_disk(struct biot_disk *d, uint64_t size, const char *suffix)
 {
-	char spec[80];
+	char spec[128];
 	const char *why;
 
-	snprintf(d->path, sizeof(d->path), "/tmp/vkdtest.XXXXXX");
+	snprintf(d->path, sizeof(d->path), "%s/vkdtest.XXXXXX", biot_tmpdir);
 	d->fd = mkstemp(d->path);
 	d->dk = NULL;
 	if (d->fd < 0 || ftruncate(d->fd, (off_t)size) < 0) {
