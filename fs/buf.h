@@ -42,7 +42,6 @@ struct buf {
 	TAILQ_ENTRY(buf) b_hash;
 	TAILQ_ENTRY(buf) b_freelist;
 	uint64_t b_dirtied;		/* nanouptime of the first bdwrite */
-	void *b_private;		/* the cache's */
 };
 
 #define B_BUSY		0x0001	/* handed out */
