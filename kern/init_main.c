@@ -1,7 +1,8 @@
 /*
- * Boot: the kernel's memory, the root file system (a tmpfs filled from the
- * initramfs), the console, and PID 1, which execs init and runs on the
- * virtual CPUs until it exits.  Its exit is the machine's shutdown.
+ * Boot: the kernel's memory, the buffer cache and the disks, the root file
+ * system (a tmpfs filled from the initramfs), the console, and PID 1,
+ * which execs init and runs on the virtual CPUs until it exits.  Its exit
+ * is the machine's shutdown (kern_shutdown.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include "dev/console.h"
+#include "dev/vkd.h"
+#include "fs/buf.h"
 #include "fs/cdev.h"
 #include "fs/initramfs.h"
 #include "fs/vfs.h"
@@ -128,8 +131,13 @@ kernel_main(const struct boot_args *ba)
 	kmem_init();
 	vm_init();
 	vfs_init();
+	bio_init();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",
 	    (unsigned long)vmstats.v_page_count, (unsigned long)vmstats.v_free_count);
+	if (vkd_attach() < 0) {
+		kprintf("cannot attach the disks\n");
+		return -1;
+	}
 	if (vfs_mountroot() < 0) {
 		kprintf("cannot mount the root file system\n");
 		return -1;
@@ -149,5 +157,8 @@ kernel_main(const struct boot_args *ba)
 	if (cpu_start(sched_cpu_main, NULL) < 0)
 		return -1;
 	cpu_join();
+	/* Normally a no-op: kern_shutdown synced.  This polls. */
+	if (bsync(NULL, 1) < 0)
+		kprintf("shutdown: some blocks were not written\n");
 	return kern_shutdown_status();
 }

@@ -4,11 +4,13 @@
  * kills PID 1 too).  PID 1's exit runs it in PID 1's kernel thread, which
  * can still sleep: every other process is killed and waited for, so that
  * no file is in use, the file systems are unmounted (writing back what a
- * disk file system holds), and only then do the virtual CPUs halt.
+ * disk file system holds), the buffer cache is written and the disks
+ * flushed, and only then do the virtual CPUs halt.
  */
 #include <sys/reboot.h>
 #include <sys/wait.h>
 
+#include "fs/buf.h"
 #include "fs/vnode.h"
 #include "kern/init.h"
 #include "kern/proc.h"
@@ -57,6 +59,9 @@ kern_shutdown(int xstat)
 		tsleep(curproc, 0, "shutdn", 10 * 1000000);
 	}
 	vfs_unmountall();
+	int error = bio_shutdown();
+	if (error < 0)
+		kprintf("shutdown: some blocks were not written (%d)\n", error);
 	sched_halt();
 }
 
