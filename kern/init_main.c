@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +29,11 @@
 
 static const struct boot_args *bootargs;
 
-/* Reads the host file at path into RAM and unpacks it into the root. */
+/*
+ * Unpacks the host file at path into the root.  The archive is mapped,
+ * not copied into RAM: like a boot loader's image, it is only read once,
+ * and it may be larger than any kernel allocation.
+ */
 static int
 load_initramfs(const char *path)
 {
@@ -41,14 +46,15 @@ load_initramfs(const char *path)
 		return -ENOENT;
 	}
 	size_t len = (size_t)st.st_size;
-	char *buf = len > 0 ? kmalloc(len, 0) : NULL;
-	int error = -ENOMEM;
-	if (buf != NULL && read(fd, buf, len) == (ssize_t)len)
-		error = initramfs_load(rootvnode, buf, len);
-	else if (buf != NULL)
-		error = -EIO;
+	void *buf = len > 0 ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	close(fd);
-	kfree(buf);
+	if (buf == MAP_FAILED) {
+		kprintf("initramfs %s: %s\n", path, strerror(errno));
+		return -EIO;
+	}
+	int error = initramfs_load(rootvnode, buf, len);
+	if (buf != NULL)
+		munmap(buf, len);
 	if (error < 0)
 		kprintf("initramfs %s: cannot load (%d)\n", path, error);
 	return error;

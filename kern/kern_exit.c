@@ -108,46 +108,79 @@ proc_reap(struct proc *p, struct proc *q)
 	proc_free(q);
 }
 
+/* What a wait found: wait4's status word and waitid's siginfo fields. */
+struct wait_result {
+	pid_t pid;
+	uid_t uid;
+	int status;		/* wait4's encoding */
+	int code;		/* CLD_* */
+	int cld_status;		/* exit code or signal */
+};
+
+static void
+wait_found(struct wait_result *wr, const struct proc *q, int status)
+{
+	wr->pid = q->p_pid;
+	wr->uid = q->p_ucred != NULL ? q->p_ucred->cr_ruid : 0;
+	wr->status = status;
+	if (status == 0xffff) {
+		wr->code = CLD_CONTINUED;
+		wr->cld_status = SIGCONT;
+	} else if (WIFSTOPPED(status)) {
+		wr->code = CLD_STOPPED;
+		wr->cld_status = WSTOPSIG(status);
+	} else if (WIFSIGNALED(status)) {
+		wr->code = WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+		wr->cld_status = WTERMSIG(status);
+	} else {
+		wr->code = CLD_EXITED;
+		wr->cld_status = WEXITSTATUS(status);
+	}
+}
+
 /*
- * wait4: reaps a zombie child matching pid.  Returns its pid, 0 with
- * WNOHANG and no zombie yet, -ECHILD without any matching child, or
- * -ERESTARTSYS when a signal ends the wait.
+ * The wait of wait4 and waitid: a child matching pid that exited
+ * (WEXITED), stopped (WSTOPPED) or continued (WCONTINUED) and was not
+ * reported yet; WNOWAIT leaves it to be reported again.  Returns its pid
+ * with *wr filled, 0 with WNOHANG and nothing to report, -ECHILD without
+ * any matching child, or -ERESTARTSYS when a signal ends the wait.
  */
-long
-kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
+static long
+kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
     struct rusage *ru)
 {
 	struct proc *p = lp->lwp_proc, *q;
+	bool keep = (options & WNOWAIT) != 0;
 
-	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
-		return -EINVAL;
 	for (;;) {
 		bool any = false;
 		TAILQ_FOREACH(q, &p->p_children, p_sibling) {
 			if (!wait_matches(p, q, pid))
 				continue;
 			any = true;
-			if (q->p_state == PRS_NORMAL && (options & WUNTRACED) &&
+			if (q->p_state == PRS_NORMAL && (options & WSTOPPED) &&
 			    (q->p_flags & (P_STOPPED | P_WAITED)) == P_STOPPED) {
-				q->p_flags |= P_WAITED;
-				*status = q->p_xstat;
+				if (!keep)
+					q->p_flags |= P_WAITED;
+				wait_found(wr, q, q->p_xstat);
 				return q->p_pid;
 			}
 			if (q->p_state == PRS_NORMAL && (options & WCONTINUED) &&
 			    (q->p_flags & P_CONTINUED)) {
-				q->p_flags &= ~P_CONTINUED;
-				*status = 0xffff;
+				if (!keep)
+					q->p_flags &= ~P_CONTINUED;
+				wait_found(wr, q, 0xffff);
 				return q->p_pid;
 			}
-			if (q->p_state != PRS_ZOMBIE)
+			if (q->p_state != PRS_ZOMBIE || !(options & WEXITED))
 				continue;
-			pid_t r = q->p_pid;
-			*status = q->p_xstat;
+			wait_found(wr, q, q->p_xstat);
 			if (ru != NULL)
 				rusage_fill(ru, q->p_utime + q->p_cutime,
 				    q->p_stime + q->p_cstime);
-			proc_reap(p, q);
-			return r;
+			if (!keep)
+				proc_reap(p, q);
+			return wr->pid;
 		}
 		if (!any)
 			return -ECHILD;
@@ -157,6 +190,20 @@ kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
 		if (error != 0)
 			return -ERESTARTSYS;
 	}
+}
+
+long
+kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
+    struct rusage *ru)
+{
+	struct wait_result wr = { 0 };
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
+		return -EINVAL;
+	long r = kern_wait(lp, pid, (options & ~WUNTRACED) | WEXITED |
+	    ((options & WUNTRACED) ? WSTOPPED : 0), &wr, ru);
+	if (r > 0)
+		*status = wr.status;
+	return r;
 }
 
 SYSCALL(wait4)
@@ -170,4 +217,54 @@ SYSCALL(wait4)
 	if (r > 0 && args[3] != 0 && copyout(&ru, args[3], sizeof(ru)) < 0)
 		return -EFAULT;
 	return r;
+}
+
+/* waitid(idtype, id, infop, options, rusage); pidfds are not kept. */
+SYSCALL(waitid)
+{
+	int idtype = (int)args[0], options = (int)args[3];
+	pid_t id = (pid_t)args[1], pid;
+	struct wait_result wr = { 0 };
+	struct rusage ru;
+
+	if ((options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
+	    __WALL | __WCLONE | __WNOTHREAD)) ||
+	    !(options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	switch (idtype) {
+	case P_ALL:
+		pid = -1;
+		break;
+	case P_PID:
+		if (id <= 0)
+			return -EINVAL;
+		pid = id;
+		break;
+	case P_PGID:
+		if (id < 0)
+			return -EINVAL;
+		pid = id == 0 ? 0 : -id;
+		break;
+	default:
+		return -EINVAL;		/* P_PIDFD: there are no pidfds */
+	}
+	long r = kern_wait(lp, pid, options, &wr, args[4] != 0 ? &ru : NULL);
+	if (r < 0)
+		return r;
+	if (args[2] != 0) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (r > 0) {
+			si.si_signo = SIGCHLD;
+			si.si_code = wr.code;
+			si.si_pid = wr.pid;
+			si.si_uid = wr.uid;
+			si.si_status = wr.cld_status;
+		}
+		if (copyout(&si, args[2], sizeof(si)) < 0)
+			return -EFAULT;
+	}
+	if (r > 0 && args[4] != 0 && copyout(&ru, args[4], sizeof(ru)) < 0)
+		return -EFAULT;
+	return 0;
 }

@@ -38,7 +38,7 @@ SYSCALL(setpgid); SYSCALL(set_robust_list); SYSCALL(prctl); SYSCALL(sysinfo); SY
 SYSCALL(setreuid); SYSCALL(setregid); SYSCALL(setuid); SYSCALL(setgid); SYSCALL(getresuid); SYSCALL(getresgid);
 SYSCALL(getgroups); SYSCALL(setgroups);
 
-SYSCALL(utimensat); SYSCALL(pause); SYSCALL(restart_syscall); SYSCALL(reboot);
+SYSCALL(utimensat); SYSCALL(pause); SYSCALL(restart_syscall); SYSCALL(reboot); SYSCALL(waitid);
 SYSCALL(setitimer); SYSCALL(getitimer); SYSCALL(alarm);
 SYSCALL(select); SYSCALL(pselect6);
 
@@ -69,7 +69,7 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(setpgid), S(set_robust_list), S(prctl), S(sysinfo), S(setresuid), S(setresgid),
 	S(setreuid), S(setregid), S(setuid), S(setgid), S(getresuid), S(getresgid),
 	S(getgroups), S(setgroups),
-	S(utimensat), S(pause), S(restart_syscall), S(reboot),
+	S(utimensat), S(pause), S(restart_syscall), S(reboot), S(waitid),
 	S(setitimer), S(getitimer), S(alarm),
 	S(select), S(pselect6),
 };

@@ -2,8 +2,8 @@
 # Guest tests: each t/NAME.sh runs as PID 1 inside vkernel (busybox sh,
 # in /tmp of an initramfs) and natively (busybox sh, in a scratch
 # directory); stdout and exit status must match.  The C programs of c/
-# are built with musl-gcc -static into the image's /t/bin (and natively
-# run from the build directory).  Last line: "N passed, N failed".
+# are built with musl-gcc -static and gcc -static into the image's /t/bin
+# (and natively run from the build directory).  Last line: "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
@@ -15,8 +15,10 @@ command -v musl-gcc >/dev/null || {
 	if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq musl-tools >/dev/null
 	else echo "guest tests need musl-gcc: apt-get install musl-tools" >&2; exit 1; fi
 }
+# Each program twice: with musl and with glibc, both static.
 for c in "$here"/c/*.c; do
 	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
+	gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
 done
 tools/mkinitramfs "$build/guest.cpio" "$stage" || exit 1
 
