@@ -35,7 +35,7 @@ command -v musl-gcc >/dev/null || {
 uml=${UML:-linux.uml}
 uml_missing=
 if ! command -v "$uml" >/dev/null; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	if [ -z "${UML:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		echo "kernbench: installing user-mode-linux" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq user-mode-linux >/dev/null 2>&1 ||
 		    { apt-get update -qq >/dev/null 2>&1 &&
@@ -59,6 +59,7 @@ for p in kbench exit0 hello; do
 done
 tools/mkinitramfs "$cpio" "$stage"
 rm -rf "$build/kbench-out" && mkdir -p "$build/kbench-out"
+load0=$(cut -d" " -f1-3 /proc/loadavg)
 cpio=$(cd "$(dirname "$cpio")" && pwd)/$(basename "$cpio")
 
 # run COLUMN RUN command...: one kbench run, its "name value" lines in
@@ -125,7 +126,8 @@ row() {
 
 {
 	echo "kernel benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs;"
-	echo "medians (of rounds within each run; of $runs run(s); boots: of $boots)"
+	echo "medians (of rounds within each run; of $runs run(s); boots: of $boots);"
+	echo "host load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	printf '%-26s %9s %9s %9s %9s %8s %8s %8s %8s\n' "" native "vk-lat" "vk-den" UML \
 	    "lat/nat" "den/nat" "UML/lat" "UML/den"
 	for t in $tests; do
