@@ -2,7 +2,9 @@
 # The kernel benchmark: bench/guest/kbench.c natively, inside vkernel in
 # both placements and under User-Mode Linux booted on the same busybox
 # initramfs, then boot to init's first line (bench/bootwatch), one table
-# of medians in build/kbench.table. Figures are reported, never asserted.
+# of medians in build/kbench.table. Figures are reported, never asserted;
+# a run that crashes, hangs (killed after 240 s) or prints no figures is
+# reported in the table and makes the script fail after printing it.
 #
 #   BUILD=build bench/kernbench.sh
 #
@@ -20,7 +22,8 @@ cpio=$build/kbench.cpio
 out=$build/kbench-out/k
 table=$build/kbench.table
 marker="kbench-init: first line"
-limit=300	# seconds for one whole kbench run
+limit=240	# seconds for one whole kbench run
+failed=	# what failed, for the table and the exit status
 tests="getpid fork+exit+wait fork+exec+wait first-touch-per-page pipe-round-trip mmap+touch-per-mapping munmap-per-mapping"
 
 for f in "$build/vkernel" "$build/bootwatch"; do
@@ -73,6 +76,7 @@ run() {
 	for t in $tests; do
 		if ! grep -q "^$t " "$f"; then
 			echo "kernbench: $col run $r: no '$t' line (status $st): see $f.raw, $f.err" >&2
+			failed="$failed $col-run-$r(status-$st)"
 			break
 		fi
 	done
@@ -96,7 +100,8 @@ boot() {
 	col=$1; shift
 	"$build/bootwatch" -n "$boots" -t 60 "$marker" "$@" \
 	    > "$out.$col.boot" 2> "$out.$col.boot.err" ||
-	    echo "kernbench: $col boot failed: see $out.$col.boot.err" >&2
+	    { echo "kernbench: $col boot failed: see $out.$col.boot.err" >&2
+	      failed="$failed $col-boot"; }
 }
 boot native "$stage/t/hello"
 for l in latency density; do
@@ -158,5 +163,7 @@ row() {
 		fi
 	fi
 	[ -z "$uml_missing" ] || echo "UML not installed: apt-get update && apt-get install -y user-mode-linux"
+	[ -z "$failed" ] || echo "FAILED:$failed (see $build/kbench-out/)"
 } > "$table"
 cat "$table"
+[ -z "$failed" ]
