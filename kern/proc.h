@@ -116,6 +116,8 @@ struct proc {
 
 extern struct proc *initproc;
 extern int nprocs, maxprocs;
+extern uint64_t nforks;		/* processes created since boot */
+extern pid_t lastpid;		/* the pid given last */
 
 /* The process and lwp of the calling kernel thread (NULL if none). */
 struct lwp *curlwp_get(void);
