@@ -30,7 +30,10 @@ struct disk {
 	TAILQ_ENTRY(disk) d_list;
 };
 
-/* Adds dk to the list of disks. */
+/*
+ * Adds dk to the list of disks.  It should also call devfs_disk_add(dk)
+ * (fs/devfs/devfs.h): the node in /dev, and mount(2)'s way to the disk.
+ */
 void disk_register(struct disk *dk);
 
 /* The disk named name ("vkd0", or "/dev/vkd0"), or NULL. */

@@ -124,7 +124,10 @@ int procfs_pmounts(struct sbuf *sb, struct proc *p);
  */
 int procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd);
 
-/* The process's open descriptors, for readdir: the first open at or after fd, or -1. */
+/* The first descriptor of p open at or after fd, or -1. */
 int procfs_next_fd(struct proc *p, int fd);
+
+/* The mode of fd/N as Linux shows it: r-x for reading, -wx for writing. */
+mode_t procfs_fd_mode(struct proc *p, int fd);
 
 #endif /* FS_PROCFS_PROCFS_H */

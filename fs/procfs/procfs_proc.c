@@ -343,6 +343,15 @@ procfs_next_fd(struct proc *p, int fd)
 	return -1;
 }
 
+mode_t
+procfs_fd_mode(struct proc *p, int fd)
+{
+	if (procfs_next_fd(p, fd) != fd)
+		return 0;
+	struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+	return (FREAD(fp) ? 0500 : 0) | (FWRITE(fp) ? 0300 : 0);
+}
+
 int
 procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 {

@@ -151,7 +151,8 @@ procfs_node_alloc(struct mount *mp, const struct pfsent *ent, enum pfstype t,
 	}
 	vp->v_data = pn;
 	vp->v_ino = procfs_ino(t, pid, fd);
-	vp->v_mode = ent != NULL ? ent->pe_mode : t == PFS_PFD ? 0700 : 0555;
+	vp->v_mode = ent != NULL ? ent->pe_mode :
+	    t == PFS_PFD ? procfs_fd_mode(p, fd) : 0555;
 	vp->v_nlink = vt == VDIR ? 2 : 1;
 	if (vt == VLNK)
 		vp->v_size = strlen(pn->pn_link);
