@@ -76,6 +76,10 @@ vfs_mount(const struct vfsops *ops, struct vnode *covered,
 		return -EBUSY;
 	if (covered != NULL && covered->v_type != VDIR)
 		return -ENOTDIR;
+	/* The next lookup would make another vnode, not mounted on. */
+	if (covered != NULL && !(covered->v_flags & VROOT) &&
+	    (covered->v_mount->mnt_op->vfs_flags & VFCF_SYNTHETIC))
+		return -EINVAL;
 
 	struct mount *mp = kmalloc(sizeof(*mp), KM_ZERO);
 	if (mp == NULL)

@@ -192,6 +192,8 @@ struct mount_args {
 #define MNT_RDONLY	0x0001	/* no writes (MS_RDONLY) */
 
 #define VFCF_REQDEV	0x0001	/* mounts a disk (Linux's FS_REQUIRES_DEV) */
+#define VFCF_SYNTHETIC	0x0002	/* vnodes are made at each lookup (procfs):
+				 * only its root can be mounted on */
 
 struct vfsops {
 	const char *vfs_name;
@@ -277,7 +279,8 @@ int vfs_getopt(const char *options, const char *name, char *buf,
  * Mounts a new file system of type ops on directory covered (NULL: as
  * the root, which must not exist yet) with arguments ma (may be NULL).
  * Returns 0 with *mpp, or -EBUSY (already a mount point, or the root is
- * taken), -ENOTDIR, -ENOMEM or the file system's error.
+ * taken), -ENOTDIR, -EINVAL (covered is a VFCF_SYNTHETIC file system's
+ * and not its root), -ENOMEM or the file system's error.
  */
 int vfs_mount(const struct vfsops *ops, struct vnode *covered,
     const struct mount_args *ma, struct mount **mpp);

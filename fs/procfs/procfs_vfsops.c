@@ -34,6 +34,7 @@ procfs_statfs(struct mount *mp, struct statfs_info *sf)
 
 const struct vfsops procfs_vfsops = {
 	.vfs_name = "proc",
+	.vfs_flags = VFCF_SYNTHETIC,
 	.vfs_mount = procfs_mount,
 	.vfs_unmount = procfs_unmount,
 	.vfs_statfs = procfs_statfs,

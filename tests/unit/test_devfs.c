@@ -117,5 +117,7 @@ TEST(procfs_read_in_pieces)
 	CHECK_EQ(kern_getcwd(&t.p, whole, sizeof(whole)), 17);
 	CHECK(strcmp(whole, "/proc/sys/kernel") == 0);
 	CHECK_EQ(kern_chdir(&t.p, &t.cr, "/"), 0);
+	CHECK_EQ(kern_mount(&t.p, &t.cr, NULL, "/proc/sys", "tmpfs", 0, NULL),
+	    -EINVAL);
 	CHECK_EQ(fst_end(&t), 0);
 }
