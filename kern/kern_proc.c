@@ -112,6 +112,7 @@ proc_free(struct proc *p)
 		leavepgrp(p);
 	if (p->p_ucred != NULL)
 		crfree(p->p_ucred);
+	kfree(p->p_exe);
 	nprocs--;
 	kfree(p);
 }

@@ -105,6 +105,8 @@ struct proc {
 	struct callout p_itimer;	/* ITIMER_REAL */
 	uint64_t p_itimer_interval;	/* ns, 0: one-shot */
 	char p_comm[16];
+	char *p_exe;			/* the image's path (/proc/PID/exe),
+					 * kmalloc'd; NULL if unknown */
 };
 
 #define P_VFORK		0x01		/* parent waits for exec or exit */

@@ -32,7 +32,8 @@ enum pfstype {
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
-	PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PROOT, PFS_PFDDIR, PFS_PFD,
+	PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT, PFS_PFDDIR,
+	PFS_PFD,
 };
 
 /* A growing buffer of generated text, in kmalloc'd memory. */
@@ -119,7 +120,7 @@ int procfs_pmaps(struct sbuf *sb, struct proc *p);
 int procfs_pmounts(struct sbuf *sb, struct proc *p);
 
 /*
- * The target of a per-process link (cwd, root, fd/N) of process p into
+ * The target of a per-process link (cwd, exe, root, fd/N) of process p into
  * the sbuf.  0, or -ENOENT (no such descriptor).
  */
 int procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd);

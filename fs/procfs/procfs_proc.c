@@ -366,6 +366,11 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 		sbuf_path(sb, root, vp, NULL);
 		return 0;
 	}
+	case PFS_PEXE:
+		if (p->p_exe == NULL)
+			return -ENOENT;
+		sbuf_printf(sb, "%s", p->p_exe);
+		return 0;
 	case PFS_PFD: {
 		if (procfs_next_fd(p, fd) != fd)
 			return -ENOENT;

@@ -48,6 +48,7 @@ static const struct pfsent pid_tab[] = {
 	{ "environ", PFS_PENVIRON, VREG, 0400, procfs_penviron },
 	PFS_FILE("mounts", PFS_PMOUNTS, procfs_pmounts),
 	PFS_LINK("cwd", PFS_PCWD),
+	PFS_LINK("exe", PFS_PEXE),
 	PFS_LINK("root", PFS_PROOT),
 	{ "fd", PFS_PFDDIR, VDIR, 0500, NULL },
 };

@@ -11,6 +11,7 @@ grep -c '\[stack\]' /proc/self/maps
 awk '{ ok = $1 ~ /^[0-9a-f]+-[0-9a-f]+$/ && $2 ~ /^[r-][w-][x-][ps]$/ }
     END { print "maps: well formed", ok }' /proc/self/maps
 [ "$(readlink /proc/$$/cwd)" = "$(pwd -P)" ] && echo "cwd link is the cwd"
+[ -x "$(readlink /proc/self/exe)" ] && echo "exe link is a program"
 readlink /proc/self/fd/0 < /dev/null
 echo | readlink /proc/self/fd/0 | sed 's/[0-9]//g'
 exec 5< /proc/self/stat
