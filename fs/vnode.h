@@ -179,7 +179,9 @@ struct statfs_info {
  * writes it through dk->d_strategy (dev/disk.h); it must refuse to write
  * when ma_flags has MNT_RDONLY or dk->d_readonly (then -EROFS, or mount
  * read-only and set MNT_RDONLY in mp->mnt_flags).  Other file systems get
- * ma_disk NULL and the source only as a name for /proc/mounts.
+ * ma_disk NULL and the source only as a name for /proc/mounts.  The
+ * strings live only during the call (vfs_mount keeps its own copy of the
+ * source); a disk, once registered, lives as long as the machine.
  */
 struct mount_args {
 	const char *ma_source;	/* as given: "/dev/vkd1", "none" */
