@@ -47,13 +47,15 @@ copyin_string(uint64_t uaddr, size_t max, char **sp)
 	if (error < 0) {
 		kfree(s);
 		/* Linux takes a page of options, and complains past it. */
-		return error == -ENAMETOOLONG && max == PAGE_SIZE ? -EINVAL : error;
+		if (error == -ENAMETOOLONG && max == PAGE_SIZE)
+			error = -EINVAL;
+		return error;
 	}
 	*sp = s;
 	return 0;
 }
 
-/* Flags vkernel cannot honour; logged once each, as unknown calls are. */
+/* Flags vkernel cannot honour go to the kernel log (-v shows it). */
 static void
 mount_unsupported(const char *what)
 {
@@ -109,10 +111,12 @@ SYSCALL(umount2)
 {
 	int flags = (int)args[1];
 
-	if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | LINUX_UMOUNT_NOFOLLOW))
+	if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE |
+	    LINUX_UMOUNT_NOFOLLOW))
 		return -EINVAL;
 	if (flags & (MNT_DETACH | MNT_EXPIRE)) {
-		kprintf("umount2: lazy and expiring unmounts not supported (EINVAL)\n");
+		kprintf("umount2: MNT_DETACH, MNT_EXPIRE not supported "
+		    "(EINVAL)\n");
 		return -EINVAL;
 	}
 	int error;
@@ -151,7 +155,8 @@ SYSCALL(statfs)
 	char *path = copyin_path(args[0], &error);
 	if (path == NULL)
 		return error;
-	error = kern_statfs(&lp->lwp_proc->p_fs, lp->lwp_proc->p_ucred, path, &sf);
+	error = kern_statfs(&lp->lwp_proc->p_fs, lp->lwp_proc->p_ucred, path,
+	    &sf);
 	kfree(path);
 	return error < 0 ? error : statfs_out(&sf, args[1]);
 }

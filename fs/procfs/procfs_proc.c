@@ -360,7 +360,8 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 	switch (t) {
 	case PFS_PCWD:
 	case PFS_PROOT: {
-		struct vnode *vp = t == PFS_PCWD ? p->p_fs.fp_cdir : p->p_fs.fp_rdir;
+		struct vnode *vp = t == PFS_PCWD ? p->p_fs.fp_cdir :
+		    p->p_fs.fp_rdir;
 		if (vp == NULL)
 			return -ENOENT;
 		sbuf_path(sb, root, vp, NULL);

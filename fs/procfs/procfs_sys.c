@@ -126,7 +126,9 @@ procfs_cpuinfo(struct sbuf *sb, struct proc *p)
 	char vendor[13] = "", model[49] = "";
 
 	__cpuid(0, a, b, c, d);
-	memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
 	unsigned leaves = __get_cpuid_max(0x80000000, NULL);
 	for (unsigned i = 0; leaves >= 0x80000004 && i < 3; i++) {
 		__cpuid(0x80000002 + i, a, b, c, d);
@@ -156,7 +158,8 @@ static void
 stat_cpu(struct sbuf *sb, const char *name, uint64_t busy, uint64_t idle)
 {
 	sbuf_printf(sb, "%s %lu 0 0 %lu 0 0 0 0 0 0\n", name,
-	    (unsigned long)(busy / NS_PER_TICK), (unsigned long)(idle / NS_PER_TICK));
+	    (unsigned long)(busy / NS_PER_TICK),
+	    (unsigned long)(idle / NS_PER_TICK));
 }
 
 int

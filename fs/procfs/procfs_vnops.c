@@ -58,8 +58,8 @@ procfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
 	if (strcmp(name, "..") == 0) {
 		switch (pn->pn_type) {
 		case PFS_SYS_KERNEL:
-			return procfs_node_alloc(mp, table_entry(PFS_ROOT, PFS_SYS),
-			    PFS_SYS, 0, 0, vpp);
+			return procfs_node_alloc(mp,
+			    table_entry(PFS_ROOT, PFS_SYS), PFS_SYS, 0, 0, vpp);
 		case PFS_PFDDIR:
 			return procfs_node_alloc(mp, NULL, PFS_PID, pn->pn_pid, 0,
 			    vpp);
@@ -156,10 +156,12 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 			strcpy(name, ".");
 		} else if (off == 1) {
 			/* The parent's number, as lookup of ".." would give. */
-			ino = pn->pn_type == PFS_PFDDIR ?
-			    procfs_ino(PFS_PID, pn->pn_pid, 0) :
-			    pn->pn_type == PFS_SYS_KERNEL ? procfs_ino(PFS_SYS, 0, 0) :
-			    vp->v_mount->mnt_root->v_ino;
+			if (pn->pn_type == PFS_PFDDIR)
+				ino = procfs_ino(PFS_PID, pn->pn_pid, 0);
+			else if (pn->pn_type == PFS_SYS_KERNEL)
+				ino = procfs_ino(PFS_SYS, 0, 0);
+			else
+				ino = vp->v_mount->mnt_root->v_ino;
 			type = VDIR;
 			strcpy(name, "..");
 		} else if (off < numbered) {
