@@ -273,8 +273,20 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
     struct vm_map_entry *e)
 {
 	struct vnode *vp = NULL;
-	if (e->object != NULL && e->object->type == OBJT_VNODE)
+	uint64_t off = 0;
+	if (e->object != NULL && e->object->type == OBJT_VNODE) {
 		vp = e->object->handle;
+		off = e->offset;
+	}
+	/*
+	 * exec copies the image into anonymous memory; name its file-backed
+	 * part as Linux does, with the offsets of a static binary's segments
+	 * (laid out in memory as in the file).
+	 */
+	bool image = vp == NULL && p->p_exe != NULL &&
+	    e->start >= vm->vm_image_start && e->start < vm->vm_image_end;
+	if (image)
+		off = e->start - vm->vm_image_start;
 	size_t len0 = sb->sb_len;
 	sbuf_printf(sb, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ",
 	    (unsigned long)e->start, (unsigned long)e->end,
@@ -282,7 +294,7 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 	    (e->protection & VM_PROT_WRITE) ? 'w' : '-',
 	    (e->protection & VM_PROT_EXECUTE) ? 'x' : '-',
 	    (e->eflags & MAP_ENTRY_COW) ? 'p' : 's',
-	    (unsigned long)(vp != NULL ? e->offset : 0),
+	    (unsigned long)off,
 	    vp != NULL ? linux_major(vp->v_mount->mnt_dev) : 0,
 	    vp != NULL ? linux_minor(vp->v_mount->mnt_dev) : 0,
 	    (unsigned long)(vp != NULL ? vp->v_ino : 0));
@@ -292,6 +304,8 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 	else if (vm->vm_brk_start != 0 && e->start <= vm->vm_brk &&
 	    e->end > vm->vm_brk_start)
 		name = "[heap]";
+	else if (image)
+		name = p->p_exe;
 	if (name != NULL || vp != NULL) {
 		size_t len = sb->sb_len - len0;
 		if (len < 73)
