@@ -26,15 +26,37 @@ struct disk {
 	void (*d_strategy)(struct disk *dk, struct buf *bp);
 	/* Makes completed writes durable (host fsync); sleeps.  0 or -EIO. */
 	int (*d_flush)(struct disk *dk);
+	/*
+	 * For a kernel with no thread to sleep in (at boot, before the CPUs
+	 * run; at the end, after they stop): waits in the host until a
+	 * transfer of dk ends and completes it (biodone), so that biowait
+	 * and d_flush can poll.
+	 */
+	void (*d_poll)(struct disk *dk);
 	void *d_softc;			/* the driver's */
+	/* The buffer cache's (fs/bio*): */
+	int d_writes;			/* writes in flight */
+	int d_wberror;			/* a failed write-behind, for bsync */
 	TAILQ_ENTRY(disk) d_list;
 };
 
+TAILQ_HEAD(disklist, disk);
+extern struct disklist disklist;	/* every disk, in registration order */
+
 /*
- * Adds dk to the list of disks.  It should also call devfs_disk_add(dk)
- * (fs/devfs/devfs.h): the node in /dev, and mount(2)'s way to the disk.
+ * Device numbers: major 254 (where Linux usually puts virtio-blk),
+ * minor the unit (vkd0 is 254:0).
  */
+#define DISK_MAJOR	254
+
+/* Adds dk to the list of disks, and its node to every mounted devfs. */
 void disk_register(struct disk *dk);
+
+/*
+ * Takes dk off the list, and its node out of every mounted devfs (the
+ * driver detaches it; nothing in flight).
+ */
+void disk_unregister(struct disk *dk);
 
 /* The disk named name ("vkd0", or "/dev/vkd0"), or NULL. */
 struct disk *disk_lookup(const char *name);

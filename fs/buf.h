@@ -38,10 +38,10 @@ struct buf {
 	void *b_data;
 	int b_flags;			/* B_* */
 	int b_error;			/* a negative errno after B_ERROR */
-	/* The cache's own linkage: hash chain, LRU or dirty queue. */
-	LIST_ENTRY(buf) b_hash;
+	/* The cache's own: hash chain, LRU or dirty queue, when dirtied. */
+	TAILQ_ENTRY(buf) b_hash;
 	TAILQ_ENTRY(buf) b_freelist;
-	void *b_private;		/* the cache's */
+	uint64_t b_dirtied;		/* nanouptime of the first bdwrite */
 };
 
 #define B_BUSY		0x0001	/* handed out */
@@ -54,12 +54,22 @@ struct buf {
 #define B_ASYNC		0x0080	/* release when the write ends */
 #define B_INVAL		0x0100	/* contents meaningless: drop on release */
 
-/* Sets up the cache and starts the syncer thread.  Call once at boot. */
+/*
+ * Sets up the cache (once) and starts the syncer thread (again after
+ * bio_shutdown).  At boot.
+ */
 void bio_init(void);
 
 /*
+ * At shutdown: stops the syncer, then bsync(NULL, 1).  From a thread.
+ * 0 or the first error.
+ */
+int bio_shutdown(void);
+
+/*
  * The block of size bytes at sector blkno, read if it is not cached:
- * 0 with *bpp busy, or -EIO (nothing held).
+ * 0 with *bpp busy, or -EIO (-ENOMEM if no buffer can be had; nothing
+ * held either way).
  */
 int bread(struct disk *dk, uint64_t blkno, size_t size, struct buf **bpp);
 
@@ -70,7 +80,10 @@ int bread(struct disk *dk, uint64_t blkno, size_t size, struct buf **bpp);
  */
 struct buf *getblk(struct disk *dk, uint64_t blkno, size_t size);
 
-/* Gives a busy buffer back unchanged (or dropped if B_INVAL/B_ERROR). */
+/*
+ * Gives a busy buffer back unchanged; it is dropped if B_INVAL or if it
+ * does not hold the block's bytes (a failed read, an unused getblk).
+ */
 void brelse(struct buf *bp);
 
 /* Writes a busy buffer, waits, releases it: 0 or -EIO. */

@@ -4,6 +4,7 @@
  * back going up through "..".  The mount holds a reference on the vnode it
  * covers and on its own root.
  */
+#include "dev/disk.h"
 #include "fs/devfs/devfs.h"
 #include "fs/namei.h"
 #include "fs/procfs/procfs.h"
@@ -162,7 +163,7 @@ mount_disk(struct fsproc *p, struct ucred *cr, const char *source,
 		return error;
 	if (nd.ni_vp->v_type != VBLK)
 		error = -ENOTBLK;
-	else if ((*dkp = devfs_disk_bydev(nd.ni_vp->v_rdev)) == NULL)
+	else if ((*dkp = disk_bydev(nd.ni_vp->v_rdev)) == NULL)
 		error = -ENXIO;
 	namei_done(&nd);
 	return error;

@@ -181,7 +181,7 @@ struct statfs_info {
  * read-only and set MNT_RDONLY in mp->mnt_flags).  Other file systems get
  * ma_disk NULL and the source only as a name for /proc/mounts.  The
  * strings live only during the call (vfs_mount keeps its own copy of the
- * source); a disk, once registered, lives as long as the machine.
+ * source); the disk's driver must not detach it while it is mounted.
  */
 struct mount_args {
 	const char *ma_source;	/* as given: "/dev/vkd1", "none" */

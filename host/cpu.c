@@ -21,6 +21,7 @@
 
 static struct vcpu *cpus[MAXCPU];
 static int ncpus;
+static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;	/* cpu_post_id vs cpu_join */
 static enum cpu_placement placement;
 static int tick_hz;
 static int tick_signo;
@@ -109,7 +110,9 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		cpu_place(cpu, &allowed);
 		cpus[i] = cpu;
 	}
+	pthread_mutex_lock(&cpus_lock);
 	ncpus = n;
+	pthread_mutex_unlock(&cpus_lock);
 	return 0;
 }
 
@@ -137,6 +140,16 @@ cpu_post(struct vcpu *cpu, uint32_t bits)
 	/* pending first: whoever sees WW_WAKE must also see the bits. */
 	__atomic_fetch_or(&cpu->pending, bits, __ATOMIC_SEQ_CST);
 	ww_post(&cpu->idleword, WW_WAKE);
+}
+
+void
+cpu_post_id(int id, uint32_t bits)
+{
+	pthread_mutex_lock(&cpus_lock);
+	struct vcpu *cpu = cpu_get(id);
+	if (cpu != NULL)
+		cpu_post(cpu, bits);
+	pthread_mutex_unlock(&cpus_lock);
 }
 
 void
@@ -273,8 +286,12 @@ cpu_join(void)
 	for (int i = 0; i < ncpus; i++) {
 		if (cpus[i]->main != NULL)	/* started */
 			pthread_join(cpus[i]->thread, NULL);
+	}
+	pthread_mutex_lock(&cpus_lock);
+	for (int i = 0; i < ncpus; i++) {
 		free(cpus[i]);
 		cpus[i] = NULL;
 	}
 	ncpus = 0;
+	pthread_mutex_unlock(&cpus_lock);
 }

@@ -25,6 +25,7 @@
 #define INTR_DEVICE	0x04u	/* a host fd became ready (host/intr.h) */
 #define INTR_HALT	0x08u	/* shut down */
 #define INTR_SIGNAL	0x10u	/* the vkernel process got a signal (host_signals) */
+#define INTR_DISK	0x20u	/* a disk transfer ended (host/blkio.h) */
 
 enum cpu_placement {
 	CPU_PLACE_NONE,		/* no pinning, no spinning (tests) */
@@ -71,6 +72,12 @@ struct vcpu *cpu_self(void);
 
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);
+
+/*
+ * cpu_post to the CPU numbered id, if there is one: for host threads
+ * that may outlive the CPUs (cpu_join frees them).  Not signal safe.
+ */
+void cpu_post_id(int id, uint32_t bits);
 
 /* Takes (clears and returns) the calling CPU's pending bits. */
 static inline uint32_t

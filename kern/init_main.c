@@ -1,7 +1,8 @@
 /*
- * Boot: the kernel's memory, the root file system (a tmpfs filled from the
- * initramfs), the console, and PID 1, which execs init and runs on the
- * virtual CPUs until it exits.  Its exit is the machine's shutdown.
+ * Boot: the kernel's memory, the buffer cache and the disks, the root file
+ * system (a tmpfs filled from the initramfs), the console, and PID 1,
+ * which execs init and runs on the virtual CPUs until it exits.  Its exit
+ * is the machine's shutdown: the disks are synced, then the CPUs stop.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include "dev/console.h"
+#include "dev/vkd.h"
+#include "fs/buf.h"
 #include "fs/cdev.h"
 #include "fs/initramfs.h"
 #include "fs/vfs.h"
@@ -26,11 +29,31 @@
 static int init_status = -1;
 static const struct boot_args *bootargs;
 
+/*
+ * The shutdown, in a thread of its own since it sleeps on the disks:
+ * every delayed write to its disk and the disks flushed, then the CPUs
+ * stop.
+ */
+static void
+shutdown_main(void *arg)
+{
+	(void)arg;
+	int error = bio_shutdown();
+	if (error < 0)
+		kprintf("shutdown: some blocks were not written (%d)\n", error);
+	sched_halt();
+	thread_exit();
+}
+
 void
 init_exited(int xstat)
 {
 	init_status = xstat;
-	sched_halt();
+	struct thread *td = thread_create("shutdown", shutdown_main, NULL);
+	if (td != NULL)
+		thread_start(td);
+	else
+		sched_halt();	/* kernel_main syncs after the CPUs stop */
 }
 
 /* Reads the host file at path into RAM and unpacks it into the root. */
@@ -136,8 +159,13 @@ kernel_main(const struct boot_args *ba)
 	kmem_init();
 	vm_init();
 	vfs_init();
+	bio_init();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",
 	    (unsigned long)vmstats.v_page_count, (unsigned long)vmstats.v_free_count);
+	if (vkd_attach() < 0) {
+		kprintf("cannot attach the disks\n");
+		return -1;
+	}
 	if (vfs_mountroot() < 0) {
 		kprintf("cannot mount the root file system\n");
 		return -1;
@@ -157,5 +185,8 @@ kernel_main(const struct boot_args *ba)
 	if (cpu_start(sched_cpu_main, NULL) < 0)
 		return -1;
 	cpu_join();
+	/* Normally a no-op: the shutdown thread synced.  This polls. */
+	if (bsync(NULL, 1) < 0)
+		kprintf("shutdown: some blocks were not written\n");
 	return init_status;
 }

@@ -1,13 +1,14 @@
 /*
  * Interrupt dispatch: the bits posted to a CPU, as taken by
  * sched_interrupts.  The tick audits the guests believed stopped
- * (vmspace_audit); devices; and signals sent to the vkernel process: the
+ * (vmspace_audit); devices; disk completions; and signals sent to the vkernel process: the
  * terminal's go to the console's foreground group, SIGTERM shuts the
  * machine down by killing init.
  */
 #include <signal.h>
 
 #include "dev/console.h"
+#include "dev/vkd.h"
 #include "host/cpu.h"
 #include "host/hostsig.h"
 #include "host/vmspace.h"
@@ -22,6 +23,8 @@ kern_intr(struct vcpu *cpu, uint32_t bits)
 		vmspace_audit();
 	if (bits & INTR_DEVICE)
 		console_intr(bits);
+	if (bits & INTR_DISK)
+		vkd_intr();
 	if (bits & INTR_SIGNAL) {
 		uint64_t sigs = host_signals_take();
 		for (int sig = 1; sig < 64; sig++) {

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dev/vkd.h"
 #include "host/cpu.h"
 #include "host/hostlog.h"
 #include "host/intr.h"
@@ -35,7 +36,7 @@ usage(FILE *f)
 "  -n ncpus     virtual CPUs (default 1)\n"
 "  -l place     latency: CPUs and guests on separate cores, spinning;\n"
 "               density: each CPU and its guests share one core\n"
-"  -r image     disk image (not implemented yet)\n"
+"  -r image     disk image, vkd0, vkd1... (repeatable; image:ro: read-only)\n"
 "  -I tap       network interface (not implemented yet)\n"
 "  -p file      write the vkernel's pid to file\n"
 "  -e name=val  kernel environment variable\n"
@@ -55,6 +56,7 @@ main(int argc, char **argv)
 	uint64_t ramsize = PHYSMEM_DEFAULT;
 	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
 	int ncpus = 1, place = CPU_PLACE_LATENCY, c;
+	const char *why;
 	int64_t v;
 
 	while ((c = getopt_long(argc, argv, "+hvm:i:n:l:r:I:p:e:", longopts,
@@ -80,7 +82,9 @@ main(int argc, char **argv)
 				errx(EX_USAGE, "-l %s: latency or density", optarg);
 			break;
 		case 'r':
-			errx(EX_UNAVAILABLE, "-r: the disk driver is not implemented yet");
+			if (vkd_config(optarg, &why) < 0)
+				errx(EX_NOINPUT, "-r %s: %s", optarg, why);
+			break;
 		case 'I':
 			errx(EX_UNAVAILABLE, "-I: the network driver is not implemented yet");
 		case 'p':

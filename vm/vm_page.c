@@ -18,6 +18,7 @@ static struct vm_freeq {
 } vm_freeq[VM_NFREEORDER];
 
 static uint64_t vm_npages;	/* pages of RAM, the array's length */
+static size_t (*vm_reclaimers[4])(size_t pages);
 static bool vm_page_ready;
 
 static void
@@ -85,6 +86,50 @@ vm_page_init(void)
 	kprintf("vm_page: %lu pages, %lu for the page array\n", npages, nres);
 }
 
+/* The smallest order >= order with a free block; > VM_MAX_ORDER if none. */
+static int
+vm_freeq_find(int order)
+{
+	int o = order;
+	while (o <= VM_MAX_ORDER && TAILQ_EMPTY(&vm_freeq[o].pl))
+		o++;
+	return o;
+}
+
+void
+vm_page_reclaimer(size_t (*fn)(size_t pages))
+{
+	for (size_t i = 0; i < nitems(vm_reclaimers); i++) {
+		if (vm_reclaimers[i] == fn)
+			return;
+		if (vm_reclaimers[i] == NULL) {
+			vm_reclaimers[i] = fn;
+			return;
+		}
+	}
+	panic("vm_page_reclaimer: too many");
+}
+
+/*
+ * Asks the reclaimers for 2^order pages; true if they freed any.  Not
+ * reentered: a reclaimer's own allocations fail plainly.
+ */
+static bool
+vm_page_reclaim(int order)
+{
+	static bool reclaiming;
+	size_t freed = 0;
+
+	if (reclaiming)
+		return false;
+	reclaiming = true;
+	for (size_t i = 0; i < nitems(vm_reclaimers) &&
+	    vm_reclaimers[i] != NULL; i++)
+		freed += vm_reclaimers[i](1UL << order);
+	reclaiming = false;
+	return freed > 0;
+}
+
 struct vm_page *
 vm_page_alloc(int order, int flags)
 {
@@ -92,9 +137,9 @@ vm_page_alloc(int order, int flags)
 	if (order < 0 || order > VM_MAX_ORDER || (flags & ~VM_ALLOC_ZERO) != 0)
 		panic("vm_page_alloc: order %d, flags %#x", order, flags);
 
-	int o = order;
-	while (o <= VM_MAX_ORDER && TAILQ_EMPTY(&vm_freeq[o].pl))
-		o++;
+	int o = vm_freeq_find(order);
+	if (o > VM_MAX_ORDER && vm_page_reclaim(order))
+		o = vm_freeq_find(order);
 	if (o > VM_MAX_ORDER)
 		return NULL;
 	struct vm_page *m = TAILQ_FIRST(&vm_freeq[o].pl);

@@ -95,9 +95,18 @@ void vm_page_init(void);
  * Allocates a block of 2^order pages aligned to its size, zeroed if flags
  * has VM_ALLOC_ZERO.  Returns its head page (the lowest; the others follow
  * it in the array), with no flags, no owner and no wirings, or NULL if no
- * block that large is free.  Never sleeps.  Panics on a bad order or flag.
+ * block that large is free, even after the reclaimers freed what they
+ * could.  Never sleeps.  Panics on a bad order or flag.
  */
 struct vm_page *vm_page_alloc(int order, int flags);
+
+/*
+ * Registers fn for when vm_page_alloc finds no free block: fn(pages)
+ * frees about that many pages if it can, without sleeping, and returns
+ * how many it freed; the allocation is then tried once more.  Caches
+ * that give way to memory pressure (the buffer cache) register one.
+ */
+void vm_page_reclaimer(size_t (*fn)(size_t pages));
 
 /*
  * Frees the block of 2^order pages headed by m, as vm_page_alloc returned

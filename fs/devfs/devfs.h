@@ -5,8 +5,9 @@
  * of the character-device switch (fs/cdev.h) and every disk, the links
  * Linux has (fd, stdin, stdout, stderr into /proc/self/fd) and an empty
  * shm directory.  Being a tmpfs, it takes mknod, links and files as
- * Linux's does.  Each mount is filled anew; a disk added later appears in
- * every mounted devfs at once.
+ * Linux's does.  Each mount is filled anew; a disk registered or
+ * unregistered later (dev/disk.h) appears in or leaves every mounted
+ * devfs at once.
  *
  * Locking: the big kernel lock.
  */
@@ -19,21 +20,17 @@
 
 struct disk;
 
-#define DEVFS_DISKS_MAX	16
-
 /* The same file system under Linux's name and under BSD's. */
 extern const struct vfsops devtmpfs_vfsops, devfs_vfsops;
 
 /*
- * Makes the block-device node /dev/<dk->d_name> (dk->d_dev, mode 0660)
- * for disk dk in every devfs mounted now or later, and lets mount(2)
- * find dk by its number.  The disk layer calls it when it registers a
- * disk (dev/disk.h's disk_register).  Returns 0, -EEXIST (the number is
- * taken), -ENOSPC (DEVFS_DISKS_MAX disks).
+ * Makes the block-device node <dk->d_name> (dk->d_dev, mode 0660) in
+ * every mounted devfs (a later mount makes it from the list of disks).
+ * disk_register calls it.
  */
-int devfs_disk_add(struct disk *dk);
+void devfs_disk_add(struct disk *dk);
 
-/* The disk added with device number dev, or NULL. */
-struct disk *devfs_disk_bydev(dev_t dev);
+/* Removes disk dk's node from every mounted devfs; disk_unregister's. */
+void devfs_disk_remove(struct disk *dk);
 
 #endif /* FS_DEVFS_DEVFS_H */

@@ -6,8 +6,6 @@
 #include "fs/devfs/devfs.h"
 #include "fs/tmpfs/tmpfs.h"
 
-static struct disk *devfs_disks[DEVFS_DISKS_MAX];
-
 /* The links of every Linux /dev: the descriptors of whoever looks. */
 static const struct {
 	const char *name, *target;
@@ -74,9 +72,12 @@ devfs_fill(struct vnode *root)
 		struct vattr va = { .va_type = VDIR, .va_mode = 01777 };
 		error = devfs_mknode(root, "shm", &va, NULL);
 	}
-	for (int i = 0; error == 0 && i < DEVFS_DISKS_MAX; i++)
-		if (devfs_disks[i] != NULL)
-			error = devfs_mkdisk(root, devfs_disks[i]);
+	struct disk *dk;
+	TAILQ_FOREACH(dk, &disklist, d_list) {
+		if (error < 0)
+			break;
+		error = devfs_mkdisk(root, dk);
+	}
 	return error;
 }
 
@@ -122,35 +123,28 @@ const struct vfsops devfs_vfsops = {
 	.vfs_statfs = devfs_statfs,
 };
 
-int
+void
 devfs_disk_add(struct disk *dk)
 {
-	int slot = -1;
-	for (int i = 0; i < DEVFS_DISKS_MAX; i++) {
-		if (devfs_disks[i] == NULL) {
-			if (slot < 0)
-				slot = i;
-		} else if (devfs_disks[i]->d_dev == dk->d_dev) {
-			return -EEXIST;
-		}
-	}
-	if (slot < 0)
-		return -ENOSPC;
-	devfs_disks[slot] = dk;
 	struct mount *mp;
 	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
 		/* A full devfs misses the node; the disk is still mountable. */
 		if (is_devfs(mp) && devfs_mkdisk(mp->mnt_root, dk) < 0)
 			kprintf("devfs: no node for %s\n", dk->d_name);
 	}
-	return 0;
 }
 
-struct disk *
-devfs_disk_bydev(dev_t dev)
+void
+devfs_disk_remove(struct disk *dk)
 {
-	for (int i = 0; i < DEVFS_DISKS_MAX; i++)
-		if (devfs_disks[i] != NULL && devfs_disks[i]->d_dev == dev)
-			return devfs_disks[i];
-	return NULL;
+	struct mount *mp;
+	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
+		struct vnode *dir = mp->mnt_root, *vp;
+		if (!is_devfs(mp) || dir->v_op->vop_lookup(dir, dk->d_name, &vp) < 0)
+			continue;
+		/* Only the disk's own node: a file of that name stays. */
+		if (vp->v_type == VBLK && vp->v_rdev == dk->d_dev)
+			(void)dir->v_op->vop_unlink(dir, dk->d_name, vp);
+		vrele(vp);
+	}
 }

@@ -1,6 +1,6 @@
 /*
  * devfs and procfs mounted by kern_mount: the nodes devfs makes, a disk
- * added after the mount, mount options, procfs files read in pieces, and
+ * registered and unregistered while mounted, mount options, procfs files read in pieces, and
  * every page back after the unmounts.
  */
 #include <sys/stat.h>
@@ -46,21 +46,23 @@ TEST(devfs_nodes)
 	    sizeof(buf)), 15);
 	CHECK(memcmp(buf, "/proc/self/fd/0", 15) == 0);
 
-	/* A disk added while mounted appears, and mount(2) can find it. */
-	dk.d_dev = linux_makedev(254, 9);
-	CHECK_EQ(devfs_disk_add(&dk), 0);
-	CHECK_EQ(devfs_disk_add(&dk), -EEXIST);
+	/* A disk registered while mounted appears. */
+	dk.d_dev = linux_makedev(DISK_MAJOR, 9);
+	disk_register(&dk);
 	CHECK_EQ(fst_stat(&t, "/dev/vkd9", &st), 0);
 	CHECK(S_ISBLK(st.st_mode));
 	CHECK_EQ(st.st_rdev, dk.d_dev);
-	CHECK(devfs_disk_bydev(dk.d_dev) == &dk);
-	CHECK(devfs_disk_bydev(linux_makedev(254, 10)) == NULL);
 
 	/* A second devfs gets every node at its mount. */
 	CHECK_EQ(kern_mkdirat(&t.p, &t.cr, AT_FDCWD, "/d2", 0755), 0);
 	CHECK_EQ(kern_mount(&t.p, &t.cr, NULL, "/d2", "devfs", 0, NULL), 0);
 	CHECK_EQ(fst_stat(&t, "/d2/vkd9", &st), 0);
 	CHECK_EQ(fst_mkfile(&t, "/d2/shm/f", "x"), 0);
+
+	/* An unregistered disk leaves every devfs. */
+	disk_unregister(&dk);
+	CHECK_EQ(fst_stat(&t, "/dev/vkd9", &st), -ENOENT);
+	CHECK_EQ(fst_stat(&t, "/d2/vkd9", &st), -ENOENT);
 	CHECK_EQ(kern_umount(&t.p, &t.cr, "/d2", 0), 0);
 	CHECK_EQ(fst_end(&t), 0);
 }

@@ -13,6 +13,11 @@ check "free: used + free + cache = total" '[ $((used + free + cache)) = $total ]
 check "free: most is free" '[ $free -gt 65536 ]'
 
 sleep 30 & s=$!
+# Until the child has exec'd (it is "sh" before).
+i=0
+while [ "$(cat /proc/$s/comm)" != sleep ] && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
 check "ps shows sleep" '[ "$(ps -o pid,comm | awk -v p=$s "\$1 == p { print \$2 }")" = sleep ]'
 check "ps shows args" 'ps -o pid,args | grep -q "^ *$s sleep 30$"'
 check "ps: parent" '[ "$(ps -o pid,ppid | awk -v p=$s "\$1 == p { print \$2 }")" = $$ ]'

@@ -1,0 +1,50 @@
+/*
+ * The list of disks (see disk.h).
+ */
+#include <string.h>
+
+#include "dev/disk.h"
+#include "fs/devfs/devfs.h"
+#include "kern/kernel.h"
+
+struct disklist disklist = TAILQ_HEAD_INITIALIZER(disklist);
+
+void
+disk_register(struct disk *dk)
+{
+	KASSERT(disk_lookup(dk->d_name) == NULL, "disk registered twice");
+	TAILQ_INSERT_TAIL(&disklist, dk, d_list);
+	devfs_disk_add(dk);
+}
+
+void
+disk_unregister(struct disk *dk)
+{
+	KASSERT(dk->d_writes == 0, "disk_unregister: writes in flight");
+	TAILQ_REMOVE(&disklist, dk, d_list);
+	devfs_disk_remove(dk);
+}
+
+struct disk *
+disk_lookup(const char *name)
+{
+	struct disk *dk;
+
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	TAILQ_FOREACH(dk, &disklist, d_list)
+		if (strcmp(dk->d_name, name) == 0)
+			return dk;
+	return NULL;
+}
+
+struct disk *
+disk_bydev(dev_t dev)
+{
+	struct disk *dk;
+
+	TAILQ_FOREACH(dk, &disklist, d_list)
+		if (dk->d_dev == dev)
+			return dk;
+	return NULL;
+}
