@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dev/disk.h"
+#include "fs/devfs/devfs.h"
 #include "kern/kernel.h"
 
 struct disklist disklist = TAILQ_HEAD_INITIALIZER(disklist);
@@ -13,6 +14,7 @@ disk_register(struct disk *dk)
 {
 	KASSERT(disk_lookup(dk->d_name) == NULL, "disk registered twice");
 	TAILQ_INSERT_TAIL(&disklist, dk, d_list);
+	devfs_disk_add(dk);
 }
 
 void
@@ -20,6 +22,7 @@ disk_unregister(struct disk *dk)
 {
 	KASSERT(dk->d_writes == 0, "disk_unregister: writes in flight");
 	TAILQ_REMOVE(&disklist, dk, d_list);
+	devfs_disk_remove(dk);
 }
 
 struct disk *

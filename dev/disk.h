@@ -49,10 +49,13 @@ extern struct disklist disklist;	/* every disk, in registration order */
  */
 #define DISK_MAJOR	254
 
-/* Adds dk to the list of disks. */
+/* Adds dk to the list of disks, and its node to every mounted devfs. */
 void disk_register(struct disk *dk);
 
-/* Takes dk off the list (the driver detaches it; nothing in flight). */
+/*
+ * Takes dk off the list, and its node out of every mounted devfs (the
+ * driver detaches it; nothing in flight).
+ */
 void disk_unregister(struct disk *dk);
 
 /* The disk named name ("vkd0", or "/dev/vkd0"), or NULL. */

@@ -77,7 +77,8 @@ int getvnode(struct fsproc *p, int fd, struct vnode **vpp);
 /*
  * Search (exec) permission and the others: mode is a mask of R_OK, W_OK,
  * X_OK against vp for cred.  Root passes read and write always and exec
- * if the file is a directory or has any exec bit.  Returns 0 or -EACCES.
+ * if the file is a directory or has any exec bit.  Returns 0, -EACCES, or
+ * -EROFS for writing a file, directory or link of a read-only mount.
  */
 int vaccess(struct vnode *vp, int mode, const struct ucred *cred);
 

@@ -135,15 +135,36 @@ int kern_getcwd(struct fsproc *p, char *buf, size_t size);
 /* umask: sets it (mask & 0777) and returns the old one. */
 mode_t kern_umask(struct fsproc *p, mode_t mask);
 
-/*
- * mount(2) for the registered file systems (root only): mounts fstype on
- * the directory path with file-system data (kernel pointer, may be NULL).
- */
-int kern_mount(struct fsproc *p, struct ucred *cr, const char *fstype,
-    const char *path, const void *data);
+/* Mounts (vfs_mount.c). */
 
-/* umount: path must be the root of a mounted file system. */
-int kern_umount(struct fsproc *p, struct ucred *cr, const char *path);
+/*
+ * mount(2) of a new file system (root only): fstype (a registered name)
+ * on the directory path, from source (a block device for VFCF_REQDEV
+ * file systems, else only a name; NULL is "none"), with MNT_* flags and
+ * Linux's option string (may be NULL).  -EPERM, -ENODEV (no such type),
+ * -ENOTBLK, -ENXIO (source is no disk), the lookup's and vfs_mount's
+ * errors.
+ */
+int kern_mount(struct fsproc *p, struct ucred *cr, const char *source,
+    const char *path, const char *fstype, int flags, const char *options);
+
+/*
+ * umount2: path must be the root of a mounted file system (-EINVAL);
+ * flags may hold LINUX_UMOUNT_NOFOLLOW (the system-call layer refuses the
+ * others it does not implement).  -EPERM, -EBUSY.
+ */
+#define LINUX_UMOUNT_NOFOLLOW	0x8
+int kern_umount(struct fsproc *p, struct ucred *cr, const char *path,
+    int flags);
+
+/*
+ * The path of vp from root directory rdir into buf (NUL-terminated):
+ * its length with the NUL, or -ERANGE (size too small), -ENOENT
+ * (removed, or a non-directory found neither in directory hint, which
+ * may be NULL, nor at the top of its file system), -ENAMETOOLONG.
+ */
+int vn_fullpath(struct vnode *rdir, struct vnode *vp, struct vnode *hint,
+    char *buf, size_t size);
 
 /* Pipes (pipe.c). */
 

@@ -352,6 +352,14 @@ kern_ftruncate(struct fsproc *p, int fd, int64_t length)
 	return error;
 }
 
+static void
+mount_statfs(struct mount *mp, struct statfs_info *sf)
+{
+	mp->mnt_op->vfs_statfs(mp, sf);
+	sf->f_fsid = mp->mnt_dev;
+	sf->f_rdonly = (mp->mnt_flags & MNT_RDONLY) != 0;
+}
+
 int
 kern_statfs(struct fsproc *p, struct ucred *cr, const char *path,
     struct statfs_info *sf)
@@ -360,8 +368,7 @@ kern_statfs(struct fsproc *p, struct ucred *cr, const char *path,
 	int error = namei_at(p, cr, AT_FDCWD, path, NI_FOLLOW, &nd);
 	if (error < 0)
 		return error;
-	struct mount *mp = nd.ni_vp->v_mount;
-	mp->mnt_op->vfs_statfs(mp, sf);
+	mount_statfs(nd.ni_vp->v_mount, sf);
 	namei_done(&nd);
 	return 0;
 }
@@ -373,7 +380,7 @@ kern_fstatfs(struct fsproc *p, int fd, struct statfs_info *sf)
 	int error = getvnode(p, fd, &vp);
 	if (error < 0)
 		return error;
-	vp->v_mount->mnt_op->vfs_statfs(vp->v_mount, sf);
+	mount_statfs(vp->v_mount, sf);
 	vrele(vp);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * Directories and a process's place among them: getdents64, chdir,
- * fchdir, chroot, getcwd, umask, and mount/umount.
+ * fchdir, chroot, getcwd (and the path of any vnode), umask.
  */
 #include "fs/namei.h"
 #include "fs/vfs.h"
@@ -119,21 +119,64 @@ out:
 	return error;
 }
 
+/* Puts "/name" in front of the path growing down to path + *pos. */
+static int
+path_prepend(char *path, size_t *pos, const char *name)
+{
+	size_t len = strlen(name);
+	if (len + 1 > *pos)
+		return -ENAMETOOLONG;
+	*pos -= len;
+	memcpy(path + *pos, name, len);
+	path[--*pos] = '/';
+	return 0;
+}
+
+/*
+ * A non-directory has no ".." to climb: look for it in hint, then at the
+ * top of its own file system (devfs nodes, files at a mount's root).
+ * Returns the directory it was found in, referenced, with its name
+ * prepended; NULL with *error otherwise.
+ */
+static struct vnode *
+file_parent(struct vnode *vp, struct vnode *hint, char *path, size_t *pos,
+    int *error)
+{
+	char name[NAME_MAX + 1];
+	struct vnode *dirs[2] = { hint, vp->v_mount->mnt_root };
+
+	for (int i = 0; i < 2; i++) {
+		struct vnode *dvp = dirs[i];
+		if (dvp == NULL || dvp->v_type != VDIR || dvp->v_mount != vp->v_mount)
+			continue;
+		if (name_in_dir(dvp, vp, name) == 0) {
+			*error = path_prepend(path, pos, name);
+			return *error == 0 ? vref(dvp) : NULL;
+		}
+	}
+	*error = -ENOENT;
+	return NULL;
+}
+
 int
-kern_getcwd(struct fsproc *p, char *buf, size_t size)
+vn_fullpath(struct vnode *rdir, struct vnode *vp, struct vnode *hint,
+    char *buf, size_t size)
 {
 	char *path = kmalloc(PATH_MAX, 0);
 	if (path == NULL)
 		return -ENOMEM;
 	char name[NAME_MAX + 1];
 	size_t pos = PATH_MAX - 1;	/* the path grows down from the end */
-	struct vnode *vp = vref(p->fp_cdir);
 	int error = 0;
 
 	path[pos] = '\0';
-	if (vp->v_nlink == 0)
+	if (vp->v_type != VDIR)
+		vp = file_parent(vp, hint, path, &pos, &error);
+	else
+		vp = vref(vp);
+	if (vp != NULL && vp->v_nlink == 0)
 		error = -ENOENT;	/* removed while we were in it */
-	while (error == 0 && vp != p->fp_rdir) {
+	while (error == 0 && vp != rdir) {
 		if (vp->v_flags & VROOT) {
 			struct vnode *covered = vp->v_mount->mnt_covered;
 			if (covered == NULL)
@@ -145,16 +188,8 @@ kern_getcwd(struct fsproc *p, char *buf, size_t size)
 		struct vnode *dvp;
 		if ((error = vp->v_op->vop_lookup(vp, "..", &dvp)) < 0)
 			break;
-		if ((error = name_in_dir(dvp, vp, name)) == 0) {
-			size_t len = strlen(name);
-			if (len + 1 > pos) {
-				error = -ENAMETOOLONG;
-			} else {
-				pos -= len;
-				memcpy(path + pos, name, len);
-				path[--pos] = '/';
-			}
-		}
+		if ((error = name_in_dir(dvp, vp, name)) == 0)
+			error = path_prepend(path, &pos, name);
 		vrele(vp);
 		vp = dvp;
 	}
@@ -174,46 +209,16 @@ kern_getcwd(struct fsproc *p, char *buf, size_t size)
 	return error;
 }
 
+int
+kern_getcwd(struct fsproc *p, char *buf, size_t size)
+{
+	return vn_fullpath(p->fp_rdir, p->fp_cdir, NULL, buf, size);
+}
+
 mode_t
 kern_umask(struct fsproc *p, mode_t mask)
 {
 	mode_t old = p->fp_umask;
 	p->fp_umask = mask & 0777;
 	return old;
-}
-
-int
-kern_mount(struct fsproc *p, struct ucred *cr, const char *fstype,
-    const char *path, const void *data)
-{
-	if (cr->cr_uid != 0)
-		return -EPERM;
-	const struct vfsops *ops = vfs_byname(fstype);
-	if (ops == NULL)
-		return -ENODEV;
-	struct nameidata nd;
-	int error = namei_at(p, cr, AT_FDCWD, path, NI_FOLLOW, &nd);
-	if (error < 0)
-		return error;
-	struct mount *mp;
-	error = vfs_mount(ops, nd.ni_vp, data, &mp);
-	namei_done(&nd);
-	return error;
-}
-
-int
-kern_umount(struct fsproc *p, struct ucred *cr, const char *path)
-{
-	if (cr->cr_uid != 0)
-		return -EPERM;
-	struct nameidata nd;
-	int error = namei_at(p, cr, AT_FDCWD, path, NI_FOLLOW, &nd);
-	if (error < 0)
-		return error;
-	struct vnode *vp = nd.ni_vp;
-	struct mount *mp = vp->v_mount;
-	bool isroot = (vp->v_flags & VROOT) != 0;
-	/* Our own reference must not count as a user. */
-	namei_done(&nd);
-	return isroot ? vfs_unmount(mp) : -EINVAL;
 }

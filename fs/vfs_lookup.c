@@ -19,6 +19,10 @@ int
 vaccess(struct vnode *vp, int mode, const struct ucred *cred)
 {
 	mode &= R_OK | W_OK | X_OK;
+	/* Devices and fifos on a read-only mount stay writable, as Linux. */
+	if ((mode & W_OK) && (vp->v_mount->mnt_flags & MNT_RDONLY) &&
+	    (vp->v_type == VREG || vp->v_type == VDIR || vp->v_type == VLNK))
+		return -EROFS;
 	if (cred->cr_uid == 0) {
 		if ((mode & X_OK) && vp->v_type != VDIR &&
 		    (vp->v_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0)

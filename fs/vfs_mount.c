@@ -4,9 +4,14 @@
  * back going up through "..".  The mount holds a reference on the vnode it
  * covers and on its own root.
  */
+#include "dev/disk.h"
+#include "fs/devfs/devfs.h"
+#include "fs/namei.h"
+#include "fs/procfs/procfs.h"
 #include "fs/stat.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
+#include "kern/ucred.h"
 #include "vm/kmem.h"
 
 struct mountlist mountlist = TAILQ_HEAD_INITIALIZER(mountlist);
@@ -14,6 +19,9 @@ struct vnode *rootvnode;
 
 static const struct vfsops *const vfs_list[] = {
 	&tmpfs_vfsops,
+	&procfs_vfsops,
+	&devtmpfs_vfsops,
+	&devfs_vfsops,
 };
 
 static uint32_t next_anon_minor = 1;
@@ -34,23 +42,63 @@ vfs_byname(const char *name)
 	return NULL;
 }
 
+const struct vfsops *
+vfs_byindex(int i)
+{
+	return i >= 0 && (size_t)i < nitems(vfs_list) ? vfs_list[i] : NULL;
+}
+
 int
-vfs_mount(const struct vfsops *ops, struct vnode *covered, const void *data,
-    struct mount **mpp)
+vfs_getopt(const char *options, const char *name, char *buf, size_t size)
+{
+	size_t namelen = strlen(name);
+
+	for (const char *o = options; o != NULL && *o != '\0';) {
+		const char *end = strchrnul(o, ',');
+		if (strncmp(o, name, namelen) == 0 &&
+		    (o[namelen] == '=' || o + namelen == end)) {
+			const char *v = o + namelen + (o + namelen < end);
+			if ((size_t)(end - v) >= size)
+				return -EINVAL;
+			memcpy(buf, v, (size_t)(end - v));
+			buf[end - v] = '\0';
+			return 0;
+		}
+		o = *end != '\0' ? end + 1 : end;
+	}
+	return -ENOENT;
+}
+
+int
+vfs_mount(const struct vfsops *ops, struct vnode *covered,
+    const struct mount_args *ma, struct mount **mpp)
 {
 	if (covered == NULL ? rootvnode != NULL : covered->v_mountedhere != NULL)
 		return -EBUSY;
 	if (covered != NULL && covered->v_type != VDIR)
 		return -ENOTDIR;
+	/* The next lookup would make another vnode, not mounted on. */
+	if (covered != NULL && !(covered->v_flags & VROOT) &&
+	    (covered->v_mount->mnt_op->vfs_flags & VFCF_SYNTHETIC))
+		return -EINVAL;
 
 	struct mount *mp = kmalloc(sizeof(*mp), KM_ZERO);
 	if (mp == NULL)
 		return -ENOMEM;
+	const char *source = ma != NULL ? ma->ma_source : ops->vfs_name;
+	mp->mnt_source = kmalloc(strlen(source) + 1, 0);
+	if (mp->mnt_source == NULL) {
+		kfree(mp);
+		return -ENOMEM;
+	}
+	strcpy(mp->mnt_source, source);
 	mp->mnt_op = ops;
 	mp->mnt_dev = vfs_anondev();
+	mp->mnt_flags = ma != NULL ? ma->ma_flags : 0;
 	TAILQ_INIT(&mp->mnt_vnodes);
-	int error = ops->vfs_mount(mp, data);
+	int error = ops->vfs_mount(mp, ma);
 	if (error < 0) {
+		kfree(mp->mnt_source);
 		kfree(mp);
 		return error;
 	}
@@ -88,6 +136,7 @@ vfs_unmount(struct mount *mp)
 		rootvnode = NULL;
 	}
 	mp->mnt_op->vfs_unmount(mp);
+	kfree(mp->mnt_source);
 	kfree(mp);
 	return 0;
 }
@@ -110,5 +159,109 @@ int
 vfs_mountroot(void)
 {
 	struct mount *mp;
-	return vfs_mount(&tmpfs_vfsops, NULL, NULL, &mp);
+	const struct mount_args ma = { .ma_source = "tmpfs" };
+	return vfs_mount(&tmpfs_vfsops, NULL, &ma, &mp);
+}
+
+/*
+ * The disk a block-device source names, for a VFCF_REQDEV file system
+ * (see struct mount_args).
+ */
+static int
+mount_disk(struct fsproc *p, struct ucred *cr, const char *source,
+    struct disk **dkp)
+{
+	struct nameidata nd;
+	int error = namei_at(p, cr, AT_FDCWD, source, NI_FOLLOW, &nd);
+	if (error < 0)
+		return error;
+	if (nd.ni_vp->v_type != VBLK)
+		error = -ENOTBLK;
+	else if ((*dkp = disk_bydev(nd.ni_vp->v_rdev)) == NULL)
+		error = -ENXIO;
+	namei_done(&nd);
+	return error;
+}
+
+int
+kern_mount(struct fsproc *p, struct ucred *cr, const char *source,
+    const char *path, const char *fstype, int flags, const char *options)
+{
+	if (cr->cr_uid != 0)
+		return -EPERM;
+	const struct vfsops *ops = vfs_byname(fstype);
+	if (ops == NULL)
+		return -ENODEV;
+	struct mount_args ma = {
+		.ma_source = source != NULL ? source : "none",
+		.ma_options = options,
+		.ma_flags = flags,
+	};
+	int error;
+	if ((ops->vfs_flags & VFCF_REQDEV) &&
+	    (error = mount_disk(p, cr, ma.ma_source, &ma.ma_disk)) < 0)
+		return error;
+	struct nameidata nd;
+	if ((error = namei_at(p, cr, AT_FDCWD, path, NI_FOLLOW, &nd)) < 0)
+		return error;
+	struct mount *mp;
+	error = vfs_mount(ops, nd.ni_vp, &ma, &mp);
+	namei_done(&nd);
+	return error;
+}
+
+int
+kern_umount(struct fsproc *p, struct ucred *cr, const char *path, int flags)
+{
+	if (cr->cr_uid != 0)
+		return -EPERM;
+	struct nameidata nd;
+	int error = namei_at(p, cr, AT_FDCWD, path,
+	    (flags & LINUX_UMOUNT_NOFOLLOW) ? 0 : NI_FOLLOW, &nd);
+	if (error < 0)
+		return error;
+	struct vnode *vp = nd.ni_vp;
+	struct mount *mp = vp->v_mount;
+	bool isroot = (vp->v_flags & VROOT) != 0;
+	/* Our own reference must not count as a user. */
+	namei_done(&nd);
+	return isroot ? vfs_unmount(mp) : -EINVAL;
+}
+
+/* Mounts a file system of type ops on path dir, made if missing. */
+static int
+mount_boot(struct fsproc *p, struct ucred *cr, const char *dir,
+    const struct vfsops *ops, const char *source)
+{
+	int error = kern_mkdirat(p, cr, AT_FDCWD, dir, 0555);
+	if (error < 0 && error != -EEXIST)
+		return error;
+	struct nameidata nd;
+	if ((error = namei_at(p, cr, AT_FDCWD, dir, NI_FOLLOW, &nd)) < 0)
+		return error;
+	const struct mount_args ma = { .ma_source = source };
+	struct mount *mp;
+	error = vfs_mount(ops, nd.ni_vp, &ma, &mp);
+	namei_done(&nd);
+	return error;
+}
+
+int
+vfs_mountboot(void)
+{
+	struct fsproc fsp;
+	struct ucred *cr = crget();
+	int error = -ENOMEM;
+
+	if (cr == NULL)
+		return error;
+	if (fsproc_init(&fsp, rootvnode) == 0) {
+		error = mount_boot(&fsp, cr, "/proc", &procfs_vfsops, "proc");
+		if (error == 0)
+			error = mount_boot(&fsp, cr, "/dev", &devtmpfs_vfsops,
+			    "devtmpfs");
+		fsproc_exit(&fsp);
+	}
+	crfree(cr);
+	return error;
 }

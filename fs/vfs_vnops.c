@@ -187,6 +187,8 @@ vn_open(struct vnode *vp, int fflags, struct file **fpp)
 		error = fifo_open(vp, fp);
 	else if (vp->v_type == VCHR)
 		error = cdev_open(vp, fp);
+	else if (vp->v_op->vop_open != NULL)
+		error = vp->v_op->vop_open(vp, fp);
 	if (error < 0) {
 		/* Not opened as a fifo or device: closing just drops vp. */
 		fp->f_ops = &vnops_fileops;

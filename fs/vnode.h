@@ -35,6 +35,8 @@ struct ucred;
 struct mount;
 struct pipe;
 struct pollwaiter;
+struct file;
+struct disk;
 
 #define NAME_MAX	255	/* bytes in a path component */
 #define PATH_MAX	4096	/* bytes in a path, its NUL included */
@@ -143,6 +145,14 @@ struct vnops {
 	int (*vop_readdir)(struct vnode *vp, struct uio *uio);
 	/* The last reference went (see the top of this file). */
 	void (*vop_inactive)(struct vnode *vp);
+	/*
+	 * Optional: vp (a regular file or directory) is being opened into
+	 * fp, whose flags are set and whose operations are the vnode
+	 * file's.  A file system whose contents are made at open (procfs)
+	 * replaces fp->f_ops and f_data here; its fo_close must vrele
+	 * fp->f_vnode.  Returns 0 or a negative errno (the open fails).
+	 */
+	int (*vop_open)(struct vnode *vp, struct file *fp);
 };
 
 /*
@@ -154,11 +164,47 @@ struct statfs_info {
 	uint64_t f_blocks, f_bfree, f_bavail;
 	uint64_t f_files, f_ffree;
 	uint64_t f_namelen;
+	/* Filled by the VFS (kern_statfs), not the file system: */
+	uint64_t f_fsid;	/* the mount's st_dev */
+	int f_rdonly;		/* mounted MNT_RDONLY */
 };
+
+/*
+ * What mount(2) hands a file system (vfs_mount's data; NULL at boot and
+ * from kernel callers that want the defaults).
+ *
+ * Block devices: for a file system with VFCF_REQDEV, mount(2) looks the
+ * source path up; it must name a block device (-ENOTBLK) of a registered
+ * disk (-ENXIO), and ma_disk is that disk.  The file system reads and
+ * writes it through dk->d_strategy (dev/disk.h); it must refuse to write
+ * when ma_flags has MNT_RDONLY or dk->d_readonly (then -EROFS, or mount
+ * read-only and set MNT_RDONLY in mp->mnt_flags).  Other file systems get
+ * ma_disk NULL and the source only as a name for /proc/mounts.  The
+ * strings live only during the call (vfs_mount keeps its own copy of the
+ * source); the disk's driver must not detach it while it is mounted.
+ */
+struct mount_args {
+	const char *ma_source;	/* as given: "/dev/vkd1", "none" */
+	struct disk *ma_disk;	/* VFCF_REQDEV: the disk; else NULL */
+	const char *ma_options;	/* Linux's data string ("size=1m,mode=755"),
+				 * or NULL; vfs_getopt reads it */
+	int ma_flags;		/* MNT_* */
+};
+
+#define MNT_RDONLY	0x0001	/* no writes (MS_RDONLY) */
+
+#define VFCF_REQDEV	0x0001	/* mounts a disk (Linux's FS_REQUIRES_DEV) */
+#define VFCF_SYNTHETIC	0x0002	/* vnodes are made at each lookup (procfs):
+				 * only its root can be mounted on */
 
 struct vfsops {
 	const char *vfs_name;
-	/* Fills mp->mnt_root (referenced) and mp->mnt_data. */
+	int vfs_flags;		/* VFCF_* */
+	/*
+	 * Fills mp->mnt_root (referenced) and mp->mnt_data.  data is a
+	 * struct mount_args or NULL (see above); mp->mnt_flags is already
+	 * ma_flags.
+	 */
 	int (*vfs_mount)(struct mount *mp, const void *data);
 	/*
 	 * Frees everything; only called when no vnode but the root is
@@ -173,6 +219,8 @@ struct mount {
 	struct vnode *mnt_root;
 	struct vnode *mnt_covered;	/* what it is mounted on; NULL: root */
 	dev_t mnt_dev;			/* st_dev of its files */
+	int mnt_flags;			/* MNT_* */
+	char *mnt_source;		/* for /proc/mounts, kmalloc'd */
 	void *mnt_data;
 	TAILQ_HEAD(, vnode) mnt_vnodes;	/* every vnode it has */
 	TAILQ_ENTRY(mount) mnt_list;
@@ -218,14 +266,26 @@ uint8_t vtype_to_dt(enum vtype t);
 /* The vfsops registered under name ("tmpfs"), or NULL. */
 const struct vfsops *vfs_byname(const char *name);
 
+/* The i-th registered vfsops (from 0), or NULL past the last. */
+const struct vfsops *vfs_byindex(int i);
+
+/*
+ * Option name of a mount's option string ("size=1m,mode=755"): copies
+ * its value (or "" for a bare "ro") into buf and returns 0; -ENOENT if
+ * absent, -EINVAL if the value does not fit size bytes with its NUL.
+ */
+int vfs_getopt(const char *options, const char *name, char *buf,
+    size_t size);
+
 /*
  * Mounts a new file system of type ops on directory covered (NULL: as
- * the root, which must not exist yet).  Returns 0 with *mpp, or -EBUSY
- * (already a mount point, or the root is taken), -ENOTDIR, -ENOMEM or
- * the file system's error.
+ * the root, which must not exist yet) with arguments ma (may be NULL).
+ * Returns 0 with *mpp, or -EBUSY (already a mount point, or the root is
+ * taken), -ENOTDIR, -EINVAL (covered is a VFCF_SYNTHETIC file system's
+ * and not its root), -ENOMEM or the file system's error.
  */
 int vfs_mount(const struct vfsops *ops, struct vnode *covered,
-    const void *data, struct mount **mpp);
+    const struct mount_args *ma, struct mount **mpp);
 
 /*
  * Unmounts mp: -EBUSY if one of its vnodes is still in use (open,
@@ -246,5 +306,12 @@ int vfs_mountroot(void);
  * holds.  A file system that will not go is logged.
  */
 void vfs_unmountall(void);
+
+/*
+ * The boot's other mounts: procfs on /proc and devfs on /dev, making the
+ * directories if the root lacks them.  Call after the devices registered
+ * (console_init).  Returns 0 or a negative errno.
+ */
+int vfs_mountboot(void);
 
 #endif /* FS_VNODE_H */

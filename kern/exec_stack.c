@@ -67,14 +67,20 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	uint64_t *v = (uint64_t *)AT(sp);
 	*v++ = (uint64_t)ea->ea_argc;
 	uint64_t s = strings;
+	vm->vm_arg_start = vm->vm_arg_end = strings;
 	for (long i = 0; i < ea->ea_argc + ea->ea_envc; i++) {
-		if (i == ea->ea_argc)
+		if (i == ea->ea_argc) {
 			*v++ = 0;
+			vm->vm_arg_end = s;
+		}
 		*v++ = s;
 		s += strlen((char *)AT(s)) + 1;
 	}
-	if (ea->ea_envc == 0)
+	if (ea->ea_envc == 0) {
 		*v++ = 0;
+		vm->vm_arg_end = s;
+	}
+	vm->vm_env_end = s;
 	*v++ = 0;
 	const uint64_t aux[][2] = {
 		{ AT_HWCAP, cpu_hwcap() },

@@ -50,6 +50,7 @@ elf_load(struct image *im, struct proc *p)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->im_hdr;
 	uint64_t filesize = im->im_vp->v_size, lo = UINT64_MAX, hi = 0;
+	uint64_t filehi = 0;		/* the end of the segments' file bytes */
 	Elf64_Phdr *ph;
 	int error;
 
@@ -84,6 +85,8 @@ elf_load(struct image *im, struct proc *p)
 		}
 		lo = MIN(lo, rounddown2(ph[i].p_vaddr, PAGE_SIZE));
 		hi = MAX(hi, roundup2(ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE));
+		filehi = MAX(filehi, roundup2(ph[i].p_vaddr + ph[i].p_filesz,
+		    PAGE_SIZE));
 		if (eh->e_phoff >= ph[i].p_offset &&
 		    eh->e_phoff + phsize <= ph[i].p_offset + ph[i].p_filesz)
 			phdr_va = ph[i].p_vaddr + (eh->e_phoff - ph[i].p_offset);
@@ -133,6 +136,8 @@ elf_load(struct image *im, struct proc *p)
 		goto out;
 	}
 	vm->vm_brk_start = vm->vm_brk = hi + bias;
+	vm->vm_image_start = lo + bias;
+	vm->vm_image_end = filehi + bias;
 	im->im_vmspace = vm;
 	im->im_entry = eh->e_entry + bias;
 	im->im_phdr = phdr_va != 0 ? phdr_va + bias : 0;

@@ -150,7 +150,7 @@ kernel_main(const struct boot_args *ba)
 	}
 	if (ba->initramfs != NULL && load_initramfs(ba->initramfs) < 0)
 		return -1;
-	if (console_init() < 0 || intr_init() < 0)
+	if (console_init() < 0 || vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
 
 	initproc = create_init();

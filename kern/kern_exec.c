@@ -12,6 +12,7 @@
 
 #include "fs/namei.h"
 #include "kern/uio.h"
+#include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "kern/exec.h"
 #include "kern/signal.h"
@@ -169,6 +170,35 @@ exec_lookup(struct proc *p, const char *path, struct vnode **vpp)
 }
 
 /*
+ * The canonical path of the image exec ran (links followed), for
+ * /proc/PID/exe: kmalloc'd, or NULL if it cannot be made.  Called before
+ * p_exe changes, as the lookup may pass through /proc/self/exe.
+ */
+static char *
+exec_fullpath(struct proc *p, const char *name)
+{
+	struct nameidata nd;
+	if (namei_at(&p->p_fs, p->p_ucred, AT_FDCWD, name,
+	    NI_PARENT | NI_FOLLOW, &nd) < 0)
+		return NULL;
+	char *buf = kmalloc(PATH_MAX, 0), *path = NULL;
+	int len = -1;
+	if (buf != NULL && nd.ni_lasttype == NI_LAST_NORM)
+		len = vn_fullpath(p->p_fs.fp_rdir, nd.ni_dvp, NULL, buf,
+		    PATH_MAX) - 1;
+	if (len > 0 && (size_t)len + 1 + strlen(nd.ni_last) < PATH_MAX) {
+		if (len > 1)
+			buf[len++] = '/';	/* not after "/" */
+		strcpy(buf + len, nd.ni_last);
+		if ((path = kmalloc(strlen(buf) + 1, 0)) != NULL)
+			strcpy(path, buf);
+	}
+	namei_done(&nd);
+	kfree(buf);
+	return path;
+}
+
+/*
  * Runs the image at path in process p with the arguments in ea.  On
  * success the process has a new address space and registers in lp.
  */
@@ -224,6 +254,9 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	sigacts_exec(p);
 	const char *base = strrchr(path, '/');
 	snprintf(p->p_comm, sizeof(p->p_comm), "%s", base ? base + 1 : path);
+	char *exe = exec_fullpath(p, name);
+	kfree(p->p_exe);
+	p->p_exe = exe;
 	memset(&lp->lwp_tf, 0, sizeof(lp->lwp_tf));
 	lp->lwp_tf.tf_rip = im.im_entry;
 	lp->lwp_tf.tf_rsp = im.im_sp;

@@ -10,6 +10,7 @@
 #include "kern/signal.h"
 #include "kern/syscall.h"
 #include "kern/ucred.h"
+#include "vm/kmem.h"
 #include "vm/vm.h"
 
 #define CLONE_SUPPORTED	(CLONE_VFORK | CLONE_VM | CLONE_SETTLS | \
@@ -38,6 +39,10 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 	p2->p_ucred = crhold(p->p_ucred);
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	memcpy(p2->p_comm, p->p_comm, sizeof(p2->p_comm));
+	/* /proc/PID/exe; only that link is lost if memory is short. */
+	if (p->p_exe != NULL &&
+	    (p2->p_exe = kmalloc(strlen(p->p_exe) + 1, 0)) != NULL)
+		strcpy(p2->p_exe, p->p_exe);
 	p2->p_exitsig = (int)(flags & 0xff);
 	struct lwp *lp2 = NULL;
 	if (p2->p_vmspace == NULL || (error = fsproc_fork(&p2->p_fs, &p->p_fs)) < 0 ||

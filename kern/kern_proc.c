@@ -11,9 +11,10 @@
 
 static struct procq pidhash[PIDHASH];
 static TAILQ_HEAD(, pgrp) pgrphash[PIDHASH];
-static pid_t lastpid;
+pid_t lastpid;
 struct proc *initproc;
 int nprocs, maxprocs = 4096;
+uint64_t nforks;
 
 static void
 proc_tables_init(void)
@@ -106,6 +107,7 @@ proc_alloc(struct proc *parent, int *error)
 		TAILQ_INSERT_TAIL(&parent->p_children, p, p_sibling);
 	TAILQ_INSERT_TAIL(&pidhash[pid % PIDHASH], p, p_hash);
 	nprocs++;
+	nforks++;
 	return p;
 }
 
@@ -120,6 +122,7 @@ proc_free(struct proc *p)
 		leavepgrp(p);
 	if (p->p_ucred != NULL)
 		crfree(p->p_ucred);
+	kfree(p->p_exe);
 	nprocs--;
 	kfree(p);
 }

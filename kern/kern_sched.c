@@ -26,6 +26,9 @@ static struct sched_pcpu pcpus[MAXCPU];
 static __thread struct sched_pcpu *pcpu;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool halting;
+static uint64_t boottime;		/* nanouptime at sched_init */
+static unsigned long avenrun[3];	/* LOAD_FSHIFT fixed point */
+static uint64_t next_loadavg;
 
 void (*sched_intr_hook)(struct vcpu *cpu, uint32_t bits);
 int (*sched_signal_hook)(struct thread *td);
@@ -119,6 +122,61 @@ thread_yield(void)
 	mi_switch();
 }
 
+int
+sched_nrunning(void)
+{
+	struct thread *td;
+	int n = 0;
+
+	TAILQ_FOREACH(td, &runq, td_runq)
+		n++;
+	for (int i = 0; i < cpu_count(); i++)
+		if (pcpus[i].pc_curthread != NULL &&
+		    pcpus[i].pc_curthread != &pcpus[i].idle)
+			n++;
+	return n;
+}
+
+/*
+ * Every 5 seconds, as Linux's calc_global_load: each average decays by
+ * e^(-5s/period) toward the number of running threads.
+ */
+static void
+loadavg_sample(uint64_t now)
+{
+	static const unsigned long exp[3] = { 1884, 2014, 2037 };
+	const unsigned long one = 1UL << LOAD_FSHIFT;
+
+	if (now < next_loadavg)
+		return;
+	next_loadavg = now + 5000000000ULL;
+	unsigned long n = (unsigned long)sched_nrunning() << LOAD_FSHIFT;
+	for (int i = 0; i < 3; i++)
+		avenrun[i] = (avenrun[i] * exp[i] + n * (one - exp[i])) >> LOAD_FSHIFT;
+}
+
+void
+sched_loadavg(unsigned long avg[3])
+{
+	memcpy(avg, avenrun, sizeof(avenrun));
+}
+
+uint64_t
+sched_uptime(void)
+{
+	return nanouptime() - boottime;
+}
+
+uint64_t
+sched_cpu_idle(int i)
+{
+	struct sched_pcpu *pc = &pcpus[i];
+	uint64_t t = pc->idle.td_runtime;
+	if (pc->pc_curthread == &pc->idle)
+		t += nanouptime() - pc->idle.td_switched_at;
+	return t;
+}
+
 /*
  * Takes this CPU's pending interrupts: the tick expires timeouts and asks
  * the running thread to reschedule if others wait; everything but the
@@ -133,6 +191,7 @@ sched_interrupts(void)
 	if (bits & INTR_TICK) {
 		sleepq_expire(nanouptime());
 		callout_expire(nanouptime());
+		loadavg_sample(nanouptime());
 		if (!TAILQ_EMPTY(&runq))
 			pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
 	}
@@ -145,6 +204,8 @@ void
 sched_init(void)
 {
 	halting = false;
+	boottime = nanouptime();
+	next_loadavg = boottime + 5000000000ULL;
 }
 
 void

@@ -18,6 +18,9 @@
 
 #include "host/physmem.h"
 
+/* The Linux release the machine claims to be (uname, /proc/version). */
+#define UNAME_RELEASE	"6.1.0-vkernel"
+
 #define howmany(x, y)	(((x) + ((y) - 1)) / (y))
 #define roundup2(x, y)	(((x) + ((y) - 1)) & ~((__typeof__(x))(y) - 1))
 #define rounddown2(x, y) ((x) & ~((__typeof__(x))(y) - 1))

@@ -114,6 +114,8 @@ struct proc {
 	struct callout p_itimer;	/* ITIMER_REAL */
 	uint64_t p_itimer_interval;	/* ns, 0: one-shot */
 	char p_comm[16];
+	char *p_exe;			/* the image's path (/proc/PID/exe),
+					 * kmalloc'd; NULL if unknown */
 };
 
 #define P_VFORK		0x01		/* parent waits for exec or exit */
@@ -125,6 +127,8 @@ struct proc {
 
 extern struct proc *initproc;
 extern int nprocs, maxprocs;
+extern uint64_t nforks;		/* processes created since boot */
+extern pid_t lastpid;		/* the pid given last */
 
 /* The process and lwp of the calling kernel thread (NULL if none). */
 struct lwp *curlwp_get(void);

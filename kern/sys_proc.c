@@ -11,8 +11,6 @@
 #include "kern/ucred.h"
 #include "vm/vm_page.h"
 
-#define UNAME_RELEASE	"6.1.0-vkernel"
-
 SYSCALL(getpid)
 {
 	(void)args;
@@ -215,7 +213,11 @@ SYSCALL(sysinfo)
 {
 	struct sysinfo si;
 	memset(&si, 0, sizeof(si));
-	si.uptime = (long)(nanouptime() / 1000000000);
+	unsigned long load[3];
+	si.uptime = (long)(sched_uptime() / 1000000000);
+	sched_loadavg(load);
+	for (int i = 0; i < 3; i++)		/* SI_LOAD_SHIFT is 16 */
+		si.loads[i] = load[i] << (16 - LOAD_FSHIFT);
 	si.totalram = vmstats.v_page_count;
 	si.freeram = vmstats.v_free_count;
 	si.procs = (unsigned short)nprocs;

@@ -41,6 +41,7 @@ SYSCALL(getgroups); SYSCALL(setgroups);
 SYSCALL(utimensat); SYSCALL(pause); SYSCALL(restart_syscall); SYSCALL(reboot); SYSCALL(waitid);
 SYSCALL(setitimer); SYSCALL(getitimer); SYSCALL(alarm);
 SYSCALL(select); SYSCALL(pselect6);
+SYSCALL(mount); SYSCALL(umount2); SYSCALL(statfs); SYSCALL(fstatfs);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -72,4 +73,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(utimensat), S(pause), S(restart_syscall), S(reboot), S(waitid),
 	S(setitimer), S(getitimer), S(alarm),
 	S(select), S(pselect6),
+	S(mount), S(umount2), S(statfs), S(fstatfs),
 };

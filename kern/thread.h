@@ -125,6 +125,24 @@ extern int (*sched_signal_hook)(struct thread *td);
 /* Monotonic kernel time in nanoseconds. */
 uint64_t nanouptime(void);
 
+/* Statistics for /proc and sysinfo (kern_sched.c). */
+
+/* Nanoseconds since sched_init (the machine's uptime). */
+uint64_t sched_uptime(void);
+
+/* Threads running on a CPU or waiting for one. */
+int sched_nrunning(void);
+
+/*
+ * Load averages over 1, 5 and 15 minutes in Linux's fixed point
+ * (LOAD_FSHIFT fraction bits), sampled every 5 seconds by the tick.
+ */
+#define LOAD_FSHIFT	11
+void sched_loadavg(unsigned long avg[3]);
+
+/* Nanoseconds virtual CPU i has been idle since it started. */
+uint64_t sched_cpu_idle(int i);
+
 /* The big kernel lock. */
 void kernel_lock(void);
 void kernel_unlock(void);

@@ -47,6 +47,10 @@ struct vmspace {
 	uint64_t vm_brk;
 	uint64_t vm_mmap_base;	/* top-down mmap placement starts below this */
 	uint64_t vm_stack_max;	/* how large a MAP_GROWSDOWN entry may grow */
+	/* exec's argument and environment strings on the stack (/proc) */
+	uint64_t vm_arg_start, vm_arg_end, vm_env_end;
+	/* the part of the image exec read from its file (/proc maps) */
+	uint64_t vm_image_start, vm_image_end;
 };
 
 /*

@@ -28,6 +28,8 @@ vmspace_reset(struct vmspace *vm)
 	vm->vm_brk_start = vm->vm_brk = 0;
 	vm->vm_mmap_base = VM_MMAP_BASE;
 	vm->vm_stack_max = VM_STACK_MAX_DEFAULT;
+	vm->vm_arg_start = vm->vm_arg_end = vm->vm_env_end = 0;
+	vm->vm_image_start = vm->vm_image_end = 0;
 }
 
 struct vmspace *
@@ -164,5 +166,10 @@ vmspace_fork(struct vmspace *vm1)
 	vm2->vm_brk = vm1->vm_brk;
 	vm2->vm_mmap_base = vm1->vm_mmap_base;
 	vm2->vm_stack_max = vm1->vm_stack_max;
+	vm2->vm_arg_start = vm1->vm_arg_start;
+	vm2->vm_arg_end = vm1->vm_arg_end;
+	vm2->vm_env_end = vm1->vm_env_end;
+	vm2->vm_image_start = vm1->vm_image_start;
+	vm2->vm_image_end = vm1->vm_image_end;
 	return vm2;
 }

@@ -51,12 +51,6 @@ struct tmpfs_node {
 	};
 };
 
-/* Mount arguments (vfs_mount's data); NULL takes the defaults. */
-struct tmpfs_args {
-	uint64_t ta_size;	/* bytes; 0: half of RAM */
-	mode_t ta_mode;		/* root directory permissions; 0: 01777 */
-};
-
 struct tmpfs_mount {
 	uint64_t tm_pages_max;
 	uint64_t tm_pages_used;	/* data and tree pages */

@@ -2,28 +2,60 @@
  * tmpfs mounts: the root directory, the page budget, statfs, and freeing
  * everything at unmount.
  */
+#include <stdlib.h>
+
 #include "fs/tmpfs/tmpfs.h"
 #include "vm/kmem.h"
+
+/*
+ * Linux's tmpfs options: size=N with a k, m or g suffix, or N% of RAM;
+ * mode=OOOO.  0 or -EINVAL.
+ */
+static int
+tmpfs_options(const char *options, uint64_t *pages, mode_t *mode)
+{
+	char val[32], *end;
+
+	if (vfs_getopt(options, "size", val, sizeof(val)) == 0) {
+		uint64_t n = strtoull(val, &end, 10);
+		switch (*end) {
+		case 'k': case 'K': n <<= 10; end++; break;
+		case 'm': case 'M': n <<= 20; end++; break;
+		case 'g': case 'G': n <<= 30; end++; break;
+		case '%': n = vmstats.v_page_count * PAGE_SIZE / 100 * n; end++; break;
+		}
+		if (end == val || *end != '\0' || n == 0)
+			return -EINVAL;
+		*pages = howmany(n, PAGE_SIZE);
+	}
+	if (vfs_getopt(options, "mode", val, sizeof(val)) == 0) {
+		unsigned long m = strtoul(val, &end, 8);
+		if (end == val || *end != '\0' || m > 07777)
+			return -EINVAL;
+		*mode = (mode_t)m;
+	}
+	return 0;
+}
 
 static int
 tmpfs_mount(struct mount *mp, const void *data)
 {
-	const struct tmpfs_args *args = data;
+	const struct mount_args *ma = data;
+	uint64_t pages = vmstats.v_page_count / 2;
+	mode_t mode = 01777;
+	int error;
+
+	if (ma != NULL && (error = tmpfs_options(ma->ma_options, &pages, &mode)) < 0)
+		return error;
 	struct tmpfs_mount *tm = kmalloc(sizeof(*tm), KM_ZERO);
 	if (tm == NULL)
 		return -ENOMEM;
-	tm->tm_pages_max = vmstats.v_page_count / 2;
-	if (args != NULL && args->ta_size != 0)
-		tm->tm_pages_max = howmany(args->ta_size, PAGE_SIZE);
+	tm->tm_pages_max = pages;
 	mp->mnt_data = tm;
 
-	struct vattr va = {
-		.va_type = VDIR,
-		.va_mode = args != NULL && args->ta_mode != 0 ?
-		    args->ta_mode : 01777,
-	};
+	struct vattr va = { .va_type = VDIR, .va_mode = mode };
 	struct vnode *root;
-	int error = tmpfs_node_alloc(mp, &va, NULL, NULL, &root);
+	error = tmpfs_node_alloc(mp, &va, NULL, NULL, &root);
 	if (error < 0) {
 		kfree(tm);
 		return error;

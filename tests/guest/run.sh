@@ -1,16 +1,19 @@
 #!/bin/sh
 # Guest tests: each t/NAME.sh runs as PID 1 inside vkernel (busybox sh,
 # in /tmp of an initramfs) and natively (busybox sh, in a scratch
-# directory); stdout and exit status must match.  The C programs of c/
-# are built with musl-gcc -static and gcc -static into the image's /t/bin
-# (and natively run from the build directory).  Last line: "N passed, N failed".
+# directory); stdout and exit status must match.  Each inside/NAME.sh
+# runs only inside (what it does or reads is this machine's, not the
+# host's) and must exit 0.  The C programs of c/ are built with
+# musl-gcc -static and gcc -static into the image's /t/bin (and natively
+# run from the build directory).  Last line: "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 vk=$build/vkernel
 stage=$(pwd)/$build/guest-root
-rm -rf "$stage" && mkdir -p "$stage/t/bin"
+rm -rf "$stage" && mkdir -p "$stage/t/bin" "$stage/t/inside"
 cp "$here"/t/*.sh "$stage/t/"
+cp "$here"/inside/*.sh "$stage/t/inside/"
 command -v musl-gcc >/dev/null || {
 	if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq musl-tools >/dev/null
 	else echo "guest tests need musl-gcc: apt-get install musl-tools" >&2; exit 1; fi
@@ -39,6 +42,17 @@ for t in "$here"/t/*.sh; do
 		printf '%s\n' "$inside" > "$build/guest-$name.inside"
 		printf '%s\n' "$native" > "$build/guest-$name.native"
 		diff "$build/guest-$name.native" "$build/guest-$name.inside" | head -20
+	fi
+done
+for t in "$here"/inside/*.sh; do
+	name=$(basename "$t" .sh)
+	out=$(timeout 60 "$vk" -m 128m --initramfs "$build/guest.cpio" -- \
+	    /bin/sh -c "cd /tmp && exec /bin/sh /t/inside/$name.sh" 2>/dev/null)
+	if [ $? = 0 ]; then
+		pass=$((pass + 1)); echo "ok   inside $name"
+	else
+		fail=$((fail + 1)); echo "FAIL inside $name"
+		printf '%s\n' "$out" | grep -v '^ok '
 	fi
 done
 echo "$pass passed, $fail failed"

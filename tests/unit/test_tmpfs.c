@@ -527,8 +527,8 @@ TEST(tmpfs_full)
 	struct fst t;
 	REQUIRE(fst_begin(&t) == 0);
 	CHECK_EQ(kern_mkdirat(&t.p, &t.cr, AT_FDCWD, "/small", 0755), 0);
-	struct tmpfs_args args = { .ta_size = 8 * 4096 };
-	CHECK_EQ(kern_mount(&t.p, &t.cr, "tmpfs", "/small", &args), 0);
+	CHECK_EQ(kern_mount(&t.p, &t.cr, "x", "/small", "tmpfs", 0,
+	    "size=32k,mode=0700"), 0);
 	int fd = fst_open(&t, "/small/f", O_WRONLY | O_CREAT, 0644);
 	static char buf[16 * 4096];
 	/* Eight pages, one of them for the radix tree. */

@@ -236,10 +236,10 @@ TEST(vfs_mounts)
 	REQUIRE(fst_begin(&t) == 0);
 	CHECK_EQ(kern_mkdirat(&t.p, &t.cr, AT_FDCWD, "/mnt", 0755), 0);
 	CHECK_EQ(fst_mkfile(&t, "/mnt/hidden", ""), 0);
-	CHECK_EQ(kern_mount(&t.p, &t.cr, "tmpfs", "/mnt", NULL), 0);
-	CHECK_EQ(kern_mount(&t.p, &t.cr, "nofs", "/mnt", NULL), -ENODEV);
+	CHECK_EQ(kern_mount(&t.p, &t.cr, NULL, "/mnt", "tmpfs", 0, NULL), 0);
+	CHECK_EQ(kern_mount(&t.p, &t.cr, NULL, "/mnt", "nofs", 0, NULL), -ENODEV);
 	struct ucred u = fst_user(5, 5);
-	CHECK_EQ(kern_mount(&t.p, &u, "tmpfs", "/mnt", NULL), -EPERM);
+	CHECK_EQ(kern_mount(&t.p, &u, NULL, "/mnt", "tmpfs", 0, NULL), -EPERM);
 	CHECK_EQ(fst_stat(&t, "/mnt/hidden", &st), -ENOENT);
 	CHECK_EQ(fst_mkfile(&t, "/mnt/f", "on tmp"), 0);
 	CHECK_EQ(fst_stat(&t, "/mnt", &mst), 0);
@@ -258,7 +258,7 @@ TEST(vfs_mounts)
 	CHECK_EQ(kern_chdir(&t.p, &t.cr, "/mnt"), 0);
 	CHECK_EQ(kern_getcwd(&t.p, buf, sizeof(buf)), 5);
 	CHECK(strcmp(buf, "/mnt") == 0);
-	CHECK_EQ(kern_umount(&t.p, &t.cr, "/mnt"), -EBUSY);	/* our cwd */
+	CHECK_EQ(kern_umount(&t.p, &t.cr, "/mnt", 0), -EBUSY);	/* our cwd */
 	CHECK_EQ(kern_chdir(&t.p, &t.cr, ".."), 0);
 	CHECK_EQ(kern_getcwd(&t.p, buf, sizeof(buf)), 2);
 	struct statfs_info sf;
@@ -266,9 +266,9 @@ TEST(vfs_mounts)
 	CHECK_EQ(sf.f_type, 0x01021994);
 	CHECK_EQ(sf.f_bsize, 4096);
 	CHECK_EQ(sf.f_blocks - sf.f_bfree, 1);	/* one page of data */
-	CHECK_EQ(kern_umount(&t.p, &t.cr, "/"), -EBUSY);
-	CHECK_EQ(kern_umount(&t.p, &t.cr, "/mnt/f"), -EINVAL);
-	CHECK_EQ(kern_umount(&t.p, &t.cr, "/mnt"), 0);
+	CHECK_EQ(kern_umount(&t.p, &t.cr, "/", 0), -EBUSY);
+	CHECK_EQ(kern_umount(&t.p, &t.cr, "/mnt/f", 0), -EINVAL);
+	CHECK_EQ(kern_umount(&t.p, &t.cr, "/mnt", 0), 0);
 	CHECK_EQ(fst_stat(&t, "/mnt/hidden", &st), 0);
 	CHECK_EQ(fst_end(&t), 0);
 }

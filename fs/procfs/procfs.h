@@ -1,0 +1,134 @@
+/*
+ * procfs: the kernel's state as files (Linux's /proc).
+ *
+ * Nothing is stored.  A node is a kind (pfstype) and, below /proc/PID,
+ * a pid and for /proc/PID/fd/N a descriptor.  Lookup makes a fresh vnode
+ * for it, which its last vrele frees; only the root lives as long as the
+ * mount.  Inode numbers are computed from (kind, pid, fd), so a file
+ * keeps its number across lookups (getcwd finds directories by number).
+ *
+ * A regular file's contents are made whole when it is opened, into a
+ * buffer its open file keeps (Linux's single_open): reads in any number
+ * of pieces see one snapshot, and lseek moves within it.  A symlink's
+ * target is made at lookup.
+ *
+ * Locking: the big kernel lock; nothing here sleeps.
+ */
+#ifndef FS_PROCFS_PROCFS_H
+#define FS_PROCFS_PROCFS_H
+
+#include <stdarg.h>
+
+#include "fs/vnode.h"
+
+struct proc;
+
+#define PROCFS_MAGIC	0x9fa0		/* Linux's statfs f_type */
+
+enum pfstype {
+	PFS_ROOT, PFS_SELF, PFS_MOUNTS_LINK,
+	PFS_MEMINFO, PFS_UPTIME, PFS_LOADAVG, PFS_FILESYSTEMS, PFS_CPUINFO,
+	PFS_STAT, PFS_VERSION,
+	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
+	PFS_OSTYPE,
+	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
+	PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT, PFS_PFDDIR,
+	PFS_PFD,
+};
+
+/* A growing buffer of generated text, in kmalloc'd memory. */
+struct sbuf {
+	char *sb_buf;
+	size_t sb_len, sb_size;
+	int sb_error;		/* -ENOMEM once a growth failed */
+};
+
+void sbuf_init(struct sbuf *sb);
+void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void sbuf_bcat(struct sbuf *sb, const void *data, size_t len);
+void sbuf_free(struct sbuf *sb);
+
+/*
+ * A file, directory or link of a directory's table.  A regular file's
+ * fill makes its contents for process p (NULL outside /proc/PID) as the
+ * process looking (curproc, may be NULL); 0 or a negative errno.
+ */
+struct pfsent {
+	const char *pe_name;
+	enum pfstype pe_type;
+	enum vtype pe_vtype;
+	mode_t pe_mode;
+	int (*pe_fill)(struct sbuf *sb, struct proc *p);
+};
+
+/* The node behind a procfs vnode's v_data. */
+struct pfsnode {
+	enum pfstype pn_type;
+	pid_t pn_pid;		/* 0 outside /proc/PID */
+	int pn_fd;		/* PFS_PFD's descriptor */
+	char *pn_link;		/* a symlink's target, kmalloc'd */
+	const struct pfsent *pn_ent;	/* its table entry; NULL for the
+					 * root, PID and fd nodes */
+};
+
+extern const struct vfsops procfs_vfsops;
+extern const struct vnops procfs_vnops;
+
+/* Nodes (procfs_subr.c). */
+
+/*
+ * A new vnode of mount mp for a node of type t (pid, fd as above),
+ * described by ent (NULL for the root, PID and fd nodes), its times and
+ * owner set.  Makes a symlink's target now.  0 or -ENOMEM, -ENOENT (the
+ * process or descriptor is gone).
+ */
+int procfs_node_alloc(struct mount *mp, const struct pfsent *ent,
+    enum pfstype t, pid_t pid, int fd, struct vnode **vpp);
+
+/* Frees an unreferenced procfs vnode. */
+void procfs_node_free(struct vnode *vp);
+
+/* The inode number of a node. */
+uint64_t procfs_ino(enum pfstype t, pid_t pid, int fd);
+
+/* The entries of a directory type's table, and their number. */
+const struct pfsent *procfs_dir_table(enum pfstype dir, size_t *n);
+
+/* The process of pid if it exists (zombies included), else NULL. */
+struct proc *procfs_proc(pid_t pid);
+
+/* System-wide files (procfs_sys.c). */
+int procfs_meminfo(struct sbuf *sb, struct proc *p);
+int procfs_uptime(struct sbuf *sb, struct proc *p);
+int procfs_loadavg(struct sbuf *sb, struct proc *p);
+int procfs_filesystems(struct sbuf *sb, struct proc *p);
+int procfs_cpuinfo(struct sbuf *sb, struct proc *p);
+int procfs_stat(struct sbuf *sb, struct proc *p);
+int procfs_version(struct sbuf *sb, struct proc *p);
+int procfs_pid_max(struct sbuf *sb, struct proc *p);
+int procfs_osrelease(struct sbuf *sb, struct proc *p);
+int procfs_ostype(struct sbuf *sb, struct proc *p);
+
+/* Per-process files (procfs_proc.c). */
+int procfs_pstat(struct sbuf *sb, struct proc *p);
+int procfs_pstatus(struct sbuf *sb, struct proc *p);
+int procfs_pcmdline(struct sbuf *sb, struct proc *p);
+int procfs_penviron(struct sbuf *sb, struct proc *p);
+int procfs_pcomm(struct sbuf *sb, struct proc *p);
+int procfs_pmaps(struct sbuf *sb, struct proc *p);
+int procfs_pmounts(struct sbuf *sb, struct proc *p);
+
+/*
+ * The target of a per-process link (cwd, exe, root, fd/N) of process p into
+ * the sbuf.  0, or -ENOENT (no such descriptor).
+ */
+int procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd);
+
+/* The first descriptor of p open at or after fd, or -1. */
+int procfs_next_fd(struct proc *p, int fd);
+
+/* The mode of fd/N as Linux shows it: r-x for reading, -wx for writing. */
+mode_t procfs_fd_mode(struct proc *p, int fd);
+
+#endif /* FS_PROCFS_PROCFS_H */

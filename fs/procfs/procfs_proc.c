@@ -1,0 +1,409 @@
+/*
+ * The files of /proc/PID, in Linux's formats (busybox's ps and top parse
+ * stat and status; mount and df read mounts).
+ */
+#include <stdio.h>
+
+#include "fs/procfs/procfs.h"
+#include "fs/pipe.h"
+#include "fs/vfs.h"
+#include "host/cpu.h"
+#include "kern/proc.h"
+#include "kern/thread.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+#include "vm/vm_object.h"
+
+#define NS_PER_TICK	(1000000000ULL / 100)	/* USER_HZ */
+
+/* The process's first lwp, or NULL (a zombie's are gone). */
+static struct lwp *
+first_lwp(struct proc *p)
+{
+	return p->p_state == PRS_ZOMBIE ? NULL : TAILQ_FIRST(&p->p_lwps);
+}
+
+static char
+proc_state(struct proc *p)
+{
+	struct lwp *lp = first_lwp(p);
+
+	if (p->p_state == PRS_ZOMBIE)
+		return 'Z';
+	if (p->p_flags & P_STOPPED)
+		return 'T';
+	if (lp != NULL && (lp->lwp_thread->td_state == TDS_RUNNING ||
+	    lp->lwp_thread->td_state == TDS_RUNQ))
+		return 'R';
+	return 'S';
+}
+
+static const char *
+state_name(char c)
+{
+	switch (c) {
+	case 'R':	return "R (running)";
+	case 'T':	return "T (stopped)";
+	case 'Z':	return "Z (zombie)";
+	default:	return "S (sleeping)";
+	}
+}
+
+/* Nanoseconds p's threads spent on a CPU, the current stretch included. */
+static uint64_t
+proc_runtime(struct proc *p)
+{
+	struct lwp *lp;
+	uint64_t t = p->p_utime + p->p_stime;
+
+	if (p->p_state == PRS_ZOMBIE)
+		return t;
+	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link) {
+		struct thread *td = lp->lwp_thread;
+		t += td->td_runtime;
+		if (td->td_state == TDS_RUNNING)
+			t += nanouptime() - td->td_switched_at;
+	}
+	return t;
+}
+
+/* Signal sets of p: pending, blocked, ignored, caught. */
+static void
+proc_sigsets(struct proc *p, ksigset_t set[4])
+{
+	struct lwp *lp = first_lwp(p);
+
+	memset(set, 0, 4 * sizeof(set[0]));
+	set[0] = p->p_siglist | (lp != NULL ? lp->lwp_siglist : 0);
+	set[1] = lp != NULL ? lp->lwp_sigmask : 0;
+	if (p->p_sigacts == NULL)
+		return;
+	for (int sig = 1; sig <= LINUX_NSIG; sig++) {
+		uint64_t h = p->p_sigacts->ps_act[sig - 1].lsa_handler;
+		if (h == (uint64_t)SIG_IGN)
+			set[2] |= SIGBIT(sig);
+		else if (h != (uint64_t)SIG_DFL)
+			set[3] |= SIGBIT(sig);
+	}
+}
+
+/* The console's number (5:1) for processes of its session, else 0. */
+static int
+proc_tty(struct proc *p, pid_t *tpgid)
+{
+	struct session *s = p->p_pgrp != NULL ? p->p_pgrp->pg_session : NULL;
+
+	*tpgid = -1;
+	if (s == NULL || initproc == NULL || initproc->p_pgrp == NULL ||
+	    s != initproc->p_pgrp->pg_session)
+		return 0;
+	*tpgid = s->s_fgpgrp != NULL ? s->s_fgpgrp->pg_id :
+	    initproc->p_pgrp->pg_id;
+	return 5 << 8 | 1;
+}
+
+static uint64_t
+proc_vsize(struct proc *p)
+{
+	return p->p_vmspace != NULL ? p->p_vmspace->vm_map.size : 0;
+}
+
+static uint64_t
+proc_rss(struct proc *p)
+{
+	return p->p_vmspace != NULL ? p->p_vmspace->vm_pmap.pm_resident : 0;
+}
+
+int
+procfs_pstat(struct sbuf *sb, struct proc *p)
+{
+	struct lwp *lp = first_lwp(p);
+	struct vmspace *vm = p->p_vmspace;
+	ksigset_t set[4];
+	pid_t tpgid;
+	int tty = proc_tty(p, &tpgid);
+	uint64_t boot = nanouptime() - sched_uptime();
+	uint64_t start = p->p_start > boot ? p->p_start - boot : 0;
+
+	proc_sigsets(p, set);
+	sbuf_printf(sb, "%d (%s) %c %d %d %d %d %d %u 0 0 0 0 %lu 0 %lu %lu "
+	    "20 0 %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
+	    "0 0 0 0 0 0 0 %lu %lu %lu %lu %lu %d\n",
+	    p->p_pid, p->p_comm, proc_state(p),
+	    p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
+	    p->p_pgrp != NULL ? p->p_pgrp->pg_id : 0,
+	    p->p_pgrp != NULL ? p->p_pgrp->pg_session->s_sid : 0,
+	    tty, tpgid, 0u,
+	    (unsigned long)(proc_runtime(p) / NS_PER_TICK),
+	    (unsigned long)(p->p_cutime / NS_PER_TICK),
+	    (unsigned long)(p->p_cstime / NS_PER_TICK),
+	    p->p_nlwps > 0 ? p->p_nlwps : 1,
+	    (unsigned long)(start / NS_PER_TICK),
+	    (unsigned long)proc_vsize(p), (unsigned long)proc_rss(p),
+	    (unsigned long)RLIM_INFINITY,
+	    (unsigned long)set[0], (unsigned long)set[1],
+	    (unsigned long)set[2], (unsigned long)set[3],
+	    p->p_exitsig,
+	    lp != NULL && lp->lwp_thread->td_cpu != NULL ?
+	    lp->lwp_thread->td_cpu->id : 0,
+	    (unsigned long)(vm != NULL ? vm->vm_brk_start : 0),
+	    (unsigned long)(vm != NULL ? vm->vm_arg_start : 0),
+	    (unsigned long)(vm != NULL ? vm->vm_arg_end : 0),
+	    (unsigned long)(vm != NULL ? vm->vm_arg_end : 0),
+	    (unsigned long)(vm != NULL ? vm->vm_env_end : 0),
+	    p->p_state == PRS_ZOMBIE ? p->p_xstat : 0);
+	return 0;
+}
+
+static void
+status_kb(struct sbuf *sb, const char *name, uint64_t bytes)
+{
+	sbuf_printf(sb, "%s\t%8lu kB\n", name, (unsigned long)(bytes / 1024));
+}
+
+int
+procfs_pstatus(struct sbuf *sb, struct proc *p)
+{
+	struct ucred *cr = p->p_ucred;
+	ksigset_t set[4];
+
+	proc_sigsets(p, set);
+	sbuf_printf(sb, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\n"
+	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n"
+	    "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\nGroups:\t",
+	    p->p_comm, p->p_fs.fp_umask, state_name(proc_state(p)), p->p_pid,
+	    p->p_pid, p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
+	    cr->cr_ruid, cr->cr_uid, cr->cr_svuid, cr->cr_uid,
+	    cr->cr_rgid, cr->cr_gid, cr->cr_svgid, cr->cr_gid,
+	    p->p_fs.fp_fd.fd_nfiles);
+	for (int i = 0; i < cr->cr_ngroups; i++)
+		sbuf_printf(sb, "%d ", cr->cr_groups[i]);
+	sbuf_printf(sb, "\n");
+	if (p->p_vmspace != NULL) {
+		uint64_t rss = proc_rss(p) * PAGE_SIZE;
+		status_kb(sb, "VmPeak:", proc_vsize(p));
+		status_kb(sb, "VmSize:", proc_vsize(p));
+		status_kb(sb, "VmHWM:", rss);
+		status_kb(sb, "VmRSS:", rss);
+	}
+	sbuf_printf(sb, "Threads:\t%d\nSigPnd:\t%016lx\nShdPnd:\t%016lx\n"
+	    "SigBlk:\t%016lx\nSigIgn:\t%016lx\nSigCgt:\t%016lx\n",
+	    p->p_nlwps > 0 ? p->p_nlwps : 1, (unsigned long)set[0], 0UL,
+	    (unsigned long)set[1], (unsigned long)set[2], (unsigned long)set[3]);
+	return 0;
+}
+
+/* The bytes of p's memory in [start, end) (its argument strings). */
+static int
+copy_user_range(struct sbuf *sb, struct proc *p, uint64_t start,
+    uint64_t end)
+{
+	if (p->p_vmspace == NULL || start >= end)
+		return 0;
+	char *buf = kmalloc(PAGE_SIZE, 0);
+	if (buf == NULL)
+		return -ENOMEM;
+	int error = 0;
+	for (uint64_t a = start; a < end && error == 0; ) {
+		size_t n = MIN(end - a, PAGE_SIZE);
+		if ((error = vm_copyin(p->p_vmspace, a, buf, n)) == 0)
+			sbuf_bcat(sb, buf, n);
+		a += n;
+	}
+	kfree(buf);
+	/* Linux shows what it could read; a process may unmap its stack. */
+	return error == -EFAULT ? 0 : error;
+}
+
+int
+procfs_pcmdline(struct sbuf *sb, struct proc *p)
+{
+	struct vmspace *vm = p->p_vmspace;
+	return vm != NULL ? copy_user_range(sb, p, vm->vm_arg_start,
+	    vm->vm_arg_end) : 0;
+}
+
+int
+procfs_penviron(struct sbuf *sb, struct proc *p)
+{
+	struct vmspace *vm = p->p_vmspace;
+	return vm != NULL ? copy_user_range(sb, p, vm->vm_arg_end,
+	    vm->vm_env_end) : 0;
+}
+
+int
+procfs_pcomm(struct sbuf *sb, struct proc *p)
+{
+	sbuf_printf(sb, "%s\n", p->p_comm);
+	return 0;
+}
+
+/* The root the looking process sees paths from. */
+static struct vnode *
+reader_root(struct proc *p)
+{
+	struct proc *cur = curproc;
+	if (cur != NULL && cur->p_fs.fp_rdir != NULL)
+		return cur->p_fs.fp_rdir;
+	return p->p_fs.fp_rdir != NULL ? p->p_fs.fp_rdir : rootvnode;
+}
+
+/* Appends the path of vp (or "" if it has none to show). */
+static void
+sbuf_path(struct sbuf *sb, struct vnode *root, struct vnode *vp,
+    struct vnode *hint)
+{
+	char *path = kmalloc(PATH_MAX, 0);
+	if (path == NULL) {
+		sb->sb_error = -ENOMEM;
+		return;
+	}
+	if (vn_fullpath(root, vp, hint, path, PATH_MAX) > 0)
+		sbuf_printf(sb, "%s", path);
+	kfree(path);
+}
+
+/*
+ * One line of maps, as Linux's show_map_vma: the name, if any, starts at
+ * column 73.
+ */
+static void
+maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
+    struct vm_map_entry *e)
+{
+	struct vnode *vp = NULL;
+	uint64_t off = 0;
+	if (e->object != NULL && e->object->type == OBJT_VNODE) {
+		vp = e->object->handle;
+		off = e->offset;
+	}
+	/*
+	 * exec copies the image into anonymous memory; name its file-backed
+	 * part as Linux does, with the offsets of a static binary's segments
+	 * (laid out in memory as in the file).
+	 */
+	bool image = vp == NULL && p->p_exe != NULL &&
+	    e->start >= vm->vm_image_start && e->start < vm->vm_image_end;
+	if (image)
+		off = e->start - vm->vm_image_start;
+	size_t len0 = sb->sb_len;
+	sbuf_printf(sb, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ",
+	    (unsigned long)e->start, (unsigned long)e->end,
+	    (e->protection & VM_PROT_READ) ? 'r' : '-',
+	    (e->protection & VM_PROT_WRITE) ? 'w' : '-',
+	    (e->protection & VM_PROT_EXECUTE) ? 'x' : '-',
+	    (e->eflags & MAP_ENTRY_COW) ? 'p' : 's',
+	    (unsigned long)off,
+	    vp != NULL ? linux_major(vp->v_mount->mnt_dev) : 0,
+	    vp != NULL ? linux_minor(vp->v_mount->mnt_dev) : 0,
+	    (unsigned long)(vp != NULL ? vp->v_ino : 0));
+	const char *name = NULL;
+	if (e->eflags & MAP_ENTRY_GROWSDOWN)
+		name = "[stack]";
+	else if (vm->vm_brk_start != 0 && e->start <= vm->vm_brk &&
+	    e->end > vm->vm_brk_start)
+		name = "[heap]";
+	else if (image)
+		name = p->p_exe;
+	if (name != NULL || vp != NULL) {
+		size_t len = sb->sb_len - len0;
+		if (len < 73)
+			sbuf_printf(sb, "%*s", (int)(73 - len), "");
+		if (name != NULL)
+			sbuf_printf(sb, "%s", name);
+		else
+			sbuf_path(sb, reader_root(p), vp, NULL);
+	}
+	sbuf_printf(sb, "\n");
+}
+
+int
+procfs_pmaps(struct sbuf *sb, struct proc *p)
+{
+	struct vmspace *vm = p->p_vmspace;
+	if (vm == NULL)
+		return 0;
+	struct vm_map *map = &vm->vm_map;
+	for (struct vm_map_entry *e = VM_MAP_FIRST(map); e != VM_MAP_END(map);
+	    e = e->next)
+		maps_entry(sb, p, vm, e);
+	return 0;
+}
+
+int
+procfs_pmounts(struct sbuf *sb, struct proc *p)
+{
+	struct vnode *root = p->p_fs.fp_rdir != NULL ? p->p_fs.fp_rdir :
+	    rootvnode;
+	struct mount *mp;
+
+	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
+		sbuf_printf(sb, "%s ", mp->mnt_source);
+		sbuf_path(sb, root, mp->mnt_root, NULL);
+		sbuf_printf(sb, " %s %s 0 0\n", mp->mnt_op->vfs_name,
+		    (mp->mnt_flags & MNT_RDONLY) ? "ro" : "rw");
+	}
+	return 0;
+}
+
+int
+procfs_next_fd(struct proc *p, int fd)
+{
+	struct filedesc *fdp = &p->p_fs.fp_fd;
+	for (; fd >= 0 && fd < fdp->fd_nfiles && fd <= fdp->fd_lastfile; fd++)
+		if (fdp->fd_ofiles[fd].fde_file != NULL)
+			return fd;
+	return -1;
+}
+
+mode_t
+procfs_fd_mode(struct proc *p, int fd)
+{
+	if (procfs_next_fd(p, fd) != fd)
+		return 0;
+	struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+	return (FREAD(fp) ? 0500 : 0) | (FWRITE(fp) ? 0300 : 0);
+}
+
+int
+procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
+{
+	struct vnode *root = reader_root(p);
+
+	switch (t) {
+	case PFS_PCWD:
+	case PFS_PROOT: {
+		struct vnode *vp = t == PFS_PCWD ? p->p_fs.fp_cdir :
+		    p->p_fs.fp_rdir;
+		if (vp == NULL)
+			return -ENOENT;
+		sbuf_path(sb, root, vp, NULL);
+		return 0;
+	}
+	case PFS_PEXE:
+		if (p->p_exe == NULL)
+			return -ENOENT;
+		sbuf_printf(sb, "%s", p->p_exe);
+		return 0;
+	case PFS_PFD: {
+		if (procfs_next_fd(p, fd) != fd)
+			return -ENOENT;
+		struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+		if (fp->f_type == DTYPE_PIPE) {
+			struct pipe *pi = fp->f_data;
+			sbuf_printf(sb, "pipe:[%lu]", (unsigned long)pi->pi_ino);
+			return 0;
+		}
+		size_t len0 = sb->sb_len;
+		sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_cdir);
+		/* Linux always has a path; ours finds some files only. */
+		if (sb->sb_len == len0)
+			sbuf_printf(sb, "inode:[%lu]",
+			    (unsigned long)fp->f_vnode->v_ino);
+		return 0;
+	}
+	default:
+		return -ENOENT;
+	}
+}
