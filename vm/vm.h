@@ -51,6 +51,7 @@ struct vmspace {
 	uint64_t vm_arg_start, vm_arg_end, vm_env_end;
 	/* the part of the image exec read from its file (/proc maps) */
 	uint64_t vm_image_start, vm_image_end;
+	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
 };
 
 /*

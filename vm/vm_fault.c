@@ -139,6 +139,37 @@ vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
 	}
 }
 
+/*
+ * A write fault that zero-filled the page at va right after the previous
+ * one (a process writing through fresh memory, as memset or a growing
+ * stack or heap does): the following pages of the entry that no object
+ * has yet are zero-filled and mapped writable too, and the host layer
+ * maps them with va.  Each fault costs a trap through the host; this
+ * spends at most VM_FAULT_AHEAD - 1 pages of memory, only on a
+ * sequential pattern, to take seven of every eight.
+ */
+static void
+vm_fault_zero_ahead(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
+    int prot)
+{
+	uint64_t end = MIN(e->end, rounddown2(va, VM_FAULT_AHEAD * PAGE_SIZE) +
+	    VM_FAULT_AHEAD * PAGE_SIZE);
+	for (uint64_t a = va + PAGE_SIZE; a < end; a += PAGE_SIZE) {
+		uint64_t pindex = vm_map_entry_pindex(e, a);
+		for (struct vm_object *obj = e->object; obj != NULL;
+		    obj = obj->backing_object)
+			if (obj->type != OBJT_ANON ||
+			    vm_object_page_lookup(obj, pindex) != NULL)
+				return;
+		struct vm_page *m = vm_object_page_alloc(e->object, pindex, true);
+		if (m == NULL)
+			return;
+		if (pmap_enter(&vm->vm_pmap, a, m, prot, VM_PROT_WRITE) != 0)
+			return;		/* the page stays in the object: no leak */
+		vm->vm_zfod_next = a + PAGE_SIZE;
+	}
+}
+
 int
 vm_fault(struct vmspace *vm, uint64_t va, int fault_type)
 {
@@ -195,10 +226,15 @@ again:
 		goto again;
 	if (err != 0)
 		return err == -ENOMEM ? -ENOMEM : -EIO;
+	bool zero_ahead = false;
 	if (m == NULL) {
 		m = vm_object_page_alloc(first, pindex, true);
 		if (m == NULL)
 			return -ENOMEM;
+		if (fault_type & VM_PROT_WRITE) {
+			zero_ahead = va == vm->vm_zfod_next;
+			vm->vm_zfod_next = va + PAGE_SIZE;
+		}
 	} else if (m->object != first) {
 		if (fault_type & VM_PROT_WRITE) {
 			struct vm_page *copy = vm_object_page_alloc(first, pindex,
@@ -212,7 +248,9 @@ again:
 		}
 	}
 	err = pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
-	if (err == 0 && !(fault_type & VM_PROT_WRITE))
+	if (err == 0 && zero_ahead)
+		vm_fault_zero_ahead(vm, e, va, prot);
+	else if (err == 0 && !(fault_type & VM_PROT_WRITE))
 		vm_fault_prefault(vm, e, va, (e->eflags & MAP_ENTRY_NEEDS_COPY) ?
 		    entry_prot & ~VM_PROT_WRITE : entry_prot);
 	return err;

@@ -147,9 +147,10 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
 
 /*
  * Queues what lets the access (va, hosterr) go ahead if the vpagetable
- * allows it, setting A (and M) as the hardware would.  remap: map afresh
- * even where the host had the page (accerr): the kernel may have put
- * another page there.  Returns 1 if queued, 0 if the tables do not allow
+ * allows it, setting A (and M) as the hardware would.  remap (after the
+ * vkernel filled the fault): map afresh even where the host had the page
+ * (accerr), since the kernel may have put another page there, and map
+ * the neighbours a write fault's filling may have filled too.  Returns 1 if queued, 0 if the tables do not allow
  * it (*errp: the x86 error code for the vkernel), -1 if the mapper failed
  * or the loop guard killed the guest.
  */
@@ -200,7 +201,7 @@ trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	int r;
 	if (accerr && !remap)
 		r = trap_cmd_add(vh, STUB_OP_MPROTECT, page, PAGE_SIZE, prot, 0);
-	else if (vh->fault_around > 1 && !write && w.level == 0)
+	else if (vh->fault_around > 1 && (!write || remap) && w.level == 0)
 		r = fault_around(vh, &w, va, prot);
 	else
 		r = trap_map_run(vh, page, PAGE_SIZE, prot, w.pa);

@@ -757,3 +757,41 @@ TEST(vm_fault_random_fork)
 	}
 	CHECK_EQ(vmp_free_pages(), baseline);
 }
+
+/*
+ * Writes through fresh memory in order: the second of two consecutive
+ * demand-zero write faults fills the rest of its 8-page group, up to the
+ * first page something already holds; a write elsewhere fills only its
+ * own page.  The pages filled ahead are zero, writable and accounted.
+ */
+TEST(vm_fault_zero_ahead)
+{
+	struct vmp p;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_store) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, 32 * PG) == 0);
+	CHECK_EQ(store(&p, VMP_DATA, 1), T_SYSCALL);
+	struct vm_object *obj = entry_at(&p, VMP_DATA)->object;
+	REQUIRE(obj != NULL);
+	CHECK_EQ(obj->resident_page_count, 1);
+	CHECK_EQ(store(&p, VMP_DATA + PG, 2), T_SYSCALL);
+	CHECK_EQ(obj->resident_page_count, 8);		/* pages 0..7 */
+	vpte_t e = vmp_vpte(&p, VMP_DATA + 5 * PG);
+	CHECK((e & (VPTE_V | VPTE_RW | VPTE_M)) == (VPTE_V | VPTE_RW | VPTE_M));
+	CHECK_EQ(vmp_peek(&p, VMP_DATA + 5 * PG), 0);
+	/* Out of order: its page alone. */
+	CHECK_EQ(store(&p, VMP_DATA + 20 * PG, 3), T_SYSCALL);
+	CHECK_EQ(obj->resident_page_count, 9);
+	/* In order again, but page 11 is there already: 10 only. */
+	CHECK_EQ(store(&p, VMP_DATA + 11 * PG, 4), T_SYSCALL);
+	CHECK_EQ(store(&p, VMP_DATA + 8 * PG, 5), T_SYSCALL);
+	CHECK_EQ(store(&p, VMP_DATA + 9 * PG, 6), T_SYSCALL);
+	CHECK_EQ(obj->resident_page_count, 13);
+	CHECK(vmp_pa(&p, VMP_DATA + 10 * PG) != ~0UL);
+	CHECK(vmp_pa(&p, VMP_DATA + 12 * PG) == ~0UL);
+	CHECK_EQ(vmp_peek(&p, VMP_DATA + 11 * PG), 4);
+	CHECK_EQ(vmp_peek(&p, VMP_DATA + PG), 2);
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}
