@@ -3,7 +3,8 @@
 read pid rest < /proc/self/stat
 [ "$pid" = "$$" ] && echo "stat: /proc/self is the reader"
 awk -v p=$$ '/^Pid:/ { print "status: Pid is the pid", ($2 == p) }' /proc/$$/status
-awk '/^State:/ { print "status: state", $2 }' /proc/$$/status
+# The shell may not be asleep in wait yet when awk reads it.
+awk '/^State:/ { print "status: state", $2 ~ /^[RS]$/ ? "R or S" : $2 }' /proc/$$/status
 cat /proc/self/comm
 cat /proc/self/cmdline | tr '\0' '|'; echo
 env -i A=1 B=two cat /proc/self/environ | tr '\0' '|'; echo
