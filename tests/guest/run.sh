@@ -39,5 +39,12 @@ for t in "$here"/t/*.sh; do
 		diff "$build/guest-$name.native" "$build/guest-$name.inside" | head -20
 	fi
 done
+# The console through a host pseudo-terminal, typed at as a person would.
+cc -O2 -Wall -Wextra -Werror -o "$build/ptytest" "$here/ptytest.c" || exit 1
+timeout 300 "$build/ptytest" "$vk" "$build/guest.cpio" > "$build/pty.log"
+cat "$build/pty.log"
+pass=$((pass + $(grep -c '^ok ' "$build/pty.log")))
+fail=$((fail + $(grep -c '^FAIL ' "$build/pty.log")))
+grep -q '^[0-9]* passed, 0 failed$' "$build/pty.log" || fail=$((fail + 1))
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
