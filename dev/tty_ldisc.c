@@ -166,8 +166,6 @@ static void
 in_put(struct tty *tp, uint8_t c, bool delim, bool eof)
 {
 	uint32_t i = (tp->t_inhead + tp->t_incount) & QMASK;
-	if (tp->t_incount == tp->t_incommit)
-		tp->t_lncol = tp->t_column;	/* a new line starts here */
 	tp->t_in[i] = c;
 	bit_set(tp->t_delim, i, delim);
 	bit_set(tp->t_eof, i, eof);
@@ -398,6 +396,8 @@ literal:
 	/* A canonical line keeps one slot for what ends it, as Linux does. */
 	if (tty_inroom(tp) <= (canon ? 1u : 0u))
 		return;
+	if (tp->t_incount == tp->t_incommit)
+		tp->t_lncol = tp->t_column;	/* a new line starts here */
 	if (L(tp, ECHO)) {
 		echo_char(tp, c);
 		tty_start(tp);
