@@ -383,6 +383,31 @@ test_intr(void)
 	finish(&t);
 }
 
+/* TOSTOP and background TCSETS (SIGTTOU), /dev/tty and its ENXIO. */
+static void
+test_jobctl(void)
+{
+	struct pty t;
+	if (start(&t, "job_control")) {
+		run(&t, "stty tostop; (echo bg-out) & sleep 1; jobs", 8000);
+		saw(&t, "Stopped (tty output)");
+		if (strstr(t.buf, "bg-out\r\n") != NULL)
+			fail(&t, "a background job wrote despite TOSTOP");
+		run(&t, "stty -tostop; fg %1", 5000);
+		saw(&t, "bg-out\r\n");
+		run(&t, "stty -echo & sleep 1; jobs", 8000);
+		saw(&t, "Stopped (tty output)");
+		run(&t, "kill -9 %1; echo still-echoing", 5000);
+		saw(&t, "echo still-echoing");
+		run(&t, "echo via-tty > /dev/tty", 5000);
+		saw(&t, "\r\nvia-tty\r\n");
+		/* busybox's setsid does not wait: the error goes to a file. */
+		run(&t, "setsid sh -c 'echo x > /dev/tty' 2>/e; sleep 1; cat /e", 5000);
+		saw(&t, "No such device or address");
+	}
+	finish(&t);
+}
+
 /* stty inside: a sane termios, the host's window size, raw and back. */
 static void
 test_stty(void)
@@ -459,6 +484,7 @@ main(int argc, char **argv)
 	test_edit();
 	test_lineedit();
 	test_intr();
+	test_jobctl();
 	test_stty();
 	test_restore("restore_on_exit", 0);
 	test_restore("restore_on_sigterm", SIGTERM);
