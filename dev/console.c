@@ -201,7 +201,7 @@ console_signal(int sig)
 
 	switch (sig) {
 	case SIGWINCH:
-		if (tp != NULL && cons_mode == CONS_TTY && cons_host_winsize(&ws))
+		if (tp != NULL && cons_host_winsize(&ws))
 			tty_set_winsize(tp, &ws);
 		return;
 	case SIGCONT:
