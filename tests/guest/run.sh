@@ -18,6 +18,9 @@ command -v musl-gcc >/dev/null || {
 for c in "$here"/c/*.c; do
 	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
 done
+# Run by the pty test only (it needs the console as a terminal).
+mkdir -p "$stage/t/pty"
+musl-gcc -static -O2 -Wall -Werror -o "$stage/t/pty/ttyctl" "$here/pty/ttyctl.c" || exit 1
 tools/mkinitramfs "$build/guest.cpio" "$stage" || exit 1
 
 pass=0 fail=0
@@ -40,7 +43,7 @@ for t in "$here"/t/*.sh; do
 	fi
 done
 # The console through a host pseudo-terminal, typed at as a person would.
-cc -O2 -Wall -Wextra -Werror -o "$build/ptytest" "$here/ptytest.c" || exit 1
+cc -O2 -Wall -Wextra -Werror -o "$build/ptytest" "$here/pty/ptytest.c" || exit 1
 timeout 300 "$build/ptytest" "$vk" "$build/guest.cpio" > "$build/pty.log"
 cat "$build/pty.log"
 pass=$((pass + $(grep -c '^ok ' "$build/pty.log")))

@@ -3,7 +3,8 @@
  * busybox shell on the slave side, as if a person typed at it; this
  * program types on the master side and reads the screen.
  *
- * usage: ptytest VKERNEL ROOT.CPIO
+ * usage: ptytest VKERNEL GUEST.CPIO (tests/guest/run.sh's image, which
+ * has /t/pty/ttyctl)
  * Prints "ok   pty NAME" or "FAIL pty NAME" per test, then
  * "N passed, N failed".  Every wait is bounded: a hung vkernel is killed.
  */
@@ -408,6 +409,18 @@ test_jobctl(void)
 	finish(&t);
 }
 
+/* The terminal ioctls from a program in front (tests/guest/pty/ttyctl.c). */
+static void
+test_ioctls(void)
+{
+	struct pty t;
+	if (start(&t, "ioctls")) {
+		run(&t, "/t/pty/ttyctl; echo status=$?", 10000);
+		saw(&t, "ttyctl: 0 failed\r\nstatus=0\r\n");
+	}
+	finish(&t);
+}
+
 /* stty inside: a sane termios, the host's window size, raw and back. */
 static void
 test_stty(void)
@@ -485,6 +498,7 @@ main(int argc, char **argv)
 	test_lineedit();
 	test_intr();
 	test_jobctl();
+	test_ioctls();
 	test_stty();
 	test_restore("restore_on_exit", 0);
 	test_restore("restore_on_sigterm", SIGTERM);
