@@ -100,9 +100,19 @@ cons_host_init(void (*drain)(void))
 		sa.sa_sigaction = fatal_handler;
 		sa.sa_flags = SA_SIGINFO;
 		sigemptyset(&sa.sa_mask);
-		if (sigaction(fatal_sigs[i], NULL, &old_act[fatal_sigs[i]]) == 0 &&
-		    old_act[fatal_sigs[i]].sa_handler != SIG_IGN)
-			(void)sigaction(fatal_sigs[i], &sa, NULL);
+		int sig = fatal_sigs[i];
+		if (sigaction(sig, NULL, &old_act[sig]) < 0 ||
+		    old_act[sig].sa_handler == SIG_IGN)
+			continue;
+		/*
+		 * A handler someone else put there (a sanitizer's) is chained
+		 * to for the faults and abort, which end the process anyway;
+		 * on the others (a profiler's SIGPROF) it is left alone.
+		 */
+		if (old_act[sig].sa_handler != SIG_DFL && sig != SIGSEGV &&
+		    sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT)
+			continue;
+		(void)sigaction(sig, &sa, NULL);
 	}
 	if (make_raw() < 0) {
 		cons_host_restore();
