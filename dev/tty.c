@@ -64,16 +64,25 @@ tty_free(struct tty *tp)
 
 /* Job control */
 
+/*
+ * A session loses its terminal when its leader exits (exit1 clears
+ * s_leader), as on Linux; its foreground group gets SIGHUP and SIGCONT,
+ * here at the terminal's next use rather than at the exit itself.  When
+ * our reference is the last, every process of the session is gone.
+ */
 void
 tty_session_check(struct tty *tp)
 {
 	struct session *s = tp->t_session;
-	/* Our reference is the last: every process of the session is gone. */
-	if (s != NULL && s->s_ref == 1) {
-		s->s_ttyp = NULL;
-		tp->t_session = NULL;
-		session_rele(s);
+	if (s == NULL || (s->s_ref > 1 && s->s_leader != NULL))
+		return;
+	if (s->s_ref > 1) {
+		tty_signal_fg(tp, SIGHUP);
+		tty_signal_fg(tp, SIGCONT);
 	}
+	s->s_ttyp = NULL;
+	tp->t_session = NULL;
+	session_rele(s);
 }
 
 bool

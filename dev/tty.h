@@ -157,7 +157,7 @@ void tty_start(struct tty *tp);
 void tty_signal_fg(struct tty *tp, int sig);
 /* The window size changed: stores it and sends SIGWINCH if it differs. */
 void tty_set_winsize(struct tty *tp, const struct winsize *ws);
-/* Drops a session that has no processes left. */
+/* Drops the session if its leader exited or no process is left in it. */
 void tty_session_check(struct tty *tp);
 /* True if tp is p's controlling terminal. */
 bool tty_is_ctty(struct tty *tp, const struct proc *p);

@@ -81,6 +81,21 @@ tty_set_pgrp(struct tty *tp, pid_t pgid)
 	return 0;
 }
 
+/*
+ * PID 1's session holds the console from boot so that a shell as PID 1
+ * has job control, but Linux's init never holds it (the kernel opens the
+ * console for init without making it init's terminal), and init's
+ * children take it with TIOCSCTTY without stealing (busybox init's
+ * "-/bin/sh").  So PID 1's session yields it to a child of PID 1.
+ */
+static bool
+tty_init_yields(struct tty *tp, const struct proc *p)
+{
+	return initproc != NULL && initproc->p_pgrp != NULL &&
+	    tp->t_session == initproc->p_pgrp->pg_session &&
+	    p->p_pptr == initproc;
+}
+
 /* TIOCSCTTY: a session leader without a terminal takes this one. */
 static int
 tty_sctty(struct tty *tp, int steal)
@@ -93,7 +108,7 @@ tty_sctty(struct tty *tp, int steal)
 		return 0;
 	if (s->s_leader != p || s->s_sid != p->p_pid || s->s_ttyp != NULL)
 		return -EPERM;
-	if (tp->t_session != NULL &&
+	if (tp->t_session != NULL && !tty_init_yields(tp, p) &&
 	    (steal != 1 || p->p_ucred == NULL || p->p_ucred->cr_uid != 0))
 		return -EPERM;
 	tty_set_ctty(tp, p);

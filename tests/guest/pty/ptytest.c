@@ -176,9 +176,12 @@ same_termios(const struct termios *a, const struct termios *b)
 	    cfgetispeed(a) == cfgetispeed(b) && cfgetospeed(a) == cfgetospeed(b);
 }
 
-/* Starts vkernel on a new pty, running an interactive shell, "P> ". */
+/*
+ * Starts vkernel on a new pty, running an interactive shell with the
+ * prompt "P> " (busybox init instead with init_shell false).
+ */
 static bool
-start(struct pty *t, const char *name)
+start_init(struct pty *t, const char *name, bool init_shell)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
@@ -214,11 +217,22 @@ start(struct pty *t, const char *name)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		closefrom(3);
-		execl(vkernel, vkernel, "-m", "128m", "--initramfs", rootcpio, "--",
-		    "/bin/sh", "-c", "export PS1='P> '; exec /bin/sh -i", (char *)NULL);
+		if (init_shell)
+			execl(vkernel, vkernel, "-m", "128m", "--initramfs", rootcpio,
+			    "--", "/bin/sh", "-c", "export PS1='P> '; exec /bin/sh -i",
+			    (char *)NULL);
+		else
+			execl(vkernel, vkernel, "-m", "128m", "--initramfs", rootcpio,
+			    (char *)NULL);
 		_exit(127);
 	}
-	return expect(t, "P> ", 20000);
+	return expect(t, init_shell ? "P> " : "Please press Enter", 20000);
+}
+
+static bool
+start(struct pty *t, const char *name)
+{
+	return start_init(t, name, true);
 }
 
 /* Waits up to ms for vkernel to exit; kills it if it does not. */
@@ -421,6 +435,46 @@ test_ioctls(void)
 	finish(&t);
 }
 
+/*
+ * busybox init as PID 1: its console shell takes the terminal from init's
+ * session (TIOCSCTTY without stealing) and has job control; ^C stops at
+ * the shell's job, never init; a respawned shell gets it again.
+ */
+static void
+test_busybox_init(void)
+{
+	struct pty t;
+	if (start_init(&t, "busybox_init", false)) {
+		for (int round = 0; round < 2 && !t.bad; round++) {
+			type(&t, "\r");
+			expect(&t, "/ # ", 10000);
+			if (strstr(t.buf + t.last, "job control turned off") != NULL)
+				fail(&t, "no job control for init's shell");
+			type(&t, "sleep 30 &\r");
+			expect(&t, "/ # ", 5000);
+			type(&t, "sleep 30\r");
+			expect(&t, "sleep 30\r\n", 5000);
+			usleep(300000);
+			type(&t, "\003");
+			expect(&t, "^C", 5000);
+			expect(&t, "/ # ", 5000);
+			t.last = t.mark;
+			type(&t, "jobs; echo still-$((1+1))\r");
+			expect(&t, "still-2\r\n", 5000);
+			saw(&t, "Running");
+			expect(&t, "/ # ", 5000);
+			/* The shell exits, its background job lives on; init respawns. */
+			t.last = t.mark;
+			type(&t, "exit\r");
+			expect(&t, "Please press Enter", 10000);
+		}
+		kill(t.pid, SIGTERM);
+		if (reap(&t, 10000))
+			check_restored(&t);
+	}
+	finish(&t);
+}
+
 /* stty inside: a sane termios, the host's window size, raw and back. */
 static void
 test_stty(void)
@@ -499,6 +553,7 @@ main(int argc, char **argv)
 	test_intr();
 	test_jobctl();
 	test_ioctls();
+	test_busybox_init();
 	test_stty();
 	test_restore("restore_on_exit", 0);
 	test_restore("restore_on_sigterm", SIGTERM);
