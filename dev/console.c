@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <sys/epoll.h>
+#include <sys/stat.h>
 
 #include "dev/cons_host.h"
 #include "dev/console.h"
@@ -45,6 +46,7 @@ static struct tty *cons_tp;
 static enum cons_mode cons_mode;
 static struct intr_src *cons_in, *cons_out;
 static bool cons_in_armed, cons_out_armed;
+static bool cons_out_blocks;	/* stdout may block: a pipe, a terminal */
 
 /* Reads what the host has for us, as much as the tty takes. */
 static void
@@ -115,8 +117,8 @@ cons_start(struct tty *tp)
 	uint8_t buf[CONS_CHUNK];
 
 	while (tp->t_outcount > 0 && !cons_out_armed) {
-		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };
-		int r = poll(&pfd, 1, 0);
+		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, POLLOUT };
+		int r = cons_out_blocks ? poll(&pfd, 1, 0) : 1;
 		if (r == 0 && cons_wait_output())
 			break;
 		if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
@@ -292,6 +294,10 @@ console_init(void)
 		return -ENOMEM;
 	}
 	cons_mode = cons_host_init(cons_drain);
+	/* Files and /dev/null always take output: no poll before each write. */
+	struct stat st;
+	cons_out_blocks = fstat(STDOUT_FILENO, &st) < 0 || !(S_ISREG(st.st_mode) ||
+	    (S_ISCHR(st.st_mode) && !isatty(STDOUT_FILENO)));
 	cons_tp = tty_alloc(&cons_ttysw, NULL,
 	    cons_mode == CONS_TTY ? 0 : TF_PASSTHRU);
 	error = -ENOMEM;

@@ -15,7 +15,7 @@
 #include "kern/uio.h"
 #include "vm/kmem.h"
 
-#define TTY_CHUNK	256		/* bytes moved per uiomove */
+#define TTY_CHUNK	1024		/* bytes moved per uiomove */
 #define TTY_LOWAT	256		/* output room that makes a tty writable */
 
 const struct linux_termios tty_std_termios = {
@@ -347,6 +347,15 @@ tty_outdone(struct tty *tp, bool error)
 	selwakeup(&tp->t_wsel);
 }
 
+/* The bytes of a write that surely fit in the output queue. */
+static uint32_t
+tty_outfit(const struct tty *tp)
+{
+	if (tty_output_plain(tp))
+		return tty_outroom(tp);
+	return tty_outroom(tp) / 2;
+}
+
 int
 tty_write(struct tty *tp, struct uio *uio, int fflags)
 {
@@ -361,10 +370,10 @@ tty_write(struct tty *tp, struct uio *uio, int fflags)
 		if (tp->t_state & TS_OERROR)
 			return -EIO;
 		/* Take no more than surely fits: ONLCR doubles a newline. */
-		uint32_t fit = tty_outroom(tp) / 2;
+		uint32_t fit = tty_outfit(tp);
 		if (fit == 0) {
 			tty_start(tp);
-			if (tty_outroom(tp) / 2 > 0 || (tp->t_state & TS_OERROR))
+			if (tty_outfit(tp) > 0 || (tp->t_state & TS_OERROR))
 				continue;
 			if (fflags & O_NONBLOCK)
 				return -EAGAIN;
@@ -372,11 +381,20 @@ tty_write(struct tty *tp, struct uio *uio, int fflags)
 				return -EINTR;
 			continue;
 		}
-		size_t n = MIN(MIN(sizeof(buf), uio->uio_resid), fit);
-		if ((error = uiomove(buf, n, uio)) < 0)
-			return error;
-		for (size_t i = 0; i < n; i++)
-			(void)tty_output(tp, buf[i]);
+		/* Queue all that fits, then hand the device one batch. */
+		while (fit > 0 && uio->uio_resid > 0) {
+			size_t n = MIN(MIN(sizeof(buf), uio->uio_resid), fit);
+			if ((error = uiomove(buf, n, uio)) < 0) {
+				tty_start(tp);
+				return error;
+			}
+			if (tty_output_plain(tp))
+				tty_output_bulk(tp, buf, (uint32_t)n);
+			else
+				for (size_t i = 0; i < n; i++)
+					(void)tty_output(tp, buf[i]);
+			fit = tty_outfit(tp);
+		}
 		tty_start(tp);
 	}
 	return 0;

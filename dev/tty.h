@@ -140,6 +140,10 @@ void tty_ldisc_termios(struct tty *tp, const struct linux_termios *old);
  * if the output queue lacks room for what c becomes.
  */
 bool tty_output(struct tty *tp, uint8_t c);
+/* True if output goes out unchanged (pass-through, or no OPOST). */
+bool tty_output_plain(const struct tty *tp);
+/* Queues n bytes unchanged; the caller made sure they fit. */
+void tty_output_bulk(struct tty *tp, const uint8_t *buf, uint32_t n);
 /* Room in the output queue. */
 uint32_t tty_outroom(const struct tty *tp);
 /* Copies up to n queued output bytes for the device; returns how many. */

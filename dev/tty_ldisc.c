@@ -117,6 +117,23 @@ tty_output(struct tty *tp, uint8_t c)
 	return true;
 }
 
+bool
+tty_output_plain(const struct tty *tp)
+{
+	return (tp->t_flags & TF_PASSTHRU) || !O(tp, OPOST);
+}
+
+void
+tty_output_bulk(struct tty *tp, const uint8_t *buf, uint32_t n)
+{
+	KASSERT(n <= tty_outroom(tp), "tty output overflow");
+	uint32_t at = (tp->t_outhead + tp->t_outcount) & QMASK;
+	uint32_t first = MIN(n, TTY_QSIZE - at);
+	memcpy(tp->t_out + at, buf, first);
+	memcpy(tp->t_out, buf + first, n - first);
+	tp->t_outcount += n;
+}
+
 uint32_t
 tty_peekout(const struct tty *tp, uint8_t *buf, uint32_t n)
 {
