@@ -1,26 +1,36 @@
 /*
- * The console device, over the vkernel's standard input and output.
- * Reads never block the virtual CPU: when the host has no input, the
- * reader sleeps until the event thread reports standard input readable
- * (an INTR_DEVICE interrupt) and tries again.
+ * The console: a tty (dev/tty.h) over the vkernel's standard input and
+ * output, and /dev/tty, the caller's controlling terminal.
  *
- * This is the plain pass-through mode (input as the host delivers it);
- * the terminal line discipline (raw host terminal, echo, erase, job
- * control characters) is not written yet.
+ * Three modes, chosen at boot by cons_host_init:
+ *   CONS_TTY   stdin is our terminal, made raw: the guest's line
+ *              discipline edits, echoes and signals.  Input is read
+ *              as soon as the event thread reports it, so ^C reaches
+ *              the foreground group while nobody reads.
+ *   CONS_PIPE  stdin is a pipe, a file or /dev/null; CONS_BGTTY a
+ *              terminal we are in the background of.  Pass-through:
+ *              bytes in and out unchanged, nothing echoed (the termios
+ *              is kept but not applied), so piped input and captured
+ *              output stay byte-exact.  Input is read only when a guest
+ *              wants it, as a plain pipe would be.
+ *
+ * Nothing here blocks the virtual CPU in the host: input is read after
+ * poll says it is there, output is written while poll says the host
+ * takes it, and otherwise the event thread tells us (INTR_DEVICE).
  */
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <sys/epoll.h>
+#include <sys/stat.h>
 
+#include "dev/cons_host.h"
 #include "dev/console.h"
+#include "dev/tty.h"
 #include "fs/cdev.h"
 #include "fs/file.h"
 #include "fs/namei.h"
-#include "fs/poll.h"
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "host/cpu.h"
@@ -30,154 +40,241 @@
 #include "kern/ucred.h"
 #include "kern/uio.h"
 
-#define CONS_CHUNK	4096
+#define CONS_CHUNK	512
 
-static struct intr_src *cons_src;
-static struct selinfo cons_sel;
-static int cons_wchan;
+static struct tty *cons_tp;
+static enum cons_mode cons_mode;
+static struct intr_src *cons_in, *cons_out;
+static bool cons_in_armed, cons_out_armed;
+static bool cons_out_blocks;	/* stdout may block: a pipe, a terminal */
 
-/* True if the host has input (or end of file) for us. */
-static bool
-cons_readable(void)
+/* Reads what the host has for us, as much as the tty takes. */
+static void
+cons_pull(struct tty *tp)
 {
-	struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
-	return poll(&pfd, 1, 0) > 0;
-}
+	uint8_t buf[CONS_CHUNK];
 
-static int
-cons_read(struct file *fp, struct uio *uio)
-{
-	char buf[CONS_CHUNK];
-
-	while (!cons_readable()) {
-		if (fp->f_flag & O_NONBLOCK)
-			return -EAGAIN;
-		if (tsleep(&cons_wchan, PCATCH, "ttyin", 0) != 0)
-			return -EINTR;
+	while (tty_inroom(tp) > 0 && !(tp->t_state & TS_EOF)) {
+		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+		if (poll(&pfd, 1, 0) <= 0)
+			return;
+		ssize_t n = read(STDIN_FILENO, buf, MIN(sizeof(buf), tty_inroom(tp)));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			/* A cooked terminal's ^D ends one read, not all. */
+			tty_input_eof(tp, n == 0 && cons_mode == CONS_BGTTY);
+			return;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			tty_input(tp, buf[i]);
 	}
-	ssize_t n = read(STDIN_FILENO, buf, MIN(sizeof(buf), uio->uio_resid));
-	if (n < 0)
-		return errno == EAGAIN ? -EAGAIN : -EIO;
-	return uiomove(buf, (size_t)n, uio);
 }
 
-static int
-cons_write(struct file *fp, struct uio *uio)
+static void
+cons_arm_input(void)
 {
-	char buf[CONS_CHUNK];
-	(void)fp;
-	while (uio->uio_resid > 0) {
-		size_t n = MIN(sizeof(buf), uio->uio_resid);
-		int error = uiomove(buf, n, uio);
-		if (error < 0)
-			return error;
-		for (size_t off = 0; off < n; ) {
-			ssize_t w = write(STDOUT_FILENO, buf + off, n - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return -EIO;
-			off += (size_t)w;
+	if (cons_in != NULL && !cons_in_armed && intr_rearm(cons_in) == 0)
+		cons_in_armed = true;
+}
+
+/*
+ * The tty wants input (a reader waits) or has room again.  In CONS_TTY
+ * mode input comes from the interrupt; the source is only re-armed if
+ * a full queue had left it off.
+ */
+static void
+cons_inwant(struct tty *tp)
+{
+	if (cons_mode != CONS_TTY && !tty_input_ready(tp))
+		cons_pull(tp);
+	if (tp->t_state & TS_EOF)
+		return;
+	if (cons_mode == CONS_TTY ? tty_inroom(tp) > 0 : !tty_input_ready(tp))
+		cons_arm_input();
+}
+
+/* Waits for the host to take output: the event thread will say. */
+static bool
+cons_wait_output(void)
+{
+	if (cons_out_armed)
+		return true;
+	if (cons_out == NULL)
+		cons_out = intr_register(STDOUT_FILENO, EPOLLOUT, cpu_get(0));
+	else if (intr_rearm(cons_out) < 0)
+		return false;
+	cons_out_armed = cons_out != NULL;
+	return cons_out_armed;
+}
+
+/* Writes queued output while the host takes it without blocking. */
+static void
+cons_start(struct tty *tp)
+{
+	uint8_t buf[CONS_CHUNK];
+
+	while (tp->t_outcount > 0 && !cons_out_armed) {
+		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, POLLOUT };
+		int r = cons_out_blocks ? poll(&pfd, 1, 0) : 1;
+		if (r == 0 && cons_wait_output())
+			break;
+		if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
+			tty_outdone(tp, true);
+			return;
+		}
+		uint32_t n = tty_peekout(tp, buf, sizeof(buf));
+		ssize_t w = write(STDOUT_FILENO, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			if (cons_wait_output())
+				break;
+			continue;	/* no event thread for it: retry */
+		}
+		if (w <= 0) {
+			tty_outdone(tp, true);
+			return;
+		}
+		tty_outconsume(tp, (uint32_t)w);
+	}
+	tty_outdone(tp, false);
+}
+
+/* At exit: what the guest wrote last, within a bound, before restoring. */
+static void
+cons_drain(void)
+{
+	uint8_t buf[CONS_CHUNK];
+	struct tty *tp = cons_tp;
+
+	for (int tries = 0; tp != NULL && tp->t_outcount > 0 && tries < 20; ) {
+		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };
+		if (poll(&pfd, 1, 100) <= 0) {
+			tries++;
+			continue;
+		}
+		ssize_t w = write(STDOUT_FILENO, buf, tty_peekout(tp, buf, sizeof(buf)));
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (w <= 0)
+			break;
+		tty_outconsume(tp, (uint32_t)w);
+	}
+}
+
+static const struct ttydevsw cons_ttysw = {
+	.tsw_start = cons_start,
+	.tsw_inwant = cons_inwant,
+};
+
+void
+console_intr(uint32_t bits)
+{
+	struct tty *tp = cons_tp;
+	if (!(bits & INTR_DEVICE) || tp == NULL)
+		return;
+	if (cons_in != NULL && intr_fired(cons_in)) {
+		cons_in_armed = false;
+		if (cons_mode == CONS_TTY) {
+			cons_pull(tp);
+			if (tty_inroom(tp) > 0 && !(tp->t_state & TS_EOF))
+				cons_arm_input();
+		} else {
+			/* Readers and pollers look again and pull (cons_inwant). */
+			wakeup(&tp->t_in);
+			selwakeup(&tp->t_rsel);
 		}
 	}
-	return 0;
-}
-
-/* The session the console is the controlling terminal of: init's. */
-static struct session *
-cons_session(void)
-{
-	return initproc != NULL && initproc->p_pgrp != NULL ?
-	    initproc->p_pgrp->pg_session : NULL;
+	if (cons_out != NULL && intr_fired(cons_out)) {
+		cons_out_armed = false;
+		tty_start(tp);
+		tty_outdone(tp, false);
+	}
 }
 
 void
 console_signal(int sig)
 {
-	struct session *s = cons_session();
-	if (s != NULL)
-		pgsignal(s->s_fgpgrp != NULL ? s->s_fgpgrp : initproc->p_pgrp, sig);
+	struct tty *tp = cons_tp;
+	struct winsize ws;
+
+	switch (sig) {
+	case SIGWINCH:
+		if (tp != NULL && cons_host_winsize(&ws))
+			tty_set_winsize(tp, &ws);
+		return;
+	case SIGCONT:
+		cons_host_resume();
+		return;
+	}
+	/* ^C, ^\, ^Z typed at a cooked host terminal, or sent with kill. */
+	if (tp != NULL && tp->t_session != NULL)
+		tty_signal_fg(tp, sig);
+	else if (initproc != NULL && initproc->p_pgrp != NULL)
+		pgsignal(initproc->p_pgrp, sig);
 }
 
-/* TIOCGPGRP and TIOCSPGRP: the foreground process group. */
-static int
-cons_pgrp(unsigned long cmd, void *data)
-{
-	struct session *s = cons_session();
-	struct proc *p = curproc;
-	pid_t pgid;
+/* /dev/console */
 
-	if (s == NULL || p == NULL || p->p_pgrp->pg_session != s)
-		return -ENOTTY;
-	if (cmd == TIOCGPGRP) {
-		pgid = s->s_fgpgrp != NULL ? s->s_fgpgrp->pg_id : initproc->p_pgrp->pg_id;
-		memcpy(data, &pgid, sizeof(pgid));
-		return 0;
-	}
-	memcpy(&pgid, data, sizeof(pgid));
-	struct pgrp *pg = pgfind(pgid);
-	if (pgid < 0)
-		return -EINVAL;
-	if (pg == NULL || pg->pg_session != s)
-		return -EPERM;
-	s->s_fgpgrp = pg;
-	return 0;
+static int
+cons_open(struct file *fp)
+{
+	return tty_open(cons_tp, fp->f_flag);
+}
+
+static int
+cons_read(struct file *fp, struct uio *uio)
+{
+	return tty_read(cons_tp, uio, fp->f_flag);
+}
+
+static int
+cons_write(struct file *fp, struct uio *uio)
+{
+	return tty_write(cons_tp, uio, fp->f_flag);
 }
 
 static int
 cons_ioctl(struct file *fp, unsigned long cmd, void *data)
 {
-	(void)fp;
-	switch (cmd) {
-	case TIOCGWINSZ: {
-		struct winsize ws = { 24, 80, 0, 0 };
-		(void)ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
-		memcpy(data, &ws, sizeof(ws));
-		return 0;
-	}
-	case TIOCGPGRP:
-	case TIOCSPGRP:
-		return cons_pgrp(cmd, data);
-	case FIONREAD: {
-		int n = 0;
-		(void)ioctl(STDIN_FILENO, FIONREAD, &n);
-		memcpy(data, &n, sizeof(n));
-		return 0;
-	}
-	}
-	return -ENOTTY;		/* not a terminal until the line discipline is */
+	return tty_ioctl(cons_tp, cmd, data, fp->f_flag);
 }
 
 static int
 cons_poll(struct file *fp, int events, struct pollwaiter *pw)
 {
 	(void)fp;
-	int revents = events & (POLLOUT | POLLWRNORM);
-	if ((events & (POLLIN | POLLRDNORM)) && cons_readable())
-		revents |= events & (POLLIN | POLLRDNORM);
-	if (revents == 0 && pw != NULL)
-		selrecord(pw, &cons_sel);
-	return revents;
+	return tty_poll(cons_tp, events, pw);
 }
 
-void
-console_intr(uint32_t bits)
+/*
+ * /dev/tty: the caller's controlling terminal, ENXIO without one.  The
+ * console is the only terminal, so the operations are the console's.
+ */
+static int
+ctty_open(struct file *fp)
 {
-	if ((bits & INTR_DEVICE) && cons_src != NULL && intr_fired(cons_src)) {
-		wakeup(&cons_wchan);
-		selwakeup(&cons_sel);
-		(void)intr_rearm(cons_src);
-	}
+	struct proc *p = curproc;
+	(void)fp;
+	tty_session_check(cons_tp);
+	if (p == NULL || !tty_is_ctty(cons_tp, p))
+		return -ENXIO;
+	return 0;
 }
 
 static const struct cdevsw cons_sw = {
 	.d_name = "console", .d_major = 5, .d_minor = 1, .d_mode = 0600,
+	.d_open = cons_open,
 	.d_read = cons_read, .d_write = cons_write, .d_ioctl = cons_ioctl,
 	.d_poll = cons_poll,
 };
 
 static const struct cdevsw tty_sw = {
 	.d_name = "tty", .d_major = 5, .d_minor = 0, .d_mode = 0666,
+	.d_open = ctty_open,
 	.d_read = cons_read, .d_write = cons_write, .d_ioctl = cons_ioctl,
 	.d_poll = cons_poll,
 };
@@ -188,11 +285,26 @@ console_init(void)
 	struct fsproc fsp;
 	struct ucred *cr = crget();
 	struct nameidata nd;
+	struct winsize ws;
 	int error;
 
-	selinfo_init(&cons_sel);
-	if (cr == NULL || fsproc_init(&fsp, rootvnode) < 0)
+	if (cr == NULL || fsproc_init(&fsp, rootvnode) < 0) {
+		if (cr != NULL)
+			crfree(cr);
 		return -ENOMEM;
+	}
+	cons_mode = cons_host_init(cons_drain);
+	/* Files and /dev/null always take output: no poll before each write. */
+	struct stat st;
+	cons_out_blocks = fstat(STDOUT_FILENO, &st) < 0 || !(S_ISREG(st.st_mode) ||
+	    (S_ISCHR(st.st_mode) && !isatty(STDOUT_FILENO)));
+	cons_tp = tty_alloc(&cons_ttysw, NULL,
+	    cons_mode == CONS_TTY ? 0 : TF_PASSTHRU);
+	error = -ENOMEM;
+	if (cons_tp == NULL)
+		goto out;
+	if (cons_host_winsize(&ws) && ws.ws_row != 0)
+		cons_tp->t_winsize = ws;
 	if ((error = cdev_register(&cons_sw)) < 0 ||
 	    (error = cdev_register(&tty_sw)) < 0)
 		goto out;
@@ -205,8 +317,9 @@ console_init(void)
 	namei_done(&nd);
 	if (error < 0)
 		goto out;
-	cons_src = intr_register(STDIN_FILENO, EPOLLIN, cpu_get(0));
 	/* A file or /dev/null as stdin cannot be watched: it is always ready. */
+	cons_in = intr_register(STDIN_FILENO, EPOLLIN, cpu_get(0));
+	cons_in_armed = cons_in != NULL;
 	error = 0;
 out:
 	fsproc_exit(&fsp);

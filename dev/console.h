@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 /*
- * Registers /dev/console and /dev/tty, makes their nodes, and has the
+ * Registers /dev/console and /dev/tty, makes their nodes, puts the host
+ * terminal in raw mode if it is ours (see dev/cons_host.h), and has the
  * event thread watch the host's standard input.  0 or a negative errno.
  */
 int console_init(void);
@@ -15,7 +16,11 @@ int console_init(void);
 /* The console's interrupt: input arrived (INTR_DEVICE). */
 void console_intr(uint32_t bits);
 
-/* A terminal signal (^C, ^\, ^Z) for the console's foreground group. */
+/*
+ * A host signal for the console: SIGWINCH (new window size), SIGCONT
+ * (raw mode again); others (^C, ^\, ^Z from a cooked host terminal, or
+ * kill) go to the console's foreground group.
+ */
 void console_signal(int sig);
 
 #endif /* DEV_CONSOLE_H */

@@ -195,6 +195,8 @@ vn_open(struct vnode *vp, int fflags, struct file **fpp)
 		fdrop(fp);
 		return error;
 	}
+	/* O_NOCTTY was for the device's open; Linux keeps it no further. */
+	fp->f_flag &= ~O_NOCTTY;
 	*fpp = fp;
 	return 0;
 }

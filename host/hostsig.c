@@ -21,15 +21,21 @@ host_signal_handler(int sig)
 int
 host_signals_init(void)
 {
-	static const int sigs[] = { SIGINT, SIGQUIT, SIGTSTP, SIGTERM };
-	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGQUIT, SIGTSTP, SIGTERM, SIGHUP,
+	    SIGWINCH, SIGCONT };
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = host_signal_handler;
 	sigemptyset(&sa.sa_mask);
-	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* nohup: an ignored SIGHUP stays ignored. */
+		if (sigs[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(sigs[i], &sa, NULL) < 0)
 			return -1;
+	}
 	return 0;
 }
 

@@ -44,6 +44,9 @@ exit1(int xstat)
 		if (q->p_state == PRS_ZOMBIE)
 			wakeup(initproc);
 	}
+	/* Its session lives on, unled: its terminal is free to go (dev/tty.c). */
+	if (p->p_pgrp != NULL && p->p_pgrp->pg_session->s_leader == p)
+		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
 	lp->lwp_thread = NULL;		/* freed by thread_exit */

@@ -1,9 +1,10 @@
 /*
  * Interrupt dispatch: the bits posted to a CPU, as taken by
  * sched_interrupts.  The tick audits the guests believed stopped
- * (vmspace_audit); devices; disk completions; and signals sent to the vkernel process: the
- * terminal's go to the console's foreground group, SIGTERM shuts the
- * machine down by killing init.
+ * (vmspace_audit); devices; disk completions; and signals sent to the
+ * vkernel process: the terminal's go to the console (its foreground
+ * group, the window size, raw mode again after SIGCONT), SIGTERM and
+ * SIGHUP shut the machine down by killing init.
  */
 #include <signal.h>
 
@@ -30,8 +31,9 @@ kern_intr(struct vcpu *cpu, uint32_t bits)
 		for (int sig = 1; sig < 64; sig++) {
 			if (!(sigs & (1ULL << sig)))
 				continue;
-			if (sig == SIGTERM) {
-				kprintf("vkernel: SIGTERM: shutting down\n");
+			if (sig == SIGTERM || sig == SIGHUP) {
+				kprintf("vkernel: %s: shutting down\n",
+				    sig == SIGTERM ? "SIGTERM" : "SIGHUP");
 				if (initproc != NULL)
 					psignal_proc(initproc, SIGKILL);
 			} else {

@@ -127,7 +127,7 @@ proc_free(struct proc *p)
 	kfree(p);
 }
 
-static void
+void
 session_rele(struct session *s)
 {
 	if (--s->s_ref == 0)

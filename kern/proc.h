@@ -150,6 +150,8 @@ struct proc *proc_alloc(struct proc *parent, int *error);
 void proc_free(struct proc *p);
 int enterpgrp(struct proc *p, pid_t pgid, bool mksess);
 void leavepgrp(struct proc *p);
+/* Drops a reference to s (a process group's, a terminal's); frees it at 0. */
+void session_rele(struct session *s);
 
 /* Creates the lwp of p, whose kernel thread runs fn(lwp) (lwp_main). */
 struct lwp *lwp_alloc(struct proc *p, void (*fn)(void *));

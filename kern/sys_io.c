@@ -131,13 +131,21 @@ SYSCALL(ioctl)
 	uint8_t data[256];
 	size_t size;
 
+	memset(data, 0, sizeof(data));
 	switch (cmd) {
 	case TIOCGWINSZ: case TIOCSWINSZ: size = sizeof(struct winsize); break;
-	case FIONREAD: case TIOCGPGRP: case TIOCSPGRP: case FIONBIO: size = sizeof(int); break;
-	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF: size = 60; break;
+	case FIONREAD: case TIOCGPGRP: case TIOCSPGRP: case FIONBIO:
+	case TIOCOUTQ: case TIOCGSID: size = sizeof(int); break;
+	/* Linux's kernel termios: 36 bytes, not libc's 60. */
+	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF: size = 36; break;
+	case TIOCSCTTY: case TCFLSH: case TCXONC: case TCSBRK: case TCSBRKP: {
+		int v = (int)args[2];	/* the argument is a value */
+		memcpy(data, &v, sizeof(v));
+		size = 0;
+		break;
+	}
 	default: size = 0; break;
 	}
-	memset(data, 0, sizeof(data));
 	if (size != 0 && copyin(args[2], data, size) < 0 &&
 	    (cmd == TIOCSWINSZ || cmd == TIOCSPGRP || cmd == FIONBIO ||
 	    cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF))

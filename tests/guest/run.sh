@@ -23,6 +23,9 @@ for c in "$here"/c/*.c; do
 	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
 	gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
 done
+# Run by the pty test only (it needs the console as a terminal).
+mkdir -p "$stage/t/pty"
+musl-gcc -static -O2 -Wall -Werror -o "$stage/t/pty/ttyctl" "$here/pty/ttyctl.c" || exit 1
 tools/mkinitramfs "$build/guest.cpio" "$stage" || exit 1
 
 pass=0 fail=0
@@ -55,5 +58,12 @@ for t in "$here"/inside/*.sh; do
 		printf '%s\n' "$out" | grep -v '^ok '
 	fi
 done
+# The console through a host pseudo-terminal, typed at as a person would.
+cc -O2 -Wall -Wextra -Werror -o "$build/ptytest" "$here/pty/ptytest.c" || exit 1
+timeout 300 "$build/ptytest" "$vk" "$build/guest.cpio" > "$build/pty.log"
+cat "$build/pty.log"
+pass=$((pass + $(grep -c '^ok ' "$build/pty.log")))
+fail=$((fail + $(grep -c '^FAIL ' "$build/pty.log")))
+grep -q '^[0-9]* passed, 0 failed$' "$build/pty.log" || fail=$((fail + 1))
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

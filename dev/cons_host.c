@@ -1,0 +1,140 @@
+/*
+ * The console's host side (see cons_host.h).
+ *
+ * In raw mode the host terminal no longer interprets anything: ^C, ^Z,
+ * ^\ and erase reach the guest's line discipline as bytes, and output
+ * processing is off because the guest's ONLCR does it.  The cost is that
+ * a vkernel that dies with the terminal raw leaves the user's shell
+ * unusable, so every way out puts the saved termios back first.
+ *
+ * We go raw only when we are the terminal's foreground process group:
+ * changing it from the background would stop us with SIGTTOU (`timeout`
+ * and `cmd &` run us there), and a background vkernel is not the one
+ * the user is typing to.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "dev/cons_host.h"
+
+static struct termios saved;
+static int saved_ok;		/* 1 while the terminal may be raw */
+static void (*drain_fn)(void);
+
+static const int fatal_sigs[] = {
+	SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGPIPE, SIGALRM,
+	SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS,
+};
+static struct sigaction old_act[NSIG];
+
+static bool
+in_front(void)
+{
+	return tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+static int
+make_raw(void)
+{
+	struct termios t = saved;
+	t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR |
+	    IGNCR | ICRNL | IXON | IXOFF);
+	t.c_oflag &= ~(tcflag_t)OPOST;
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+	t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB);
+	t.c_cflag |= CS8;
+	/* We read only when epoll or poll said there is input. */
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	return tcsetattr(STDIN_FILENO, TCSANOW, &t);
+}
+
+void
+cons_host_restore(void)
+{
+	if (__atomic_exchange_n(&saved_ok, 0, __ATOMIC_SEQ_CST))
+		(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+}
+
+static void
+cons_host_exit(void)
+{
+	if (drain_fn != NULL)
+		drain_fn();
+	cons_host_restore();
+}
+
+/*
+ * A fatal signal: the terminal first, then the signal's own course under
+ * the action it had (the default, or a sanitizer's).  A fault the CPU
+ * raised happens again on return; any other is sent again.
+ */
+static void
+fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	cons_host_restore();
+	sigaction(sig, &old_act[sig], NULL);
+	bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	    sig == SIGFPE;
+	if (!fault || si == NULL || si->si_code <= 0)
+		raise(sig);
+}
+
+enum cons_mode
+cons_host_init(void (*drain)(void))
+{
+	if (!isatty(STDIN_FILENO))
+		return CONS_PIPE;
+	if (!in_front() || tcgetattr(STDIN_FILENO, &saved) < 0)
+		return CONS_BGTTY;
+	drain_fn = drain;
+	saved_ok = 1;
+	atexit(cons_host_exit);
+	for (unsigned i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = fatal_handler;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		int sig = fatal_sigs[i];
+		if (sigaction(sig, NULL, &old_act[sig]) < 0 ||
+		    old_act[sig].sa_handler == SIG_IGN)
+			continue;
+		/*
+		 * A handler someone else put there (a sanitizer's) is chained
+		 * to for the faults and abort, which end the process anyway;
+		 * on the others (a profiler's SIGPROF) it is left alone.
+		 */
+		if (old_act[sig].sa_handler != SIG_DFL && sig != SIGSEGV &&
+		    sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT)
+			continue;
+		(void)sigaction(sig, &sa, NULL);
+	}
+	if (make_raw() < 0) {
+		cons_host_restore();
+		return CONS_BGTTY;
+	}
+	return CONS_TTY;
+}
+
+void
+cons_host_resume(void)
+{
+	/*
+	 * Whoever stopped us may have put the terminal back in cooked mode
+	 * (a shell does when its job stops).  Only raw if it was raw.
+	 */
+	if (__atomic_load_n(&saved_ok, __ATOMIC_SEQ_CST) && in_front())
+		(void)make_raw();
+}
+
+bool
+cons_host_winsize(struct winsize *ws)
+{
+	return ioctl(STDIN_FILENO, TIOCGWINSZ, ws) == 0 ||
+	    ioctl(STDOUT_FILENO, TIOCGWINSZ, ws) == 0;
+}
