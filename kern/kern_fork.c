@@ -32,10 +32,9 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 		    (unsigned long)flags);
 		return -EINVAL;		/* threads: not yet */
 	}
-	if ((p2 = proc_alloc(p, &error)) == NULL)
+	if ((p2 = proc_alloc(p, p->p_ucred, &error)) == NULL)
 		return error;
 	p2->p_vmspace = vmspace_fork(p->p_vmspace);
-	p2->p_ucred = crhold(p->p_ucred);
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	memcpy(p2->p_comm, p->p_comm, sizeof(p2->p_comm));
 	p2->p_exitsig = (int)(flags & 0xff);

@@ -342,9 +342,8 @@ SYSCALL(rt_sigaction)
 		return -EFAULT;
 	if (args[1] != 0 && (sig == SIGKILL || sig == SIGSTOP))
 		return -EINVAL;
-	if (args[2] != 0 && copyout(&p->p_sigacts->ps_act[sig - 1], args[2],
-	    sizeof(nsa)) < 0)
-		return -EFAULT;
+	/* As Linux: the new action is in place before the old is stored. */
+	struct linux_sigaction osa = p->p_sigacts->ps_act[sig - 1];
 	if (args[1] != 0) {
 		nsa.lsa_mask &= ~CANTMASK;
 		p->p_sigacts->ps_act[sig - 1] = nsa;
@@ -353,6 +352,8 @@ SYSCALL(rt_sigaction)
 			lp->lwp_siglist &= ~SIGBIT(sig);
 		}
 	}
+	if (args[2] != 0 && copyout(&osa, args[2], sizeof(osa)) < 0)
+		return -EFAULT;
 	return 0;
 }
 
@@ -469,11 +470,11 @@ SYSCALL(kill)
 
 	if (sig < 0 || sig > LINUX_NSIG)
 		return -EINVAL;
+	/* Zombies are still there to signal, as in Linux: nothing happens. */
 	if (pid > 0) {
 		p = pfind(pid);
-		if (p == NULL || p->p_state == PRS_ZOMBIE)
-			return -ESRCH;
-		return kill1(lp, p, sig);
+		return p != NULL && p->p_state != PRS_NEW ? kill1(lp, p, sig) :
+		    -ESRCH;
 	}
 	/* A process group (0: ours) or, with -1, everyone but init. */
 	long r = -ESRCH;
@@ -486,13 +487,13 @@ SYSCALL(kill)
 		if (pg == NULL)
 			return -ESRCH;
 		TAILQ_FOREACH(p, &pg->pg_members, p_pglist)
-			if (p->p_state == PRS_NORMAL)
+			if (p->p_state != PRS_NEW)
 				r = kill1(lp, p, sig) == 0 ? 0 : r;
 		return r;
 	}
 	for (pid_t i = 2; i < PID_MAX; i++) {
 		p = pfind(i);
-		if (p != NULL && p->p_state == PRS_NORMAL && p != lp->lwp_proc)
+		if (p != NULL && p->p_state != PRS_NEW && p != lp->lwp_proc)
 			r = kill1(lp, p, sig) == 0 ? 0 : r;
 	}
 	return r;
@@ -504,7 +505,7 @@ SYSCALL(tgkill)
 	int sig = (int)args[2];
 	if (sig < 0 || sig > LINUX_NSIG)
 		return -EINVAL;
-	if (p == NULL || p->p_state == PRS_ZOMBIE ||
+	if (p == NULL || p->p_state == PRS_NEW ||
 	    ((pid_t)args[0] > 0 && (pid_t)args[0] != p->p_pid))
 		return -ESRCH;
 	return kill1(lp, p, sig);

@@ -26,11 +26,14 @@ trap_exception(struct lwp *lp)
 	case T_TRCTRAP:
 	case T_BPTFLT:		sig = SIGTRAP; code = SI_KERNEL; break;
 	case T_PRIVINFLT:	sig = SIGILL;  code = ILL_ILLOPN; break;
-	case T_ALIGNFLT:
+	case T_ALIGNFLT:	sig = SIGBUS;  code = BUS_ADRALN; break;
 	case T_BUSERR:		sig = SIGBUS;  code = BUS_ADRERR; break;
 	default:		sig = SIGSEGV; code = SI_KERNEL; break;
 	}
-	trapsignal(lp, sig, code, tf->tf_trapno == T_BUSERR ? tf->tf_addr : 0);
+	/* Linux gives the faulting instruction as the address of these. */
+	uint64_t addr = sig == SIGILL || sig == SIGFPE ? tf->tf_rip :
+	    tf->tf_trapno == T_BUSERR ? tf->tf_addr : 0;
+	trapsignal(lp, sig, code, addr);
 }
 
 static void
@@ -52,7 +55,7 @@ trap_pagefault(struct lwp *lp)
 	if (error == -EIO)
 		trapsignal(lp, SIGBUS, BUS_ADRERR, tf->tf_addr);
 	else
-		trapsignal(lp, SIGSEGV, (tf->tf_err & PGEX_P) ? SEGV_ACCERR :
+		trapsignal(lp, SIGSEGV, error == -EACCES ? SEGV_ACCERR :
 		    SEGV_MAPERR, tf->tf_addr);
 }
 

@@ -127,13 +127,27 @@ struct proc *pfind(pid_t pid);
 struct pgrp *pgfind(pid_t pgid);
 
 /*
- * Allocates a process with a new pid, in pgrp; its lwp is created by the
- * caller.  NULL with *error = -EAGAIN past the process limit.
+ * Allocates a child of parent (NULL for init) with a new pid, acting as
+ * cr (a reference is taken) and counted under its real uid; its lwp is
+ * created by the caller.  NULL with *error = -EAGAIN past the process
+ * limits (proc_limit_check), or -ENOMEM.
  */
-struct proc *proc_alloc(struct proc *parent, int *error);
+struct proc *proc_alloc(struct proc *parent, struct ucred *cr, int *error);
 void proc_free(struct proc *p);
 int enterpgrp(struct proc *p, pid_t pgid, bool mksess);
 void leavepgrp(struct proc *p);
+
+/*
+ * Process limits (kern/kern_resource.c).  proc_limit_init sets maxprocs
+ * from the RAM's size in pages.  proc_limit_check: 0 if parent may fork,
+ * -EAGAIN past maxprocs or past its RLIMIT_NPROC for its real uid (which
+ * root is exempt from).  chgproccnt adds diff to uid's count: 0, or
+ * -ENOMEM if a first process of uid finds no memory for its record.
+ */
+void proc_limit_init(uint64_t ram_pages);
+int proc_limit_check(const struct proc *parent);
+int proc_count_uid(uid_t uid);
+int chgproccnt(uid_t uid, int diff);
 
 /* Creates the lwp of p, whose kernel thread runs fn(lwp) (lwp_main). */
 struct lwp *lwp_alloc(struct proc *p, void (*fn)(void *));

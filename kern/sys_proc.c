@@ -243,6 +243,14 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 	struct ucred *cr = crdup(old);
 	if (cr == NULL)
 		return -ENOMEM;
+	/* A process is counted under its real uid (RLIMIT_NPROC). */
+	if (!is_gid && want[0] != cur[0]) {
+		if (chgproccnt(want[0], 1) < 0) {
+			crfree(cr);
+			return -ENOMEM;
+		}
+		(void)chgproccnt(cur[0], -1);
+	}
 	if (is_gid) {
 		cr->cr_rgid = want[0]; cr->cr_gid = want[1]; cr->cr_svgid = want[2];
 	} else {

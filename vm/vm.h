@@ -142,8 +142,9 @@ int vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot);
  * afterwards, a private file mapping as the file, shared memory keeps its
  * data.  MADV_DONTFORK/DOFORK and MADV_WIPEONFORK/KEEPONFORK set what
  * fork does.  MADV_NORMAL, RANDOM, SEQUENTIAL and WILLNEED are accepted
- * and ignored.  As Linux, holes in the range give -ENOMEM after the
- * mapped parts are done; -EINVAL for alignment or unknown advice.
+ * and ignored.  As Linux, holes in the range (and whatever of it lies
+ * above user space) give -ENOMEM after the mapped parts are done;
+ * -EINVAL for alignment, unknown advice or a range that wraps around.
  */
 int vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice);
 
@@ -176,7 +177,8 @@ vm_fault_type(uint64_t pgex)
  * (one VM_PROT_*): fills the VPTE so that the access succeeds when the
  * thread runs again.  Returns 0 (also when the VPTE already allowed the
  * access: the host layer may have dropped its own mapping), -EFAULT for
- * an address with no mapping or an access the mapping forbids (SIGSEGV),
+ * an address with no mapping (SIGSEGV, SEGV_MAPERR), -EACCES for an
+ * access the mapping forbids (SEGV_ACCERR),
  * -EIO when a file's pager cannot provide the page (SIGBUS), -ENOMEM
  * when RAM is exhausted (the kernel kills the process).  A fault just
  * below a MAP_GROWSDOWN entry grows it, within vm_stack_max and a guard

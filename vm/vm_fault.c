@@ -120,7 +120,7 @@ again:
 			panic("vm_fault: %#lx not mapped after growing", va);
 	}
 	if (!prot_allows(e->protection, fault_type))
-		return -EFAULT;
+		return -EACCES;
 	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
 	if (pte != NULL && vpte_allows(__atomic_load_n(pte, __ATOMIC_ACQUIRE),
 	    fault_type))

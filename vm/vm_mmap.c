@@ -271,9 +271,17 @@ vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice)
 		return -EINVAL;
 	if (len == 0)
 		return 0;
-	if ((len = page_len(len)) == 0 || addr > VM_MAX_USER_ADDRESS - len)
+	/* As Linux: only a range that wraps is invalid; the rest is holes. */
+	uint64_t plen = roundup2(len, PAGE_SIZE), end = addr + plen;
+	if (plen == 0 || end < addr)
 		return -EINVAL;
-	uint64_t end = addr + len;
+	if (addr >= VM_MAX_USER_ADDRESS)
+		return -ENOMEM;
+	int err = 0;
+	if (end > VM_MAX_USER_ADDRESS) {
+		end = VM_MAX_USER_ADDRESS;
+		err = -ENOMEM;
+	}
 
 	/* The flags that need checking are checked before anything changes. */
 	if (!vm_map_lookup_entry(map, addr, &e))
@@ -283,7 +291,6 @@ vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice)
 		if (!advice_fits(f, advice))
 			return -EINVAL;
 
-	int err = 0;
 	uint64_t at = addr;
 	if (advice == MADV_DONTNEED || advice == MADV_FREE)
 		pmap_remove(&vm->vm_pmap, addr, end);

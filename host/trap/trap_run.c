@@ -145,8 +145,9 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			    si->si_code == SEGV_ACCERR, &err))
 				return false;
 			tf->tf_err = err;
-		} else if (signo == SIGBUS) {
-			tf->tf_trapno = T_BUSERR;
+		} else if (signo == SIGBUS && (tf->tf_trapno != T_ALIGNFLT ||
+		    si->si_code != BUS_ADRALN)) {
+			tf->tf_trapno = T_BUSERR;	/* not an alignment check */
 		}
 		break;
 	default:	/* the kick, or a report the stub could not have made */

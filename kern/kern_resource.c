@@ -1,0 +1,96 @@
+/*
+ * Process limits, as Linux counts them: a system-wide maximum of
+ * processes scaled with RAM (Linux's max_threads), and the processes of
+ * each real uid, which RLIMIT_NPROC limits at fork.  Both count a process
+ * from its fork until its parent reaps it, zombies included.
+ */
+#include "kern/proc.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+
+/*
+ * What a process costs at least: its kernel stack (4 pages), its page
+ * table pages, and the few pages a forked process dirties before it
+ * blocks (18 pages measured for a small static program waiting in read).
+ * The limit lets such processes take half of RAM: RAM / 128 KiB, the same
+ * figure as Linux's max_threads (16 KiB stacks taking an eighth of RAM).
+ */
+#define PROC_COST_PAGES	16
+#define MAXPROCS_MIN	20		/* Linux's MIN_THREADS */
+
+#define UIHASH		64
+
+/* The processes of one real uid; a record lives while it counts any. */
+struct uidinfo {
+	uid_t ui_uid;
+	int ui_proccnt;
+	TAILQ_ENTRY(uidinfo) ui_hash;
+};
+
+static TAILQ_HEAD(, uidinfo) uihash[UIHASH];
+
+void
+proc_limit_init(uint64_t ram_pages)
+{
+	uint64_t n = ram_pages / (2 * PROC_COST_PAGES);
+	maxprocs = (int)MIN(MAX(n, (uint64_t)MAXPROCS_MIN), (uint64_t)PID_MAX);
+	for (int i = 0; i < UIHASH; i++)
+		TAILQ_INIT(&uihash[i]);
+}
+
+static struct uidinfo *
+uifind(uid_t uid)
+{
+	struct uidinfo *ui;
+	TAILQ_FOREACH(ui, &uihash[uid % UIHASH], ui_hash)
+		if (ui->ui_uid == uid)
+			return ui;
+	return NULL;
+}
+
+int
+proc_count_uid(uid_t uid)
+{
+	struct uidinfo *ui = uifind(uid);
+	return ui != NULL ? ui->ui_proccnt : 0;
+}
+
+int
+chgproccnt(uid_t uid, int diff)
+{
+	struct uidinfo *ui = uifind(uid);
+	if (ui == NULL) {
+		KASSERT(diff > 0, "chgproccnt: uid never counted");
+		if ((ui = kmalloc(sizeof(*ui), KM_ZERO)) == NULL)
+			return -ENOMEM;
+		ui->ui_uid = uid;
+		TAILQ_INSERT_HEAD(&uihash[uid % UIHASH], ui, ui_hash);
+	}
+	ui->ui_proccnt += diff;
+	KASSERT(ui->ui_proccnt >= 0, "chgproccnt: negative count");
+	if (ui->ui_proccnt == 0) {
+		TAILQ_REMOVE(&uihash[uid % UIHASH], ui, ui_hash);
+		kfree(ui);
+	}
+	return 0;
+}
+
+int
+proc_limit_check(const struct proc *parent)
+{
+	if (nprocs >= maxprocs)
+		return -EAGAIN;
+	if (parent == NULL)
+		return 0;
+	/*
+	 * Linux exempts the real root user and holders of CAP_SYS_RESOURCE
+	 * or CAP_SYS_ADMIN, which here is whoever has effective uid 0.
+	 */
+	const struct ucred *cr = parent->p_ucred;
+	if (cr->cr_ruid == 0 || cr->cr_uid == 0)
+		return 0;
+	if ((uint64_t)proc_count_uid(cr->cr_ruid) >=
+	    parent->p_rlimit[RLIMIT_NPROC].rlim_cur)
+		return -EAGAIN;
+	return 0;
+}
