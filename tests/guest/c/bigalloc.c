@@ -1,12 +1,15 @@
 /*
  * Allocating past RAM: a child takes and touches memory 1 MiB at a time,
- * by malloc (mmap) and by sbrk, until that fails.  It must end either
+ * by malloc (mmap) and by brk, until that fails.  It must end either
  * with ENOMEM or killed by SIGKILL, the parent goes on, and the free
  * memory comes back once the child is reaped.  The child limits its
  * address space to 200 MB (RLIMIT_AS) so that natively it stops there
  * (and stops at 1 GiB regardless); the guest tests give vkernel 128 MiB
  * of RAM, so inside it runs out of RAM first if the kernel does not honour
- * RLIMIT_AS.
+ * RLIMIT_AS.  vkernel's free page count (sysinfo's freeram) is its own
+ * and exact, so inside it must come back to within a few pages (what the
+ * kernel's object caches keep); a native host is busy with other things,
+ * so there it need only come back to within an eighth of RAM.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,24 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define STEP	(1 << 20)
 #define CAP	1024		/* MiB */
+#define SLACK_PAGES	8	/* what vkernel's object caches may keep */
 
+/* Takes memory until that fails, a byte to fd for each MiB touched. */
 static void
-eat(int use_brk)
+eat(int use_brk, int fd)
 {
 	struct rlimit rl = { 200 << 20, 200 << 20 };
 	setrlimit(RLIMIT_AS, &rl);
 	for (int i = 0; i < CAP; i++) {
 		char *p;
 		if (use_brk) {
-			p = sbrk(STEP);
-			if (p == (void *)-1)
-				_exit(errno == ENOMEM ? 0 : 2);
+			/* The raw call: musl's sbrk refuses to grow at all. */
+			p = (char *)syscall(SYS_brk, 0);
+			if (syscall(SYS_brk, p + STEP) != (long)(p + STEP))
+				_exit(0);	/* brk says ENOMEM so */
 		} else {
 			p = malloc(STEP);
 			if (p == NULL)
@@ -40,8 +48,20 @@ eat(int use_brk)
 		}
 		for (size_t o = 0; o < STEP; o += 4096)
 			p[o] = (char)i;
+		write(fd, "m", 1);
 	}
 	_exit(3);		/* the cap, not a failure, stopped it */
+}
+
+/* True inside vkernel (whose uname release ends so). */
+static int
+in_vkernel(void)
+{
+	struct utsname u;
+	size_t n;
+	if (uname(&u) < 0 || (n = strlen(u.release)) < 8)
+		return 0;
+	return strcmp(u.release + n - 8, "-vkernel") == 0;
 }
 
 static uint64_t
@@ -60,17 +80,25 @@ main(void)
 	struct sysinfo si;
 	sysinfo(&si);
 	uint64_t total = (uint64_t)si.totalram * si.mem_unit;
+	uint64_t slack = in_vkernel() ? SLACK_PAGES * 4096 : total / 8;
 
 	for (int round = 0; round < 4; round++) {
 		int use_brk = round & 1;
+		int pfd[2];
+		if (pipe(pfd) < 0)
+			return 1;
 		uint64_t before = freemem();
 		pid_t pid = fork();
 		if (pid == 0)
-			eat(use_brk);
+			eat(use_brk, pfd[1]);
+		close(pfd[1]);
 		int status;
 		waitpid(pid, &status, 0);
 		uint64_t after = freemem();
-		const char *how = use_brk ? "sbrk" : "malloc";
+		char mib[CAP];
+		ssize_t got = read(pfd[0], mib, sizeof(mib));
+		close(pfd[0]);
+		const char *how = use_brk ? "brk" : "malloc";
 		if ((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
 		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
 			printf("%s: ENOMEM or SIGKILL: yes\n", how);
@@ -78,9 +106,10 @@ main(void)
 			printf("%s: exited %d\n", how, WEXITSTATUS(status));
 		else
 			printf("%s: killed by %d\n", how, WTERMSIG(status));
-		/* Within an eighth of RAM: slack for a busy host, none for a leak. */
+		/* Natively RLIMIT_AS stops it near 200 MiB; inside, RAM does. */
+		printf("%s: took over 64 MiB: %s\n", how, got > 64 ? "yes" : "no");
 		printf("%s: free memory back: %s\n", how,
-		    after + total / 8 >= before ? "yes" : "no");
+		    after + slack >= before ? "yes" : "no");
 	}
 
 	/* And the system still works. */
