@@ -252,6 +252,8 @@ SYSCALL(execve)
 	char *path = copyin_path(args[0], &error);
 	if (path == NULL)
 		return error;
+	if ((error = nproc_exec_check(lp->lwp_proc)) < 0)
+		goto out;
 	ea.ea_buf = kmalloc(EXEC_ARGMAX, 0);
 	if (ea.ea_buf == NULL) {
 		error = -ENOMEM;

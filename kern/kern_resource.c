@@ -94,3 +94,25 @@ proc_limit_check(const struct proc *parent)
 		return -EAGAIN;
 	return 0;
 }
+
+void
+nproc_setuid(struct proc *p, uid_t newruid)
+{
+	/* Counted before p itself moves to newruid, as Linux does. */
+	if (newruid != 0 && (uint64_t)proc_count_uid(newruid) >
+	    p->p_rlimit[RLIMIT_NPROC].rlim_cur)
+		p->p_flags |= P_NPROC_EXCEEDED;
+	else
+		p->p_flags &= ~P_NPROC_EXCEEDED;
+}
+
+int
+nproc_exec_check(struct proc *p)
+{
+	if ((p->p_flags & P_NPROC_EXCEEDED) &&
+	    (uint64_t)proc_count_uid(p->p_ucred->cr_ruid) >
+	    p->p_rlimit[RLIMIT_NPROC].rlim_cur)
+		return -EAGAIN;
+	p->p_flags &= ~P_NPROC_EXCEEDED;
+	return 0;
+}

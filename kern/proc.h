@@ -113,6 +113,7 @@ struct proc {
 #define P_WAITED	0x08		/* stop or continue reported */
 #define P_CONTINUED	0x10
 #define P_EXEC		0x20		/* has exec'd since fork */
+#define P_NPROC_EXCEEDED 0x40		/* set*uid went past RLIMIT_NPROC */
 
 extern struct proc *initproc;
 extern int nprocs, maxprocs;
@@ -148,6 +149,15 @@ void proc_limit_init(uint64_t ram_pages);
 int proc_limit_check(const struct proc *parent);
 int proc_count_uid(uid_t uid);
 int chgproccnt(uid_t uid, int diff);
+
+/*
+ * A set*uid call never fails for RLIMIT_NPROC: as Linux, nproc_setuid
+ * (called before p's real uid becomes newruid) notes that newruid is
+ * over p's limit, and nproc_exec_check makes p's next execve fail with
+ * -EAGAIN if it still is; 0 otherwise.
+ */
+void nproc_setuid(struct proc *p, uid_t newruid);
+int nproc_exec_check(struct proc *p);
 
 /* Creates the lwp of p, whose kernel thread runs fn(lwp) (lwp_main). */
 struct lwp *lwp_alloc(struct proc *p, void (*fn)(void *));

@@ -245,6 +245,7 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 		return -ENOMEM;
 	/* A process is counted under its real uid (RLIMIT_NPROC). */
 	if (!is_gid && want[0] != cur[0]) {
+		nproc_setuid(p, want[0]);
 		if (chgproccnt(want[0], 1) < 0) {
 			crfree(cr);
 			return -ENOMEM;

@@ -8,8 +8,10 @@
  * RLIMIT_NPROC 256.  Afterwards the free memory is back: exactly (but for
  * what the kernel's object caches keep) inside vkernel, within an eighth
  * of RAM on a busy native host.  Nothing printed depends on the counts.
+ * Also: a setuid past RLIMIT_NPROC fails the next execve, as in Linux.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,6 +138,59 @@ zombie(void)
 	printf("zombie exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/*
+ * set*uid never fails for RLIMIT_NPROC; Linux defers the failure to the
+ * next execve, which gives EAGAIN while the new user is over the limit.
+ * Three processes of nobody's wait, then a root child with RLIMIT_NPROC
+ * lim (1 or RLIM_INFINITY) becomes nobody and execs.
+ */
+static void
+setuid_then_exec(rlim_t lim)
+{
+	int pfd[2], rfd[2];
+	pid_t waiters[3];
+	if (pipe(pfd) < 0)
+		return;
+	for (int i = 0; i < 3; i++) {
+		if ((waiters[i] = fork()) == 0) {
+			char c;
+			close(pfd[1]);
+			if (setgid(65534) < 0 || setuid(65534) < 0)
+				_exit(1);
+			read(pfd[0], &c, 1);
+			_exit(0);
+		}
+	}
+	if (pipe(rfd) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { lim, lim };
+		close(rfd[0]);
+		fcntl(rfd[1], F_SETFD, FD_CLOEXEC);
+		setrlimit(RLIMIT_NPROC, &rl);
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(1);
+		execl("/bin/sh", "sh", "-c", "exit 7", (char *)0);
+		int e = errno;
+		write(rfd[1], &e, sizeof(e));
+		_exit(0);
+	}
+	close(rfd[1]);
+	int e = 0, status;
+	ssize_t n = read(rfd[0], &e, sizeof(e));
+	close(rfd[0]);
+	waitpid(pid, &status, 0);
+	printf("setuid to nobody, RLIMIT_NPROC %s, execve: %s\n",
+	    lim == RLIM_INFINITY ? "unlimited" : "1",
+	    n == sizeof(e) ? e == EAGAIN ? "EAGAIN" : "another error" :
+	    WIFEXITED(status) && WEXITSTATUS(status) == 7 ? "ran" : "failed");
+	close(pfd[0]);
+	close(pfd[1]);
+	for (int i = 0; i < 3; i++)
+		waitpid(waiters[i], &status, 0);
+}
+
 /* Runs bomb(nproc, as_root) in a child and reaps whatever it leaves. */
 static void
 run_bomb(rlim_t nproc, int as_root)
@@ -161,6 +216,8 @@ main(void)
 	uint64_t before = freemem();
 
 	zombie();
+	setuid_then_exec(1);
+	setuid_then_exec(RLIM_INFINITY);
 	run_bomb(64, 0);
 	if (vk)
 		run_bomb(64, 1);
