@@ -1,10 +1,11 @@
 /*
- * Process limits, as Linux counts them: a system-wide maximum of
- * processes scaled with RAM (Linux's max_threads), and the processes of
- * each real uid, which RLIMIT_NPROC limits at fork.  Both count a process
- * from its fork until its parent reaps it, zombies included.
+ * Resource limits: getrlimit, setrlimit and prlimit64; and process
+ * limits, as Linux counts them: a system-wide maximum of processes scaled
+ * with RAM (Linux's max_threads), and the processes of each real uid,
+ * which RLIMIT_NPROC limits at fork.  Both count a process from its fork
+ * until its parent reaps it, zombies included.
  */
-#include "kern/proc.h"
+#include "kern/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 
@@ -115,4 +116,69 @@ nproc_exec_check(struct proc *p)
 		return -EAGAIN;
 	p->p_flags &= ~P_NPROC_EXCEEDED;
 	return 0;
+}
+
+/*
+ * Whether the caller with credential cr may see and set p's limits: as
+ * Linux, if its real uid and gid are all of p's, or it is root.
+ */
+static bool
+prlimit_allowed(const struct ucred *cr, const struct proc *p)
+{
+	const struct ucred *t = p->p_ucred;
+	return cred_is_root(cr) ||
+	    (cr->cr_ruid == t->cr_ruid && cr->cr_ruid == t->cr_uid &&
+	    cr->cr_ruid == t->cr_svuid && cr->cr_rgid == t->cr_rgid &&
+	    cr->cr_rgid == t->cr_gid && cr->cr_rgid == t->cr_svgid);
+}
+
+/*
+ * prlimit64(pid, resource, new, old): pid 0 is the caller.  As Linux, the
+ * new limit is in place before the old one is stored (so a bad old
+ * pointer gives -EFAULT after the change); only root raises a hard
+ * limit; RLIMIT_NOFILE also sets the descriptor table's limit.
+ */
+SYSCALL(prlimit64)
+{
+	struct proc *cur = lp->lwp_proc;
+	struct rlimit nl;
+	unsigned res = (unsigned)args[1];
+
+	if (args[2] != 0 && copyin(args[2], &nl, sizeof(nl)) < 0)
+		return -EFAULT;
+	struct proc *p = args[0] == 0 ? cur : pfind((pid_t)args[0]);
+	if (p == NULL || p->p_state == PRS_NEW)
+		return -ESRCH;
+	if (p != cur && !prlimit_allowed(cur->p_ucred, p))
+		return -EPERM;
+	if (res >= RLIM_NLIMITS)
+		return -EINVAL;
+	struct rlimit old = p->p_rlimit[res];
+	if (args[2] != 0) {
+		if (nl.rlim_cur > nl.rlim_max)
+			return -EINVAL;
+		if (res == RLIMIT_NOFILE && nl.rlim_max > NOFILE_MAX)
+			return -EPERM;
+		if (nl.rlim_max > old.rlim_max && !cred_is_root(cur->p_ucred))
+			return -EPERM;
+		/* A zombie's descriptors are gone; its limits remain. */
+		if (res == RLIMIT_NOFILE && p->p_state == PRS_NORMAL)
+			(void)fsproc_setlimit(&p->p_fs, (unsigned)nl.rlim_cur);
+		p->p_rlimit[res] = nl;
+	}
+	if (args[3] != 0 && copyout(&old, args[3], sizeof(old)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL(getrlimit)
+{
+	const uint64_t a[4] = { 0, args[0], 0, args[1] };
+	return sys_prlimit64(lp, a);
+}
+
+SYSCALL(setrlimit)
+{
+	const uint64_t a[4] = { 0, args[0], args[1], 0 };
+	return sys_prlimit64(lp, a);
 }

@@ -88,46 +88,6 @@ SYSCALL(sched_yield)
 	return 0;
 }
 
-/* prlimit64(pid, resource, new, old) for the calling process (pid 0). */
-SYSCALL(prlimit64)
-{
-	struct proc *p = lp->lwp_proc;
-	struct rlimit nl;
-	unsigned res = (unsigned)args[1];
-
-	if (args[0] != 0 && (pid_t)args[0] != p->p_pid)
-		return -ESRCH;		/* others' limits: not yet */
-	if (res >= RLIM_NLIMITS)
-		return -EINVAL;
-	if (args[2] != 0) {
-		if (copyin(args[2], &nl, sizeof(nl)) < 0)
-			return -EFAULT;
-		if (nl.rlim_cur > nl.rlim_max)
-			return -EINVAL;
-		if (nl.rlim_max > p->p_rlimit[res].rlim_max &&
-		    !cred_is_root(p->p_ucred))
-			return -EPERM;
-	}
-	if (args[3] != 0 && copyout(&p->p_rlimit[res], args[3],
-	    sizeof(struct rlimit)) < 0)
-		return -EFAULT;
-	if (args[2] != 0)
-		p->p_rlimit[res] = nl;
-	return 0;
-}
-
-SYSCALL(getrlimit)
-{
-	const uint64_t a[4] = { 0, args[0], 0, args[1] };
-	return sys_prlimit64(lp, a);
-}
-
-SYSCALL(setrlimit)
-{
-	const uint64_t a[4] = { 0, args[0], args[1], 0 };
-	return sys_prlimit64(lp, a);
-}
-
 SYSCALL(getpgid)
 {
 	struct proc *p = args[0] == 0 ? lp->lwp_proc : pfind((pid_t)args[0]);
