@@ -5,9 +5,11 @@
  * which RLIMIT_NPROC limits at fork.  Both count a process from its fork
  * until its parent reaps it, zombies included.
  */
+#include "kern/exec.h"
 #include "kern/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
+#include "vm/vm.h"
 
 /*
  * What a process costs at least: its kernel stack (4 pages), its page
@@ -136,7 +138,8 @@ prlimit_allowed(const struct ucred *cr, const struct proc *p)
  * prlimit64(pid, resource, new, old): pid 0 is the caller.  As Linux, the
  * new limit is in place before the old one is stored (so a bad old
  * pointer gives -EFAULT after the change); only root raises a hard
- * limit; RLIMIT_NOFILE also sets the descriptor table's limit.
+ * limit; RLIMIT_NOFILE, RLIMIT_AS and RLIMIT_STACK take effect at once
+ * on the descriptor table and the address space.
  */
 SYSCALL(prlimit64)
 {
@@ -161,9 +164,13 @@ SYSCALL(prlimit64)
 			return -EPERM;
 		if (nl.rlim_max > old.rlim_max && !cred_is_root(cur->p_ucred))
 			return -EPERM;
-		/* A zombie's descriptors are gone; its limits remain. */
+		/* A zombie's descriptors and memory are gone; its limits remain. */
 		if (res == RLIMIT_NOFILE && p->p_state == PRS_NORMAL)
 			(void)fsproc_setlimit(&p->p_fs, (unsigned)nl.rlim_cur);
+		if (res == RLIMIT_AS && p->p_vmspace != NULL)
+			p->p_vmspace->vm_as_max = nl.rlim_cur;
+		if (res == RLIMIT_STACK && p->p_vmspace != NULL)
+			p->p_vmspace->vm_stack_max = exec_stack_max(nl.rlim_cur);
 		p->p_rlimit[res] = nl;
 	}
 	if (args[3] != 0 && copyout(&old, args[3], sizeof(old)) < 0)

@@ -47,7 +47,19 @@ struct vmspace {
 	uint64_t vm_brk;
 	uint64_t vm_mmap_base;	/* top-down mmap placement starts below this */
 	uint64_t vm_stack_max;	/* how large a MAP_GROWSDOWN entry may grow */
+	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 };
+
+/*
+ * Whether vm may map grow more bytes within RLIMIT_AS (Linux's
+ * may_expand_vm): mmap and brk fail with ENOMEM, and a stack does not
+ * grow, past it.
+ */
+static inline bool
+vm_may_expand(const struct vmspace *vm, uint64_t grow)
+{
+	return grow <= vm->vm_as_max && vm->vm_map.size <= vm->vm_as_max - grow;
+}
 
 /*
  * Sets up the VM system's caches and per-page state.  Call once at boot,

@@ -25,6 +25,19 @@ page_len(uint64_t len)
 	return roundup2(len, PAGE_SIZE);
 }
 
+/* How many bytes of [start, end) are mapped. */
+static uint64_t
+mapped_bytes(struct vm_map *map, uint64_t start, uint64_t end)
+{
+	struct vm_map_entry *e;
+	uint64_t n = 0;
+	if (!vm_map_lookup_entry(map, start, &e))
+		e = e->next;
+	for (; e != VM_MAP_END(map) && e->start < end; e = e->next)
+		n += MIN(e->end, end) - MAX(e->start, start);
+	return n;
+}
+
 /* Where a new mapping of len bytes goes without MAP_FIXED; 0 if nowhere. */
 static uint64_t
 mmap_place(struct vmspace *vm, uint64_t hint, uint64_t len, int flags)
@@ -88,6 +101,10 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 			if (!vm_map_range_free(map, addr, addr + len))
 				return -EEXIST;
 		} else {
+			/* What it replaces does not count against RLIMIT_AS. */
+			if (!vm_may_expand(vm, len - mapped_bytes(map, addr,
+			    addr + len)))
+				return -ENOMEM;
 			/* As Linux: the old mapping is gone even if we fail. */
 			int err = vm_map_delete(map, addr, addr + len);
 			if (err != 0)
@@ -96,6 +113,8 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 	} else if ((addr = mmap_place(vm, addr, len, flags)) == 0) {
 		return -ENOMEM;
 	}
+	if (!vm_may_expand(vm, len))
+		return -ENOMEM;
 
 	int eflags = (flags & MAP_GROWSDOWN) ? MAP_ENTRY_GROWSDOWN : 0;
 	if (type == MAP_PRIVATE) {
@@ -344,7 +363,8 @@ vm_brk(struct vmspace *vm, uint64_t newbrk)
 			return old;
 	} else if (newpage > oldpage) {
 		/* As Linux, a page of room must be left above the heap. */
-		if (!vm_map_fits(map, oldpage, newpage + PAGE_SIZE) ||
+		if (!vm_may_expand(vm, newpage - oldpage) ||
+		    !vm_map_fits(map, oldpage, newpage + PAGE_SIZE) ||
 		    vm_map_insert(map, oldpage, newpage, NULL, 0,
 		    VM_PROT_READ | VM_PROT_WRITE, VM_PROT_ALL, MAP_ENTRY_COW) != 0)
 			return old;

@@ -28,6 +28,7 @@ vmspace_reset(struct vmspace *vm)
 	vm->vm_brk_start = vm->vm_brk = 0;
 	vm->vm_mmap_base = VM_MMAP_BASE;
 	vm->vm_stack_max = VM_STACK_MAX_DEFAULT;
+	vm->vm_as_max = UINT64_MAX;
 }
 
 struct vmspace *
@@ -146,5 +147,6 @@ vmspace_fork(struct vmspace *vm1)
 	vm2->vm_brk = vm1->vm_brk;
 	vm2->vm_mmap_base = vm1->vm_mmap_base;
 	vm2->vm_stack_max = vm1->vm_stack_max;
+	vm2->vm_as_max = vm1->vm_as_max;
 	return vm2;
 }

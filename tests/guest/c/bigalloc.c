@@ -9,7 +9,9 @@
  * RLIMIT_AS.  vkernel's free page count (sysinfo's freeram) is its own
  * and exact, so inside it must come back to within a few pages (what the
  * kernel's object caches keep); a native host is busy with other things,
- * so there it need only come back to within an eighth of RAM.
+ * so there it need only come back to within an eighth of RAM.  Then,
+ * under an RLIMIT_AS of 24 MiB, malloc and brk fail with ENOMEM and a
+ * stack (its RLIMIT_STACK unlimited) dies of SIGSEGV near the limit.
  */
 #include <errno.h>
 #include <signal.h>
@@ -28,15 +30,43 @@
 #define CAP	1024		/* MiB */
 #define SLACK_PAGES	8	/* what vkernel's object caches may keep */
 
-/* Takes memory until that fails, a byte to fd for each MiB touched. */
-static void
-eat(int use_brk, int fd)
+enum how { MALLOC, BRK, STACK };
+static const char *const howname[] = { "malloc", "brk", "stack" };
+
+static volatile int never = -1;
+static int mib_fd;
+
+/* Recursion that writes a byte to mib_fd for each MiB of stack. */
+static int
+recurse(int n)
 {
-	struct rlimit rl = { 200 << 20, 200 << 20 };
+	volatile char pad[1024];
+	pad[0] = (char)n;
+	if (n % 1024 == 0)
+		write(mib_fd, "m", 1);
+	if (n == never)
+		return 0;
+	return recurse(n + 1) + pad[0];
+}
+
+/*
+ * Takes memory until that fails, within RLIMIT_AS as, a byte to fd for
+ * each MiB touched: exits 0 for ENOMEM (a stack can only die of SIGSEGV).
+ */
+static void
+eat(enum how how, int fd, rlim_t as)
+{
+	struct rlimit rl = { as, as };
 	setrlimit(RLIMIT_AS, &rl);
+	if (how == STACK) {
+		struct rlimit unl = { RLIM_INFINITY, RLIM_INFINITY };
+		setrlimit(RLIMIT_STACK, &unl);
+		mib_fd = fd;
+		recurse(1);
+	}
 	for (int i = 0; i < CAP; i++) {
 		char *p;
-		if (use_brk) {
+		if (how == BRK) {
 			/* The raw call: musl's sbrk refuses to grow at all. */
 			p = (char *)syscall(SYS_brk, 0);
 			if (syscall(SYS_brk, p + STEP) != (long)(p + STEP))
@@ -51,6 +81,24 @@ eat(int use_brk, int fd)
 		write(fd, "m", 1);
 	}
 	_exit(3);		/* the cap, not a failure, stopped it */
+}
+
+/* Runs eat in a child and reaps it; sets *status, returns the MiB it took. */
+static int
+run_eater(enum how how, rlim_t as, int *status)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0)
+		eat(how, pfd[1], as);
+	close(pfd[1]);
+	waitpid(pid, status, 0);
+	char mib[CAP];
+	ssize_t got = read(pfd[0], mib, sizeof(mib));
+	close(pfd[0]);
+	return (int)got;
 }
 
 /* True inside vkernel (whose uname release ends so). */
@@ -83,33 +131,37 @@ main(void)
 	uint64_t slack = in_vkernel() ? SLACK_PAGES * 4096 : total / 8;
 
 	for (int round = 0; round < 4; round++) {
-		int use_brk = round & 1;
-		int pfd[2];
-		if (pipe(pfd) < 0)
-			return 1;
-		uint64_t before = freemem();
-		pid_t pid = fork();
-		if (pid == 0)
-			eat(use_brk, pfd[1]);
-		close(pfd[1]);
+		enum how how = round & 1 ? BRK : MALLOC;
 		int status;
-		waitpid(pid, &status, 0);
+		uint64_t before = freemem();
+		int got = run_eater(how, 200 << 20, &status);
 		uint64_t after = freemem();
-		char mib[CAP];
-		ssize_t got = read(pfd[0], mib, sizeof(mib));
-		close(pfd[0]);
-		const char *how = use_brk ? "brk" : "malloc";
+		const char *name = howname[how];
 		if ((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
 		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
-			printf("%s: ENOMEM or SIGKILL: yes\n", how);
+			printf("%s: ENOMEM or SIGKILL: yes\n", name);
 		else if (WIFEXITED(status))
-			printf("%s: exited %d\n", how, WEXITSTATUS(status));
+			printf("%s: exited %d\n", name, WEXITSTATUS(status));
 		else
-			printf("%s: killed by %d\n", how, WTERMSIG(status));
+			printf("%s: killed by %d\n", name, WTERMSIG(status));
 		/* Natively RLIMIT_AS stops it near 200 MiB; inside, RAM does. */
-		printf("%s: took over 64 MiB: %s\n", how, got > 64 ? "yes" : "no");
-		printf("%s: free memory back: %s\n", how,
+		printf("%s: took over 64 MiB: %s\n", name, got > 64 ? "yes" : "no");
+		printf("%s: free memory back: %s\n", name,
 		    after + slack >= before ? "yes" : "no");
+	}
+
+	/*
+	 * Well within RAM, RLIMIT_AS alone stops it: ENOMEM, or SIGSEGV for
+	 * a stack, with most of the limit taken and none past it.
+	 */
+	for (enum how how = MALLOC; how <= STACK; how++) {
+		int status;
+		int got = run_eater(how, 24 << 20, &status);
+		int want = how == STACK ? WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV :
+		    WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		printf("%s under RLIMIT_AS 24 MiB: %s, 16 to 24 MiB taken: %s\n",
+		    howname[how], want ? how == STACK ? "SIGSEGV" : "ENOMEM" : "no",
+		    got >= 16 && got <= 24 ? "yes" : "no");
 	}
 
 	/* And the system still works. */
