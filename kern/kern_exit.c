@@ -4,6 +4,7 @@
  * its parent's wait (or init's, once orphaned).  When init exits the
  * machine shuts down with its status.
  */
+#include <limits.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -121,6 +122,8 @@ kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
 
 	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
 		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;		/* as Linux: -INT_MIN is no group */
 	for (;;) {
 		bool any = false;
 		TAILQ_FOREACH(q, &p->p_children, p_sibling) {

@@ -39,6 +39,8 @@ struct proc *
 pfind(pid_t pid)
 {
 	struct proc *p;
+	if (pid <= 0)
+		return NULL;	/* a guest's negative pid must not index the hash */
 	proc_tables_init();
 	TAILQ_FOREACH(p, &pidhash[pid % PIDHASH], p_hash)
 		if (p->p_pid == pid)
@@ -50,6 +52,8 @@ struct pgrp *
 pgfind(pid_t pgid)
 {
 	struct pgrp *pg;
+	if (pgid <= 0)
+		return NULL;
 	proc_tables_init();
 	TAILQ_FOREACH(pg, &pgrphash[pgid % PIDHASH], pg_hash)
 		if (pg->pg_id == pgid)

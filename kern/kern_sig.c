@@ -4,6 +4,7 @@
  * siginfo, and the FPU state as XSAVE with its software bytes), undone
  * by rt_sigreturn.
  */
+#include <limits.h>
 #include <signal.h>
 #include <sys/ucontext.h>
 
@@ -470,6 +471,8 @@ SYSCALL(kill)
 
 	if (sig < 0 || sig > LINUX_NSIG)
 		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;		/* as Linux: -INT_MIN is no group */
 	/* Zombies are still there to signal, as in Linux: nothing happens. */
 	if (pid > 0) {
 		p = pfind(pid);
@@ -499,22 +502,30 @@ SYSCALL(kill)
 	return r;
 }
 
-SYSCALL(tgkill)
+/* Signals thread tid, of process tgid unless that is 0 (tkill). */
+static long
+tkill1(struct lwp *lp, pid_t tgid, pid_t tid, int sig)
 {
-	struct proc *p = pfind((pid_t)args[1]);
-	int sig = (int)args[2];
+	struct proc *p = pfind(tid);
 	if (sig < 0 || sig > LINUX_NSIG)
 		return -EINVAL;
-	if (p == NULL || p->p_state == PRS_NEW ||
-	    ((pid_t)args[0] > 0 && (pid_t)args[0] != p->p_pid))
+	if (p == NULL || p->p_state == PRS_NEW || (tgid != 0 && tgid != p->p_pid))
 		return -ESRCH;
 	return kill1(lp, p, sig);
 }
 
+SYSCALL(tgkill)
+{
+	if ((pid_t)args[0] <= 0 || (pid_t)args[1] <= 0)
+		return -EINVAL;
+	return tkill1(lp, (pid_t)args[0], (pid_t)args[1], (int)args[2]);
+}
+
 SYSCALL(tkill)
 {
-	const uint64_t a[3] = { 0, args[0], args[1] };
-	return sys_tgkill(lp, a);
+	if ((pid_t)args[0] <= 0)
+		return -EINVAL;
+	return tkill1(lp, 0, (pid_t)args[0], (int)args[1]);
 }
 
 SYSCALL(sigaltstack)

@@ -123,7 +123,7 @@ struct lwp *curlwp_get(void);
 #define curlwp	(curlwp_get())
 #define curproc	(curlwp != NULL ? curlwp->lwp_proc : NULL)
 
-/* The process with pid, or NULL (zombies included). */
+/* The process with pid, or NULL (zombies included; any pid <= 0). */
 struct proc *pfind(pid_t pid);
 struct pgrp *pgfind(pid_t pgid);
 

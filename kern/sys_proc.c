@@ -123,6 +123,11 @@ SYSCALL(setpgid)
 	pid_t pid = (pid_t)args[0], pgid = (pid_t)args[1];
 	struct proc *p = pid == 0 ? cur : pfind(pid);
 
+	/* As Linux: pgid 0 means pid, and is checked as it. */
+	if (pid == 0)
+		pid = cur->p_pid;
+	if (pgid == 0)
+		pgid = pid;
 	if (pgid < 0)
 		return -EINVAL;
 	if (p == NULL || (p != cur && p->p_pptr != cur))
@@ -132,8 +137,6 @@ SYSCALL(setpgid)
 	struct session *s = cur->p_pgrp->pg_session;
 	if (p->p_pgrp->pg_session != s || (p->p_pgrp->pg_session->s_leader == p))
 		return -EPERM;
-	if (pgid == 0)
-		pgid = p->p_pid;
 	struct pgrp *pg = pgfind(pgid);
 	if (pgid != p->p_pid && (pg == NULL || pg->pg_session != s))
 		return -EPERM;
