@@ -264,6 +264,15 @@ SYSCALL(execve)
 		error = (int)n;
 		goto out;
 	}
+	/*
+	 * As Linux, an empty argv gets "" as argv[0], so that a program
+	 * that starts at argv[1] does not walk into envp.
+	 */
+	if (n == 0) {
+		if ((error = args_add(&ea, "")) < 0)
+			goto out;
+		n = 1;
+	}
 	ea.ea_argc = n;
 	n = args_copyin(&ea, args[2]);
 	if (n < 0) {

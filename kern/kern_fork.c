@@ -97,8 +97,11 @@ SYSCALL(vfork)
 	return fork1(lp, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
 }
 
-/* clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64. */
+/*
+ * clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64.  Linux
+ * reads only the low 32 bits of flags (clone3 has the others).
+ */
 SYSCALL(clone)
 {
-	return fork1(lp, args[0], args[1], args[2], args[3], args[4]);
+	return fork1(lp, (uint32_t)args[0], args[1], args[2], args[3], args[4]);
 }

@@ -130,8 +130,10 @@ SYSCALL(nanosleep)
 
 SYSCALL(clock_nanosleep)
 {
-	if (clock_ns(lp, (int)args[0]) < 0 || (int)args[0] == CLOCK_THREAD_CPUTIME_ID)
+	if (clock_ns(lp, (int)args[0]) < 0)
 		return -EINVAL;
+	if ((int)args[0] == CLOCK_THREAD_CPUTIME_ID)
+		return -EOPNOTSUPP;	/* as Linux: a clock no one sleeps on */
 	return nanosleep1(lp, (int)args[0], (int)args[1], args[2], args[3]);
 }
 

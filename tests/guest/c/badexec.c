@@ -49,6 +49,9 @@ ename(int e)
 	return buf;
 }
 
+/* Stands for an argv of NULL (run takes NULL for a default argv). */
+static char *null_argv[1];
+
 /*
  * Runs path in a child with argv/envp and says how that went; with
  * late_sig, ENOEXEC and death by late_sig are one result.
@@ -71,7 +74,7 @@ run_as(const char *what, const char *path, char **argv, char **envp, int late_si
 	if (pid == 0) {
 		struct rlimit rl = { 8 << 20, 8 << 20 };	/* argument space: 2 MiB */
 		setrlimit(RLIMIT_STACK, &rl);
-		execve(path, argv, envp);
+		execve(path, argv == null_argv ? NULL : argv, envp);
 		int e = errno;
 		write(pfd[1], &e, sizeof(e));
 		_exit(0);
@@ -190,6 +193,11 @@ main(int argc, char **argv)
 		printf("ran\n");
 		return 7;
 	}
+	if (argc == 0 || argv[0][0] == '\0') {	/* run with an empty argv */
+		printf("ran with argc %d, argv[0] \"%s\"\n", argc,
+		    argc > 0 ? argv[0] : "(none)");
+		return 7;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	int fd = open(argv[0], O_RDONLY);
 	struct stat st;
@@ -225,6 +233,10 @@ main(int argc, char **argv)
 	/* ELF files: whole, cut short, with corrupt headers. */
 	elf("good", imglen, NULL);
 	run("good copy", "./good", NULL, NULL);
+	/* An empty argv becomes { "" }, as Linux does. */
+	static char *empty_argv[] = { NULL };
+	run("argv NULL", "./good", null_argv, NULL);
+	run("argv empty", "./good", empty_argv, NULL);
 	elf("trunc64", 64, NULL);
 	run("first 64 bytes", "./trunc64", NULL, NULL);
 	elf("trunc100", 100, NULL);
