@@ -250,6 +250,17 @@ sig_restore_oldmask(struct lwp *lp)
 	}
 }
 
+/*
+ * The wait status's "core dumped" flag.  No core is written here; the
+ * flag is Linux's with a core file pattern: set when RLIMIT_CORE allows
+ * a core at all.
+ */
+static int
+core_flag(const struct proc *p)
+{
+	return p->p_rlimit[RLIMIT_CORE].rlim_cur != 0 ? WCOREFLAG : 0;
+}
+
 void
 postsig(struct lwp *lp)
 {
@@ -280,7 +291,7 @@ postsig(struct lwp *lp)
 			sig_restore_oldmask(lp);
 			return;
 		case SD_CORE:
-			exit1(W_EXITCODE(0, sig) | WCOREFLAG);
+			exit1(W_EXITCODE(0, sig) | core_flag(p));
 		case SD_TERM:
 			exit1(W_EXITCODE(0, sig));
 		}
@@ -288,7 +299,7 @@ postsig(struct lwp *lp)
 	if (sig_sendframe(lp, sig, sa) < 0) {
 		kprintf("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);
-		exit1(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
+		exit1(W_EXITCODE(0, SIGSEGV) | core_flag(p));
 	}
 	if (!(sa->lsa_flags & SA_NODEFER))
 		lp->lwp_sigmask |= SIGBIT(sig);
