@@ -23,7 +23,7 @@ trap_exception(struct lwp *lp)
 	case T_DIVIDE:		sig = SIGFPE;  code = FPE_INTDIV; break;
 	case T_ARITHTRAP:
 	case T_XMMFLT:		sig = SIGFPE;  code = 0; break;
-	case T_TRCTRAP:
+	case T_TRCTRAP:		sig = SIGTRAP; code = TRAP_TRACE; break; /* TF */
 	case T_BPTFLT:		sig = SIGTRAP; code = SI_KERNEL; break;
 	case T_PRIVINFLT:	sig = SIGILL;  code = ILL_ILLOPN; break;
 	case T_ALIGNFLT:	sig = SIGBUS;  code = BUS_ADRALN; break;
@@ -31,8 +31,11 @@ trap_exception(struct lwp *lp)
 	default:		sig = SIGSEGV; code = SI_KERNEL; break;
 	}
 	/* Linux gives the faulting instruction as the address of these. */
-	uint64_t addr = sig == SIGILL || sig == SIGFPE ? tf->tf_rip :
-	    tf->tf_trapno == T_BUSERR ? tf->tf_addr : 0;
+	uint64_t addr = 0;
+	if (sig == SIGILL || sig == SIGFPE || tf->tf_trapno == T_TRCTRAP)
+		addr = tf->tf_rip;
+	else if (tf->tf_trapno == T_BUSERR)
+		addr = tf->tf_addr;
 	trapsignal(lp, sig, code, addr);
 }
 

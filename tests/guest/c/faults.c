@@ -1,11 +1,11 @@
 /*
  * Traps become signals: a child that faults is reported to its parent as
  * killed by Linux's signal (SIGILL for ud2, SIGFPE for a divide by zero,
- * SIGTRAP for int3, SIGSEGV for privileged instructions, bad addresses,
- * a stack overflow, a corrupt signal frame, SIGBUS for a misaligned
- * access under EFLAGS.AC, SIGABRT for abort()); and a process that
- * catches the trap sees Linux's si_code, si_addr, trap number and error
- * code, and can resume by editing its context.
+ * SIGTRAP for int3 and single steps, SIGSEGV for privileged instructions,
+ * bad addresses, a stack overflow, a corrupt signal frame, SIGBUS for a
+ * misaligned access under EFLAGS.AC, SIGABRT for abort()); and a
+ * process that catches the trap sees Linux's si_code, si_addr, trap
+ * number and error code, and can resume by editing its context.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +31,7 @@ __asm__(
 	"do_divovf: mov $-1, %ecx\n mov $0x80000000, %eax\n cltd\n"
 	"divovf_at: idiv %ecx\n ret\n"
 	"do_int3: int3\n int3_after: ret\n"
+	"do_step: pushf\n orl $0x100, (%rsp)\n popf\n nop\n step_after: nop\n ret\n"
 	"do_hlt: hlt_at: hlt\n ret\n"
 	"do_cli: cli_at: cli\n ret\n"
 	"do_inb: xor %edx, %edx\n inb_at: inb %dx, %al\n ret\n"
@@ -47,9 +48,11 @@ __asm__(
 	".bss\n.balign 16\nmisbuf: .zero 16\n.text\n"
 );
 void do_ud2(void), do_div0(void), do_divovf(void), do_int3(void), do_hlt(void);
+void do_step(void);
 void do_cli(void), do_inb(void), do_movcr0(void), do_ncanon(void), do_kread(void);
 void do_misal(void), do_null(void), do_nullw(void), do_badsigret(void), do_zerosigret(void);
 extern char ud2_at[], div0_at[], divovf_at[], int3_after[], hlt_at[], cli_at[];
+extern char step_after[];
 extern char misal_at[], inb_at[], movcr0_at[], ncanon_at[], kread_at[], null_at[], nullw_at[];
 
 static const char *
@@ -296,6 +299,8 @@ main(void)
 	catch("div0", do_div0, div0_at, div0_at, 2, 1);
 	catch("divovf", do_divovf, divovf_at, divovf_at, 2, 1);
 	catch("int3", do_int3, NULL, int3_after, 0, 1);
+	/* EFLAGS.TF: a trap after the next instruction (the handler runs without TF). */
+	catch("single step", do_step, step_after, step_after, 0, 1);
 	catch("hlt", do_hlt, NULL, hlt_at, 1, 1);
 	catch("inb", do_inb, NULL, inb_at, 1, 1);
 	catch("ncanon", do_ncanon, NULL, ncanon_at, 0, 1);
