@@ -202,7 +202,7 @@ sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
 	g[REG_RIP] = (greg_t)tf->tf_rip; g[REG_EFL] = (greg_t)tf->tf_rflags;
 	g[REG_CSGSFS] = (greg_t)(0x33 | (0x2bUL << 48));
 	g[REG_TRAPNO] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_trapno : 0);
-	g[REG_ERR] = (greg_t)(tf->tf_trapno == T_PAGEFLT ? tf->tf_err : 0);
+	g[REG_ERR] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_err : 0);
 	g[REG_CR2] = (greg_t)(tf->tf_trapno == T_PAGEFLT ? tf->tf_addr : 0);
 	uc.uc_mcontext.fpregs = (fpregset_t)fpaddr;
 	uc.uc_sigmask = lp->lwp_sigmask;

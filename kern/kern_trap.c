@@ -67,6 +67,8 @@ trap_exception(struct lwp *lp)
 	case T_BPTFLT:		sig = SIGTRAP; code = SI_KERNEL; break;
 	case T_PRIVINFLT:	sig = SIGILL;  code = ILL_ILLOPN; break;
 	case T_ALIGNFLT:	sig = SIGBUS;  code = BUS_ADRALN; break;
+	case T_SEGNPFLT:
+	case T_STKFLT:		sig = SIGBUS;  code = SI_KERNEL; break;	/* #SS: rsp */
 	case T_BUSERR:		sig = SIGBUS;  code = BUS_ADRERR; break;
 	default:		sig = SIGSEGV; code = SI_KERNEL; break;
 	}

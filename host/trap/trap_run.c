@@ -145,9 +145,9 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			    si->si_code == SEGV_ACCERR, &err))
 				return false;
 			tf->tf_err = err;
-		} else if (signo == SIGBUS && (tf->tf_trapno != T_ALIGNFLT ||
-		    si->si_code != BUS_ADRALN)) {
-			tf->tf_trapno = T_BUSERR;	/* not an alignment check */
+		} else if (signo == SIGBUS && tf->tf_trapno == T_PAGEFLT) {
+			/* Not the guest's exception: a host mapping failed. */
+			tf->tf_trapno = T_BUSERR;
 		}
 		break;
 	default:	/* the kick, or a report the stub could not have made */

@@ -46,6 +46,8 @@ __asm__(
 	"do_inb: xor %edx, %edx\n inb_at: inb %dx, %al\n ret\n"
 	"do_movcr0: movcr0_at: mov %cr0, %rax\n ret\n"
 	"do_ncanon: movabs $0x8000000000001000, %rax\n ncanon_at: mov (%rax), %eax\n ret\n"
+	"do_ssfault: movabs $0x8000000000001000, %rsp\n mov (%rsp), %eax\n ud2\n"
+	"do_int30: int30_at: int $0x30\n ret\n"
 	"do_kread: movabs $0xffff800000001000, %rax\n kread_at: mov (%rax), %eax\n ret\n"
 	"do_null: null_at: mov 0x10, %eax\n ret\n"
 	"do_nullw: nullw_at: movl $1, 0x10\n ret\n"
@@ -58,10 +60,11 @@ __asm__(
 );
 void do_ud2(void), do_div0(void), do_divovf(void), do_int3(void), do_hlt(void);
 void do_step(void), do_ssediv(void), do_sseinv(void), do_x87div(void);
+void do_ssfault(void), do_int30(void);
 void do_cli(void), do_inb(void), do_movcr0(void), do_ncanon(void), do_kread(void);
 void do_misal(void), do_null(void), do_nullw(void), do_badsigret(void), do_zerosigret(void);
 extern char ud2_at[], div0_at[], divovf_at[], int3_after[], hlt_at[], cli_at[];
-extern char step_after[], ssediv_at[], sseinv_at[], x87div_at[];
+extern char step_after[], ssediv_at[], sseinv_at[], x87div_at[], int30_at[];
 extern char misal_at[], inb_at[], movcr0_at[], ncanon_at[], kread_at[], null_at[], nullw_at[];
 
 static const char *
@@ -274,6 +277,7 @@ main(void)
 	die("inb", do_inb);
 	die("mov cr0", do_movcr0);
 	die("read non-canonical", do_ncanon);
+	die("rsp non-canonical (#SS)", do_ssfault);
 	die("read kernel half", do_kread);
 	die("read 0x10", do_null);
 	die("write 0x10", do_nullw);
@@ -316,6 +320,8 @@ main(void)
 	catch("x87 1/0", do_x87div, x87div_at, x87div_at, 0, 1);
 	catch("hlt", do_hlt, NULL, hlt_at, 1, 1);
 	catch("inb", do_inb, NULL, inb_at, 1, 1);
+	/* A #GP's error code names the IDT gate: 0x30 << 3 | 2. */
+	catch("int $0x30", do_int30, NULL, int30_at, 2, 1);
 	catch("ncanon", do_ncanon, NULL, ncanon_at, 0, 1);
 	/* (The error code of a kernel-half access depends on the host's KPTI.) */
 	catch("kread", do_kread, (void *)0xffff800000001000UL, kread_at, 0, 0);
