@@ -149,7 +149,8 @@ SYSCALL(prlimit64)
 
 	if (args[2] != 0 && copyin(args[2], &nl, sizeof(nl)) < 0)
 		return -EFAULT;
-	struct proc *p = args[0] == 0 ? cur : pfind((pid_t)args[0]);
+	pid_t pid = (pid_t)args[0];
+	struct proc *p = pid == 0 ? cur : pfind(pid);
 	if (p == NULL || p->p_state == PRS_NEW)
 		return -ESRCH;
 	if (p != cur && !prlimit_allowed(cur->p_ucred, p))
