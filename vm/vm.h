@@ -39,6 +39,16 @@ struct vm_object;
 #define VM_MMAP_BASE		(VM_USRSTACK - (128UL << 20))
 #define VM_STACK_MAX_DEFAULT	(8UL << 20)	/* RLIMIT_STACK */
 
+/*
+ * Where Linux's user space ends (TASK_SIZE): calls that accept ranges up
+ * to there take the part above VM_MAX_USER_ADDRESS (the host stub's) as
+ * never mapped.
+ */
+#define VM_LINUX_TASK_SIZE	0x00007ffffffff000UL
+
+/* Linux's default vm.max_map_count: how many entries a map may have. */
+#define VM_MAX_MAP_COUNT	65530
+
 struct vmspace {
 	struct vm_map vm_map;	/* what each range promises */
 	struct pmap vm_pmap;	/* the vpagetable; its address is the host id */
@@ -133,18 +143,18 @@ long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
 /*
  * munmap(2): removes [addr, addr + len) (len rounded up to pages),
  * splitting entries that straddle its ends; unmapped parts are fine.
- * -EINVAL for an unaligned addr, a zero length or a range outside user
- * space; -ENOMEM if RAM is too short to split an entry.
+ * -EINVAL for an unaligned addr, a zero length or a range outside Linux's
+ * user space (VM_LINUX_TASK_SIZE); -ENOMEM if RAM is too short to split
+ * an entry, or a hole punched in one would pass VM_MAX_MAP_COUNT.
  */
 int vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len);
 
 /*
  * mprotect(2).  -EINVAL (alignment, unknown bits), -ENOMEM (a hole in the
  * range, or RAM short), -EACCES (beyond an entry's maximum protection).
- * Unlike Linux, which changes the entries before a hole and then fails,
- * this checks the whole range first and changes nothing on failure.
- * PROT_GROWSDOWN extends the range down to the start of a MAP_GROWSDOWN
- * entry, as Linux does.
+ * As Linux, the entries before the first hole or refusal change, and
+ * then the call fails.  PROT_GROWSDOWN extends the range down to the
+ * start of a MAP_GROWSDOWN entry, as Linux does.
  */
 int vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot);
 

@@ -89,6 +89,8 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 		return -EOVERFLOW;
 	if (prot & ~maxprot)
 		return -EACCES;
+	if (map->nentries > VM_MAX_MAP_COUNT)
+		return -ENOMEM;		/* as Linux's do_mmap */
 
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & PAGE_MASK)
@@ -147,11 +149,11 @@ vm_mmap(struct vmspace *vm, uint64_t addr, uint64_t len, int prot, int flags,
 int
 vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len)
 {
-	if ((addr & PAGE_MASK) || len == 0 || addr >= VM_MAX_USER_ADDRESS ||
-	    len > VM_MAX_USER_ADDRESS - addr)
+	if ((addr & PAGE_MASK) || len == 0 || addr > VM_LINUX_TASK_SIZE ||
+	    len > VM_LINUX_TASK_SIZE - addr)
 		return -EINVAL;
-	len = roundup2(len, PAGE_SIZE);
-	return vm_map_delete(&vm->vm_map, addr, addr + len);
+	uint64_t end = MIN(addr + roundup2(len, PAGE_SIZE), VM_MAX_USER_ADDRESS);
+	return addr < end ? vm_map_delete(&vm->vm_map, addr, end) : 0;
 }
 
 int
@@ -168,9 +170,13 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 	if (len == 0)
 		return 0;
 	prot &= VM_PROT_ALL;
-	if ((len = page_len(len)) == 0 || addr > VM_MAX_USER_ADDRESS - len)
+	uint64_t plen = roundup2(len, PAGE_SIZE), end = addr + plen;
+	if (plen == 0 || end <= addr || addr >= VM_MAX_USER_ADDRESS)
 		return -ENOMEM;
-	uint64_t end = addr + len;
+	/* Above user space is a hole: the part below it changes. */
+	bool beyond = end > VM_MAX_USER_ADDRESS;
+	if (beyond)
+		end = VM_MAX_USER_ADDRESS;
 
 	bool mapped = vm_map_lookup_entry(map, addr, &first);
 	if (grows & PROT_GROWSDOWN) {
@@ -180,16 +186,28 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 			return -EINVAL;
 		addr = first->start;
 	}
-	/* All of it mapped, and allowed, before anything changes. */
-	uint64_t at = addr;
-	for (e = first; mapped && e != VM_MAP_END(map) && e->start <= at &&
-	    at < end; e = e->next) {
-		if (prot & ~e->max_protection)
-			return -EACCES;
-		at = e->end;
-	}
-	if (!mapped || at < end)
+	/*
+	 * As Linux: the entries up to the first hole (-ENOMEM) or the first
+	 * entry that does not allow prot (-EACCES) change, then the error.
+	 */
+	if (!mapped)
 		return -ENOMEM;
+	uint64_t at = addr;
+	int stop = 0;
+	for (e = first; at < end; e = e->next) {
+		if (e == VM_MAP_END(map) || e->start > at) {
+			stop = -ENOMEM;
+			break;
+		}
+		if (prot & ~e->max_protection) {
+			stop = -EACCES;
+			break;
+		}
+		at = MIN(e->end, end);
+	}
+	if (at == addr)
+		return stop;
+	end = at;
 
 	int err = vm_map_clip(map, addr, end);
 	if (err != 0)
@@ -205,7 +223,7 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 	if (lowered)
 		pmap_protect(&vm->vm_pmap, addr, end, prot);
 	vm_map_simplify(map, addr, end);
-	return 0;
+	return stop != 0 ? stop : beyond ? -ENOMEM : 0;
 }
 
 /* The bottom of e's chain if a file is there (what a private copy hides). */
@@ -363,7 +381,8 @@ vm_brk(struct vmspace *vm, uint64_t newbrk)
 			return old;
 	} else if (newpage > oldpage) {
 		/* As Linux, a page of room must be left above the heap. */
-		if (!vm_may_expand(vm, newpage - oldpage) ||
+		if (map->nentries > VM_MAX_MAP_COUNT ||
+		    !vm_may_expand(vm, newpage - oldpage) ||
 		    !vm_map_fits(map, oldpage, newpage + PAGE_SIZE) ||
 		    vm_map_insert(map, oldpage, newpage, NULL, 0,
 		    VM_PROT_READ | VM_PROT_WRITE, VM_PROT_ALL, MAP_ENTRY_COW) != 0)
