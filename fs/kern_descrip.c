@@ -281,11 +281,11 @@ kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		/* Linux takes the argument as an unsigned long. */
-		if (arg >= fdp->fd_limit)
+		/* Linux takes the argument's low 32 bits, unsigned. */
+		if ((unsigned)arg >= fdp->fd_limit)
 			ret = -EINVAL;
 		else
-			ret = fdalloc(p, fp, (int)arg,
+			ret = fdalloc(p, fp, (int)(unsigned)arg,
 			    cmd == F_DUPFD_CLOEXEC ? FD_CLOEXEC : 0);
 		break;
 	case F_GETFD:

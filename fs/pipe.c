@@ -86,31 +86,55 @@ pipe_wake_writers(struct pipe *pi)
 
 /*
  * Moves up to n bytes between the ring at position pos and the uio,
- * page by page.  Allocates pages as they are first written.  Returns the
- * bytes moved, or a negative errno if none were.
+ * page by page.  Allocates pages as they are first written.  Sets *done
+ * to the bytes moved; returns 0 or the negative errno that stopped it.
  */
-static int64_t
-ring_copy(struct pipe *pi, uint32_t pos, size_t n, struct uio *uio)
+static int
+ring_copy(struct pipe *pi, uint32_t pos, size_t n, struct uio *uio,
+    size_t *done)
 {
-	size_t done = 0;
-
-	while (done < n) {
-		uint32_t at = (pos + done) % PIPE_SIZE;
+	*done = 0;
+	while (*done < n) {
+		uint32_t at = (pos + *done) % PIPE_SIZE;
 		char **pg = &pi->pi_page[at / PAGE_SIZE];
-		size_t chunk = MIN(n - done, PAGE_SIZE - at % PAGE_SIZE);
+		size_t chunk = MIN(n - *done, PAGE_SIZE - at % PAGE_SIZE);
 		if (*pg == NULL) {
 			struct vm_page *m = vm_page_alloc(0, 0);
 			if (m == NULL)
-				return done > 0 ? (int64_t)done : -ENOMEM;
+				return -ENOMEM;
 			*pg = VM_PAGE_TO_DMAP(m);
 		}
 		uint64_t resid0 = uio->uio_resid;
 		int error = uiomove(*pg + at % PAGE_SIZE, chunk, uio);
-		done += resid0 - uio->uio_resid;
+		*done += resid0 - uio->uio_resid;
 		if (error < 0)
-			return done > 0 ? (int64_t)done : error;
+			return error;
 	}
-	return (int64_t)done;
+	return 0;
+}
+
+/*
+ * Appends n bytes of the uio to the ring.  As Linux, which copies the
+ * writer's data a page at a time and keeps only whole copies, a piece of
+ * up to a page that cannot be copied entire is left out: its bytes are
+ * given back to the uio's count, which is all the caller reads of it
+ * after an error.  Returns 0 or a negative errno.
+ */
+static int
+ring_append(struct pipe *pi, size_t n, struct uio *uio)
+{
+	while (n > 0) {
+		size_t piece = MIN(n, PAGE_SIZE), done;
+		int error = ring_copy(pi, (pi->pi_head + pi->pi_count) % PIPE_SIZE,
+		    piece, uio, &done);
+		if (error < 0) {
+			uio->uio_resid += done;
+			return error;
+		}
+		pi->pi_count += (uint32_t)piece;
+		n -= piece;
+	}
+	return 0;
 }
 
 static int
@@ -122,15 +146,12 @@ pipe_read(struct file *fp, struct uio *uio)
 		return error;
 	for (;;) {
 		if (pi->pi_count > 0) {
-			size_t n = MIN(pi->pi_count, uio->uio_resid);
-			int64_t got = ring_copy(pi, pi->pi_head, n, uio);
-			if (got < 0) {
-				error = (int)got;
-				break;
-			}
+			size_t n = MIN(pi->pi_count, uio->uio_resid), got;
+			error = ring_copy(pi, pi->pi_head, n, uio, &got);
 			pi->pi_head = (uint32_t)((pi->pi_head + got) % PIPE_SIZE);
 			pi->pi_count -= (uint32_t)got;
-			pipe_wake_writers(pi);
+			if (got > 0)
+				pipe_wake_writers(pi);
 			break;
 		}
 		if (pi->pi_writers == 0)
@@ -163,15 +184,12 @@ pipe_write(struct file *fp, struct uio *uio)
 		}
 		size_t space = PIPE_SIZE - pi->pi_count;
 		if (space > 0 && (!atomic || space >= uio->uio_resid)) {
-			size_t n = MIN(space, uio->uio_resid);
-			int64_t put = ring_copy(pi,
-			    (pi->pi_head + pi->pi_count) % PIPE_SIZE, n, uio);
-			if (put < 0) {
-				error = (int)put;
+			uint32_t count0 = pi->pi_count;
+			error = ring_append(pi, MIN(space, uio->uio_resid), uio);
+			if (pi->pi_count != count0)
+				pipe_wake_readers(pi);
+			if (error < 0)
 				break;
-			}
-			pi->pi_count += (uint32_t)put;
-			pipe_wake_readers(pi);
 			continue;
 		}
 		if (fp->f_flag & O_NONBLOCK) {

@@ -37,4 +37,11 @@ int elf_load(struct image *im, struct proc *p);
 /* Maps the stack and lays out argc, argv, envp and auxv as Linux does. */
 int exec_stack(struct image *im, const struct exec_args *ea, const char *path);
 
+/*
+ * How far a stack may grow (vm_stack_max) under RLIMIT_STACK soft limit
+ * cur: exec sets it, and so does a change of the limit, as Linux reads
+ * the limit at each growth.
+ */
+uint64_t exec_stack_max(rlim_t cur);
+
 #endif /* KERN_EXEC_H */

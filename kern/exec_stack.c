@@ -26,15 +26,21 @@ cpu_hwcap(void)
 	return d;
 }
 
+uint64_t
+exec_stack_max(rlim_t cur)
+{
+	return cur == RLIM_INFINITY ? VM_STACK_MAX_DEFAULT * 16 :
+	    MAX(cur, EXEC_STACK_INIT);
+}
+
 int
 exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 {
 	struct vmspace *vm = im->im_vmspace;
 	const struct ucred *cr = curproc->p_ucred;
 	uint64_t top = VM_USRSTACK;
-	const struct rlimit *rl = &curproc->p_rlimit[RLIMIT_STACK];
-	vm->vm_stack_max = rl->rlim_cur == RLIM_INFINITY ? VM_STACK_MAX_DEFAULT * 16 :
-	    MAX(rl->rlim_cur, EXEC_STACK_INIT);
+	vm->vm_stack_max = exec_stack_max(curproc->p_rlimit[RLIMIT_STACK].rlim_cur);
+	vm->vm_as_max = curproc->p_rlimit[RLIMIT_AS].rlim_cur;	/* from the stack on */
 	long r = vm_mmap(vm, top - EXEC_STACK_INIT, EXEC_STACK_INIT,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
 	    MAP_GROWSDOWN, NULL, 0);

@@ -16,17 +16,20 @@
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
-#define ELF_MAXPHNUM	64
+/* Linux reads at most a page of program headers. */
+#define ELF_MAXPHNUM	(PAGE_SIZE / sizeof(Elf64_Phdr))
 #define ET_DYN_BASE	0x555555554000UL	/* where Linux puts static PIE */
 
-/* Checks the ELF header; -ENOEXEC if it is not an x86-64 executable. */
+/*
+ * Checks the ELF header; -ENOEXEC if it is not an x86-64 executable.
+ * Like Linux's, it does not look at e_ident past the magic: a header
+ * that claims ELFCLASS32 or big-endian data is read as what e_machine
+ * says it is, 64-bit little-endian.
+ */
 static int
 elf_check(const Elf64_Ehdr *eh, size_t hdrlen, uint64_t filesize)
 {
 	if (hdrlen < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_ident[EI_VERSION] != EV_CURRENT ||
 	    eh->e_machine != EM_X86_64 ||
 	    (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
 	    eh->e_phentsize != sizeof(Elf64_Phdr) ||

@@ -109,19 +109,24 @@ static struct proc *
 create_init(void)
 {
 	int error;
-	struct proc *p = proc_alloc(NULL, &error);
+	struct ucred *cr = crget();
+	struct proc *p = cr != NULL ? proc_alloc(NULL, cr, &error) : NULL;
+	if (cr != NULL)
+		crfree(cr);
 	if (p == NULL)
 		return NULL;
-	p->p_ucred = crget();
 	p->p_vmspace = vmspace_alloc();
 	snprintf(p->p_comm, sizeof(p->p_comm), "init");
 	for (int i = 0; i < RLIM_NLIMITS; i++)
 		p->p_rlimit[i].rlim_cur = p->p_rlimit[i].rlim_max = RLIM_INFINITY;
+	/* As Linux's init_task: half the system's process limit. */
+	p->p_rlimit[RLIMIT_NPROC].rlim_cur = (rlim_t)maxprocs / 2;
+	p->p_rlimit[RLIMIT_NPROC].rlim_max = (rlim_t)maxprocs / 2;
 	p->p_rlimit[RLIMIT_NOFILE].rlim_cur = 1024;
 	p->p_rlimit[RLIMIT_NOFILE].rlim_max = 4096;
 	p->p_rlimit[RLIMIT_STACK].rlim_cur = 8 << 20;
 	p->p_rlimit[RLIMIT_CORE].rlim_cur = 0;
-	if (p->p_ucred == NULL || p->p_vmspace == NULL ||
+	if (p->p_vmspace == NULL ||
 	    fsproc_init(&p->p_fs, rootvnode) < 0 || sigacts_fork(p, NULL) < 0 ||
 	    enterpgrp(p, p->p_pid, true) < 0 || lwp_alloc(p, start_init) == NULL)
 		return NULL;
@@ -153,6 +158,7 @@ kernel_main(const struct boot_args *ba)
 	if (console_init() < 0 || vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
 
+	proc_limit_init(vmstats.v_page_count);
 	initproc = create_init();
 	if (initproc == NULL) {
 		kprintf("cannot create init\n");

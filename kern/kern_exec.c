@@ -285,6 +285,8 @@ SYSCALL(execve)
 	char *path = copyin_path(args[0], &error);
 	if (path == NULL)
 		return error;
+	if ((error = nproc_exec_check(lp->lwp_proc)) < 0)
+		goto out;
 	ea.ea_buf = kmalloc(EXEC_ARGMAX, 0);
 	if (ea.ea_buf == NULL) {
 		error = -ENOMEM;
@@ -294,6 +296,15 @@ SYSCALL(execve)
 	if (n < 0) {
 		error = (int)n;
 		goto out;
+	}
+	/*
+	 * As Linux, an empty argv gets "" as argv[0], so that a program
+	 * that starts at argv[1] does not walk into envp.
+	 */
+	if (n == 0) {
+		if ((error = args_add(&ea, "")) < 0)
+			goto out;
+		n = 1;
 	}
 	ea.ea_argc = n;
 	n = args_copyin(&ea, args[2]);

@@ -4,6 +4,7 @@
  * its parent's wait (or init's, once orphaned).  When init exits the
  * machine shuts down with its status.
  */
+#include <limits.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -155,6 +156,8 @@ kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
 	struct proc *p = lp->lwp_proc, *q;
 	bool keep = (options & WNOWAIT) != 0;
 
+	if (pid == INT_MIN)
+		return -ESRCH;		/* as Linux: -INT_MIN is no group */
 	for (;;) {
 		bool any = false;
 		TAILQ_FOREACH(q, &p->p_children, p_sibling) {

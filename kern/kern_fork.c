@@ -33,10 +33,9 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 		    (unsigned long)flags);
 		return -EINVAL;		/* threads: not yet */
 	}
-	if ((p2 = proc_alloc(p, &error)) == NULL)
+	if ((p2 = proc_alloc(p, p->p_ucred, &error)) == NULL)
 		return error;
 	p2->p_vmspace = vmspace_fork(p->p_vmspace);
-	p2->p_ucred = crhold(p->p_ucred);
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	memcpy(p2->p_comm, p->p_comm, sizeof(p2->p_comm));
 	/* /proc/PID/exe; only that link is lost if memory is short. */
@@ -103,8 +102,11 @@ SYSCALL(vfork)
 	return fork1(lp, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
 }
 
-/* clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64. */
+/*
+ * clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64.  Linux
+ * reads only the low 32 bits of flags (clone3 has the others).
+ */
 SYSCALL(clone)
 {
-	return fork1(lp, args[0], args[1], args[2], args[3], args[4]);
+	return fork1(lp, (uint32_t)args[0], args[1], args[2], args[3], args[4]);
 }

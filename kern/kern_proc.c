@@ -13,7 +13,7 @@ static struct procq pidhash[PIDHASH];
 static TAILQ_HEAD(, pgrp) pgrphash[PIDHASH];
 pid_t lastpid;
 struct proc *initproc;
-int nprocs, maxprocs = 4096;
+int nprocs, maxprocs;		/* maxprocs: proc_limit_init */
 uint64_t nforks;
 
 static void
@@ -40,6 +40,8 @@ struct proc *
 pfind(pid_t pid)
 {
 	struct proc *p;
+	if (pid <= 0)
+		return NULL;	/* a guest's negative pid must not index the hash */
 	proc_tables_init();
 	TAILQ_FOREACH(p, &pidhash[pid % PIDHASH], p_hash)
 		if (p->p_pid == pid)
@@ -61,6 +63,8 @@ struct pgrp *
 pgfind(pid_t pgid)
 {
 	struct pgrp *pg;
+	if (pgid <= 0)
+		return NULL;
 	proc_tables_init();
 	TAILQ_FOREACH(pg, &pgrphash[pgid % PIDHASH], pg_hash)
 		if (pg->pg_id == pgid)
@@ -82,21 +86,24 @@ pid_alloc(void)
 }
 
 struct proc *
-proc_alloc(struct proc *parent, int *error)
+proc_alloc(struct proc *parent, struct ucred *cr, int *error)
 {
 	proc_tables_init();
-	if (nprocs >= maxprocs) {
-		*error = -EAGAIN;
+	if ((*error = proc_limit_check(parent)) < 0)
+		return NULL;
+	struct proc *p = kmalloc(sizeof(*p), KM_ZERO);
+	if (p == NULL) {
+		*error = -ENOMEM;
 		return NULL;
 	}
-	struct proc *p = kmalloc(sizeof(*p), KM_ZERO);
-	pid_t pid = p != NULL ? pid_alloc() : -1;
-	if (pid < 0) {
+	pid_t pid = pid_alloc();
+	*error = pid < 0 ? -EAGAIN : chgproccnt(cr->cr_ruid, 1);
+	if (*error < 0) {
 		kfree(p);
-		*error = -EAGAIN;
 		return NULL;
 	}
 	p->p_pid = pid;
+	p->p_ucred = crhold(cr);
 	p->p_state = PRS_NEW;
 	p->p_pptr = parent;
 	TAILQ_INIT(&p->p_children);
@@ -120,8 +127,10 @@ proc_free(struct proc *p)
 	TAILQ_REMOVE(&pidhash[p->p_pid % PIDHASH], p, p_hash);
 	if (p->p_pgrp != NULL)
 		leavepgrp(p);
-	if (p->p_ucred != NULL)
+	if (p->p_ucred != NULL) {
+		(void)chgproccnt(p->p_ucred->cr_ruid, -1);
 		crfree(p->p_ucred);
+	}
 	kfree(p->p_exe);
 	nprocs--;
 	kfree(p);

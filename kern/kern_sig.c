@@ -4,6 +4,7 @@
  * siginfo, and the FPU state as XSAVE with its software bytes), undone
  * by rt_sigreturn.
  */
+#include <limits.h>
 #include <signal.h>
 #include <sys/ucontext.h>
 
@@ -201,7 +202,7 @@ sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
 	g[REG_RIP] = (greg_t)tf->tf_rip; g[REG_EFL] = (greg_t)tf->tf_rflags;
 	g[REG_CSGSFS] = (greg_t)(0x33 | (0x2bUL << 48));
 	g[REG_TRAPNO] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_trapno : 0);
-	g[REG_ERR] = (greg_t)(tf->tf_trapno == T_PAGEFLT ? tf->tf_err : 0);
+	g[REG_ERR] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_err : 0);
 	g[REG_CR2] = (greg_t)(tf->tf_trapno == T_PAGEFLT ? tf->tf_addr : 0);
 	uc.uc_mcontext.fpregs = (fpregset_t)fpaddr;
 	uc.uc_sigmask = lp->lwp_sigmask;
@@ -249,6 +250,17 @@ sig_restore_oldmask(struct lwp *lp)
 	}
 }
 
+/*
+ * The wait status's "core dumped" flag.  No core is written here; the
+ * flag is Linux's with a core file pattern: set when RLIMIT_CORE allows
+ * a core at all.
+ */
+static int
+core_flag(const struct proc *p)
+{
+	return p->p_rlimit[RLIMIT_CORE].rlim_cur != 0 ? WCOREFLAG : 0;
+}
+
 void
 postsig(struct lwp *lp)
 {
@@ -279,7 +291,7 @@ postsig(struct lwp *lp)
 			sig_restore_oldmask(lp);
 			return;
 		case SD_CORE:
-			exit1(W_EXITCODE(0, sig) | WCOREFLAG);
+			exit1(W_EXITCODE(0, sig) | core_flag(p));
 		case SD_TERM:
 			exit1(W_EXITCODE(0, sig));
 		}
@@ -288,7 +300,7 @@ postsig(struct lwp *lp)
 	if (sig_sendframe(lp, sig, sa) < 0) {
 		kprintf("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);
-		exit1(W_EXITCODE(0, SIGSEGV) | WCOREFLAG);
+		exit1(W_EXITCODE(0, SIGSEGV) | core_flag(p));
 	}
 	if (!(sa->lsa_flags & SA_NODEFER))
 		lp->lwp_sigmask |= SIGBIT(sig);
@@ -372,9 +384,8 @@ SYSCALL(rt_sigaction)
 		return -EFAULT;
 	if (args[1] != 0 && (sig == SIGKILL || sig == SIGSTOP))
 		return -EINVAL;
-	if (args[2] != 0 && copyout(&p->p_sigacts->ps_act[sig - 1], args[2],
-	    sizeof(nsa)) < 0)
-		return -EFAULT;
+	/* As Linux: the new action is in place before the old is stored. */
+	struct linux_sigaction osa = p->p_sigacts->ps_act[sig - 1];
 	if (args[1] != 0) {
 		nsa.lsa_mask &= ~CANTMASK;
 		p->p_sigacts->ps_act[sig - 1] = nsa;
@@ -383,6 +394,8 @@ SYSCALL(rt_sigaction)
 			lp->lwp_siglist &= ~SIGBIT(sig);
 		}
 	}
+	if (args[2] != 0 && copyout(&osa, args[2], sizeof(osa)) < 0)
+		return -EFAULT;
 	return 0;
 }
 
@@ -499,11 +512,13 @@ SYSCALL(kill)
 
 	if (sig < 0 || sig > LINUX_NSIG)
 		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;		/* as Linux: -INT_MIN is no group */
+	/* Zombies are still there to signal, as in Linux: nothing happens. */
 	if (pid > 0) {
 		p = pfind(pid);
-		if (p == NULL || p->p_state == PRS_ZOMBIE)
-			return -ESRCH;
-		return kill1(lp, p, sig);
+		return p != NULL && p->p_state != PRS_NEW ? kill1(lp, p, sig) :
+		    -ESRCH;
 	}
 	/* A process group (0: ours) or, with -1, everyone but init. */
 	long r = -ESRCH;
@@ -516,34 +531,42 @@ SYSCALL(kill)
 		if (pg == NULL)
 			return -ESRCH;
 		TAILQ_FOREACH(p, &pg->pg_members, p_pglist)
-			if (p->p_state == PRS_NORMAL)
+			if (p->p_state != PRS_NEW)
 				r = kill1(lp, p, sig) == 0 ? 0 : r;
 		return r;
 	}
 	for (pid_t i = 2; i < PID_MAX; i++) {
 		p = pfind(i);
-		if (p != NULL && p->p_state == PRS_NORMAL && p != lp->lwp_proc)
+		if (p != NULL && p->p_state != PRS_NEW && p != lp->lwp_proc)
 			r = kill1(lp, p, sig) == 0 ? 0 : r;
 	}
 	return r;
 }
 
-SYSCALL(tgkill)
+/* Signals thread tid, of process tgid unless that is 0 (tkill). */
+static long
+tkill1(struct lwp *lp, pid_t tgid, pid_t tid, int sig)
 {
-	struct proc *p = pfind((pid_t)args[1]);
-	int sig = (int)args[2];
+	struct proc *p = pfind(tid);
 	if (sig < 0 || sig > LINUX_NSIG)
 		return -EINVAL;
-	if (p == NULL || p->p_state == PRS_ZOMBIE ||
-	    ((pid_t)args[0] > 0 && (pid_t)args[0] != p->p_pid))
+	if (p == NULL || p->p_state == PRS_NEW || (tgid != 0 && tgid != p->p_pid))
 		return -ESRCH;
 	return kill1(lp, p, sig);
 }
 
+SYSCALL(tgkill)
+{
+	if ((pid_t)args[0] <= 0 || (pid_t)args[1] <= 0)
+		return -EINVAL;
+	return tkill1(lp, (pid_t)args[0], (pid_t)args[1], (int)args[2]);
+}
+
 SYSCALL(tkill)
 {
-	const uint64_t a[3] = { 0, args[0], args[1] };
-	return sys_tgkill(lp, a);
+	if ((pid_t)args[0] <= 0)
+		return -EINVAL;
+	return tkill1(lp, 0, (pid_t)args[0], (int)args[1]);
 }
 
 SYSCALL(sigaltstack)

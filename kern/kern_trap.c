@@ -12,6 +12,42 @@
 #include "kern/syscall.h"
 #include "vm/vm.h"
 
+/*
+ * The si_code of an x87 (#MF) or SIMD (#XM) exception, from the unmasked
+ * exceptions that are flagged in the thread's FPU state, as Linux picks
+ * it; 0 if none is (a spurious trap, which Linux lets go).
+ */
+static int
+fpu_exception_code(struct lwp *lp, uint64_t trapno)
+{
+	const uint8_t *fx = lp->lwp_vf->vx_fpu;		/* FXSAVE layout */
+	uint16_t cwd, swd;
+	uint32_t mxcsr;
+	unsigned err;
+
+	(void)vmspace_ctl(vmspace_host_id(lp->lwp_proc->p_vmspace),
+	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
+	if (trapno == T_ARITHTRAP) {
+		memcpy(&cwd, fx, 2);
+		memcpy(&swd, fx + 2, 2);
+		err = swd & ~cwd;
+	} else {
+		memcpy(&mxcsr, fx + 24, 4);
+		err = mxcsr & ~(mxcsr >> 7);
+	}
+	if (err & 0x01)
+		return FPE_FLTINV;
+	if (err & 0x04)
+		return FPE_FLTDIV;
+	if (err & 0x08)
+		return FPE_FLTOVF;
+	if (err & 0x12)
+		return FPE_FLTUND;
+	if (err & 0x20)
+		return FPE_FLTRES;
+	return 0;
+}
+
 /* Signals for exceptions the guest raised, as Linux sends them. */
 static void
 trap_exception(struct lwp *lp)
@@ -22,15 +58,27 @@ trap_exception(struct lwp *lp)
 	switch (tf->tf_trapno) {
 	case T_DIVIDE:		sig = SIGFPE;  code = FPE_INTDIV; break;
 	case T_ARITHTRAP:
-	case T_XMMFLT:		sig = SIGFPE;  code = 0; break;
-	case T_TRCTRAP:
+	case T_XMMFLT:
+		sig = SIGFPE;
+		if ((code = fpu_exception_code(lp, tf->tf_trapno)) == 0)
+			return;
+		break;
+	case T_TRCTRAP:		sig = SIGTRAP; code = TRAP_TRACE; break; /* TF */
 	case T_BPTFLT:		sig = SIGTRAP; code = SI_KERNEL; break;
 	case T_PRIVINFLT:	sig = SIGILL;  code = ILL_ILLOPN; break;
-	case T_ALIGNFLT:
+	case T_ALIGNFLT:	sig = SIGBUS;  code = BUS_ADRALN; break;
+	case T_SEGNPFLT:
+	case T_STKFLT:		sig = SIGBUS;  code = SI_KERNEL; break;	/* #SS: rsp */
 	case T_BUSERR:		sig = SIGBUS;  code = BUS_ADRERR; break;
 	default:		sig = SIGSEGV; code = SI_KERNEL; break;
 	}
-	trapsignal(lp, sig, code, tf->tf_trapno == T_BUSERR ? tf->tf_addr : 0);
+	/* Linux gives the faulting instruction as the address of these. */
+	uint64_t addr = 0;
+	if (sig == SIGILL || sig == SIGFPE || tf->tf_trapno == T_TRCTRAP)
+		addr = tf->tf_rip;
+	else if (tf->tf_trapno == T_BUSERR)
+		addr = tf->tf_addr;
+	trapsignal(lp, sig, code, addr);
 }
 
 static void
@@ -52,7 +100,7 @@ trap_pagefault(struct lwp *lp)
 	if (error == -EIO)
 		trapsignal(lp, SIGBUS, BUS_ADRERR, tf->tf_addr);
 	else
-		trapsignal(lp, SIGSEGV, (tf->tf_err & PGEX_P) ? SEGV_ACCERR :
+		trapsignal(lp, SIGSEGV, error == -EACCES ? SEGV_ACCERR :
 		    SEGV_MAPERR, tf->tf_addr);
 }
 

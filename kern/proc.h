@@ -124,6 +124,7 @@ struct proc {
 #define P_WAITED	0x08		/* stop or continue reported */
 #define P_CONTINUED	0x10
 #define P_EXEC		0x20		/* has exec'd since fork */
+#define P_NPROC_EXCEEDED 0x40		/* set*uid went past RLIMIT_NPROC */
 
 extern struct proc *initproc;
 extern int nprocs, maxprocs;
@@ -135,7 +136,7 @@ struct lwp *curlwp_get(void);
 #define curlwp	(curlwp_get())
 #define curproc	(curlwp != NULL ? curlwp->lwp_proc : NULL)
 
-/* The process with pid, or NULL (zombies included). */
+/* The process with pid, or NULL (zombies included; any pid <= 0). */
 struct proc *pfind(pid_t pid);
 
 /* Calls fn on every process, zombies included; fn must not free any. */
@@ -143,15 +144,38 @@ void proc_foreach(void (*fn)(struct proc *p, void *arg), void *arg);
 struct pgrp *pgfind(pid_t pgid);
 
 /*
- * Allocates a process with a new pid, in pgrp; its lwp is created by the
- * caller.  NULL with *error = -EAGAIN past the process limit.
+ * Allocates a child of parent (NULL for init) with a new pid, acting as
+ * cr (a reference is taken) and counted under its real uid; its lwp is
+ * created by the caller.  NULL with *error = -EAGAIN past the process
+ * limits (proc_limit_check), or -ENOMEM.
  */
-struct proc *proc_alloc(struct proc *parent, int *error);
+struct proc *proc_alloc(struct proc *parent, struct ucred *cr, int *error);
 void proc_free(struct proc *p);
 int enterpgrp(struct proc *p, pid_t pgid, bool mksess);
 void leavepgrp(struct proc *p);
 /* Drops a reference to s (a process group's, a terminal's); frees it at 0. */
 void session_rele(struct session *s);
+
+/*
+ * Process limits (kern/kern_resource.c).  proc_limit_init sets maxprocs
+ * from the RAM's size in pages.  proc_limit_check: 0 if parent may fork,
+ * -EAGAIN past maxprocs or past its RLIMIT_NPROC for its real uid (which
+ * root is exempt from).  chgproccnt adds diff to uid's count: 0, or
+ * -ENOMEM if a first process of uid finds no memory for its record.
+ */
+void proc_limit_init(uint64_t ram_pages);
+int proc_limit_check(const struct proc *parent);
+int proc_count_uid(uid_t uid);
+int chgproccnt(uid_t uid, int diff);
+
+/*
+ * A set*uid call never fails for RLIMIT_NPROC: as Linux, nproc_setuid
+ * (called before p's real uid becomes newruid) notes that newruid is
+ * over p's limit, and nproc_exec_check makes p's next execve fail with
+ * -EAGAIN if it still is; 0 otherwise.
+ */
+void nproc_setuid(struct proc *p, uid_t newruid);
+int nproc_exec_check(struct proc *p);
 
 /* Creates the lwp of p, whose kernel thread runs fn(lwp) (lwp_main). */
 struct lwp *lwp_alloc(struct proc *p, void (*fn)(void *));

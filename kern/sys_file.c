@@ -292,10 +292,14 @@ select1(struct lwp *lp, int nfds, uint64_t urd, uint64_t uwr, uint64_t uex,
 {
 	uint64_t in[3][FD_SETSIZE / 64], out[3][FD_SETSIZE / 64];
 	const uint64_t uset[3] = { urd, uwr, uex };
-	size_t bytes = (size_t)howmany(nfds, 64) * 8;
 
-	if (nfds < 0 || nfds > FD_SETSIZE)
+	if (nfds < 0)
 		return -EINVAL;
+	/* As Linux: no further than the descriptor table goes. */
+	nfds = MIN(nfds, roundup2(P->fp_fd.fd_nfiles, 64));
+	if (nfds > FD_SETSIZE)
+		return -EINVAL;		/* descriptors past FD_SETSIZE: not yet */
+	size_t bytes = (size_t)howmany(nfds, 64) * 8;
 	memset(in, 0, sizeof(in));
 	memset(out, 0, sizeof(out));
 	for (int i = 0; i < 3; i++)

@@ -14,8 +14,14 @@ SYSCALL(brk)
 SYSCALL(mmap)
 {
 	int flags = (int)args[3];
-	if (!(flags & MAP_ANONYMOUS))
+	if (!(flags & MAP_ANONYMOUS)) {
+		/* As Linux, a bad descriptor is found first. */
+		struct file *fp = fget(&lp->lwp_proc->p_fs, (int)args[4]);
+		if (fp == NULL)
+			return -EBADF;
+		fdrop(fp);
 		return -ENODEV;	/* file mappings: the vnode pager is not written yet */
+	}
 	return vm_mmap(lp->lwp_proc->p_vmspace, args[0], args[1], (int)args[2],
 	    flags, NULL, 0);
 }

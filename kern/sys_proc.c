@@ -86,46 +86,6 @@ SYSCALL(sched_yield)
 	return 0;
 }
 
-/* prlimit64(pid, resource, new, old) for the calling process (pid 0). */
-SYSCALL(prlimit64)
-{
-	struct proc *p = lp->lwp_proc;
-	struct rlimit nl;
-	unsigned res = (unsigned)args[1];
-
-	if (args[0] != 0 && (pid_t)args[0] != p->p_pid)
-		return -ESRCH;		/* others' limits: not yet */
-	if (res >= RLIM_NLIMITS)
-		return -EINVAL;
-	if (args[2] != 0) {
-		if (copyin(args[2], &nl, sizeof(nl)) < 0)
-			return -EFAULT;
-		if (nl.rlim_cur > nl.rlim_max)
-			return -EINVAL;
-		if (nl.rlim_max > p->p_rlimit[res].rlim_max &&
-		    !cred_is_root(p->p_ucred))
-			return -EPERM;
-	}
-	if (args[3] != 0 && copyout(&p->p_rlimit[res], args[3],
-	    sizeof(struct rlimit)) < 0)
-		return -EFAULT;
-	if (args[2] != 0)
-		p->p_rlimit[res] = nl;
-	return 0;
-}
-
-SYSCALL(getrlimit)
-{
-	const uint64_t a[4] = { 0, args[0], 0, args[1] };
-	return sys_prlimit64(lp, a);
-}
-
-SYSCALL(setrlimit)
-{
-	const uint64_t a[4] = { 0, args[0], args[1], 0 };
-	return sys_prlimit64(lp, a);
-}
-
 SYSCALL(getpgid)
 {
 	struct proc *p = args[0] == 0 ? lp->lwp_proc : pfind((pid_t)args[0]);
@@ -161,6 +121,11 @@ SYSCALL(setpgid)
 	pid_t pid = (pid_t)args[0], pgid = (pid_t)args[1];
 	struct proc *p = pid == 0 ? cur : pfind(pid);
 
+	/* As Linux: pgid 0 means pid, and is checked as it. */
+	if (pid == 0)
+		pid = cur->p_pid;
+	if (pgid == 0)
+		pgid = pid;
 	if (pgid < 0)
 		return -EINVAL;
 	if (p == NULL || (p != cur && p->p_pptr != cur))
@@ -170,8 +135,6 @@ SYSCALL(setpgid)
 	struct session *s = cur->p_pgrp->pg_session;
 	if (p->p_pgrp->pg_session != s || (p->p_pgrp->pg_session->s_leader == p))
 		return -EPERM;
-	if (pgid == 0)
-		pgid = p->p_pid;
 	struct pgrp *pg = pgfind(pgid);
 	if (pgid != p->p_pid && (pg == NULL || pg->pg_session != s))
 		return -EPERM;
@@ -245,6 +208,15 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 	struct ucred *cr = crdup(old);
 	if (cr == NULL)
 		return -ENOMEM;
+	/* A process is counted under its real uid (RLIMIT_NPROC). */
+	if (!is_gid && want[0] != cur[0]) {
+		nproc_setuid(p, want[0]);
+		if (chgproccnt(want[0], 1) < 0) {
+			crfree(cr);
+			return -ENOMEM;
+		}
+		(void)chgproccnt(cur[0], -1);
+	}
 	if (is_gid) {
 		cr->cr_rgid = want[0]; cr->cr_gid = want[1]; cr->cr_svgid = want[2];
 	} else {

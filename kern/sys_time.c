@@ -2,6 +2,7 @@
  * Time: the clocks, sleeps and process times.  Realtime is the host's;
  * the monotonic and boot clocks are the kernel's uptime.
  */
+#include <limits.h>
 #include <sys/random.h>
 #include <sys/time.h>
 #include <sys/times.h>
@@ -9,6 +10,7 @@
 
 #include "kern/signal.h"
 #include "kern/syscall.h"
+#include "kern/uio.h"
 
 /* The clock's time in ns, or -EINVAL for an unknown clock. */
 static int64_t
@@ -56,6 +58,10 @@ SYSCALL(gettimeofday)
 	tv.tv_sec = ns / 1000000000;
 	tv.tv_usec = ns % 1000000000 / 1000;
 	if (args[0] != 0 && copyout(&tv, args[0], sizeof(tv)) < 0)
+		return -EFAULT;
+	/* The time zone: always UTC here, but stored as Linux does. */
+	static const struct timezone utc;
+	if (args[1] != 0 && copyout(&utc, args[1], sizeof(utc)) < 0)
 		return -EFAULT;
 	return 0;
 }
@@ -154,8 +160,10 @@ SYSCALL(nanosleep)
 
 SYSCALL(clock_nanosleep)
 {
-	if (clock_ns(lp, (int)args[0]) < 0 || (int)args[0] == CLOCK_THREAD_CPUTIME_ID)
+	if (clock_ns(lp, (int)args[0]) < 0)
 		return -EINVAL;
+	if ((int)args[0] == CLOCK_THREAD_CPUTIME_ID)
+		return -EOPNOTSUPP;	/* as Linux: a clock no one sleeps on */
 	return nanosleep1(lp, (int)args[0], (int)args[1], args[2], args[3]);
 }
 
@@ -173,16 +181,35 @@ SYSCALL(times)
 	return (long)(nanouptime() / 10000000);
 }
 
+/*
+ * getrandom(buf, len, flags): the host's random bytes, 256 at a time.  As
+ * Linux, a buffer that turns bad part way gives the count stored before
+ * the bad page, and a signal pending after some bytes ends the call.
+ */
 SYSCALL(getrandom)
 {
 	char buf[256];
-	size_t n = MIN(args[1], sizeof(buf));
-	(void)lp;
+	size_t len = MIN(args[1], (uint64_t)INT_MAX), done = 0;
 	if (args[2] & ~(uint64_t)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
 		return -EINVAL;
-	if (getrandom(buf, n, 0) != (ssize_t)n)
-		return -EIO;
-	return copyout(buf, args[0], n) < 0 ? -EFAULT : (long)n;
+	if (!user_range_ok(args[0], len))
+		return -EFAULT;
+	struct kiovec iov = { args[0], len };
+	struct uio uio = { .uio_iov = &iov, .uio_iovcnt = 1, .uio_resid = len,
+	    .uio_segflg = UIO_USERSPACE, .uio_rw = UIO_READ,
+	    .uio_vmspace = lp->lwp_proc->p_vmspace };
+	while (done < len) {
+		size_t n = MIN(len - done, sizeof(buf));
+		if (getrandom(buf, n, 0) != (ssize_t)n)
+			return done > 0 ? (long)done : -EIO;
+		int error = uiomove(buf, n, &uio);
+		done = len - uio.uio_resid;
+		if (error < 0)
+			return done > 0 ? (long)done : error;
+		if (issignal_pending(lp))
+			break;
+	}
+	return (long)done;
 }
 
 static void

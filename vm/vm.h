@@ -39,6 +39,16 @@ struct vm_object;
 #define VM_MMAP_BASE		(VM_USRSTACK - (128UL << 20))
 #define VM_STACK_MAX_DEFAULT	(8UL << 20)	/* RLIMIT_STACK */
 
+/*
+ * Where Linux's user space ends (TASK_SIZE): calls that accept ranges up
+ * to there take the part above VM_MAX_USER_ADDRESS (the host stub's) as
+ * never mapped.
+ */
+#define VM_LINUX_TASK_SIZE	0x00007ffffffff000UL
+
+/* Linux's default vm.max_map_count: how many entries a map may have. */
+#define VM_MAX_MAP_COUNT	65530
+
 struct vmspace {
 	struct vm_map vm_map;	/* what each range promises */
 	struct pmap vm_pmap;	/* the vpagetable; its address is the host id */
@@ -52,7 +62,19 @@ struct vmspace {
 	/* the part of the image exec read from its file (/proc maps) */
 	uint64_t vm_image_start, vm_image_end;
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
+	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 };
+
+/*
+ * Whether vm may map grow more bytes within RLIMIT_AS (Linux's
+ * may_expand_vm): mmap and brk fail with ENOMEM, and a stack does not
+ * grow, past it.
+ */
+static inline bool
+vm_may_expand(const struct vmspace *vm, uint64_t grow)
+{
+	return grow <= vm->vm_as_max && vm->vm_map.size <= vm->vm_as_max - grow;
+}
 
 /*
  * Sets up the VM system's caches and per-page state.  Call once at boot,
@@ -138,18 +160,18 @@ long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
 /*
  * munmap(2): removes [addr, addr + len) (len rounded up to pages),
  * splitting entries that straddle its ends; unmapped parts are fine.
- * -EINVAL for an unaligned addr, a zero length or a range outside user
- * space; -ENOMEM if RAM is too short to split an entry.
+ * -EINVAL for an unaligned addr, a zero length or a range outside Linux's
+ * user space (VM_LINUX_TASK_SIZE); -ENOMEM if RAM is too short to split
+ * an entry, or a hole punched in one would pass VM_MAX_MAP_COUNT.
  */
 int vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len);
 
 /*
  * mprotect(2).  -EINVAL (alignment, unknown bits), -ENOMEM (a hole in the
  * range, or RAM short), -EACCES (beyond an entry's maximum protection).
- * Unlike Linux, which changes the entries before a hole and then fails,
- * this checks the whole range first and changes nothing on failure.
- * PROT_GROWSDOWN extends the range down to the start of a MAP_GROWSDOWN
- * entry, as Linux does.
+ * As Linux, the entries before the first hole or refusal change, and
+ * then the call fails.  PROT_GROWSDOWN extends the range down to the
+ * start of a MAP_GROWSDOWN entry, as Linux does.
  */
 int vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot);
 
@@ -159,8 +181,9 @@ int vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot);
  * afterwards, a private file mapping as the file, shared memory keeps its
  * data.  MADV_DONTFORK/DOFORK and MADV_WIPEONFORK/KEEPONFORK set what
  * fork does.  MADV_NORMAL, RANDOM, SEQUENTIAL and WILLNEED are accepted
- * and ignored.  As Linux, holes in the range give -ENOMEM after the
- * mapped parts are done; -EINVAL for alignment or unknown advice.
+ * and ignored.  As Linux, holes in the range (and whatever of it lies
+ * above user space) give -ENOMEM after the mapped parts are done;
+ * -EINVAL for alignment, unknown advice or a range that wraps around.
  */
 int vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice);
 
@@ -193,7 +216,8 @@ vm_fault_type(uint64_t pgex)
  * (one VM_PROT_*): fills the VPTE so that the access succeeds when the
  * thread runs again.  Returns 0 (also when the VPTE already allowed the
  * access: the host layer may have dropped its own mapping), -EFAULT for
- * an address with no mapping or an access the mapping forbids (SIGSEGV),
+ * an address with no mapping (SIGSEGV, SEGV_MAPERR), -EACCES for an
+ * access the mapping forbids (SEGV_ACCERR),
  * -EIO when a file's pager cannot provide the page (SIGBUS), -ENOMEM
  * when RAM is exhausted (the kernel kills the process).  A fault just
  * below a MAP_GROWSDOWN entry grows it, within vm_stack_max and a guard

@@ -42,8 +42,9 @@ vpte_allows(vpte_t vpte, int type)
 
 /*
  * Grows the MAP_GROWSDOWN entry just above va (not mapped) down to va's
- * page, as Linux does: within the stack limit, and keeping a guard gap
- * above an accessible mapping below.  Returns 0, -EFAULT or -ENOMEM.
+ * page, as Linux does: within the stack limit and RLIMIT_AS, and keeping
+ * a guard gap above an accessible mapping below.  Returns 0, -EFAULT or
+ * -ENOMEM.
  */
 static int
 vm_growstack(struct vmspace *vm, uint64_t va)
@@ -60,6 +61,8 @@ vm_growstack(struct vmspace *vm, uint64_t va)
 	    !(below->eflags & MAP_ENTRY_GROWSDOWN) &&
 	    (below->protection & VM_PROT_ALL) != 0)
 		return -EFAULT;
+	if (!vm_may_expand(vm, stack->start - va))
+		return -EFAULT;		/* RLIMIT_AS: SIGSEGV, as Linux */
 	/* No object yet: it merges with the stack unless that has pages there. */
 	return vm_map_insert(map, va, stack->start, NULL, 0, stack->protection,
 	    stack->max_protection, stack->eflags & ~MAP_ENTRY_NEEDS_COPY);
@@ -189,7 +192,7 @@ again:
 			panic("vm_fault: %#lx not mapped after growing", va);
 	}
 	if (!prot_allows(e->protection, fault_type))
-		return -EFAULT;
+		return -EACCES;
 	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
 	if (pte != NULL && vpte_allows(__atomic_load_n(pte, __ATOMIC_ACQUIRE),
 	    fault_type))

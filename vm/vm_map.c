@@ -84,8 +84,12 @@ vm_map_split(struct vm_map *map, struct vm_map_entry *e, uint64_t addr)
 	vm_map_tree_link(map, n);
 }
 
-int
-vm_map_clip(struct vm_map *map, uint64_t start, uint64_t end)
+/*
+ * vm_map_clip, with splits allowed past VM_MAX_MAP_COUNT as long as the
+ * caller's operation does not leave more entries than it found (munmap).
+ */
+static int
+map_clip(struct vm_map *map, uint64_t start, uint64_t end, bool limited)
 {
 	struct vm_map_entry *e;
 
@@ -94,6 +98,9 @@ vm_map_clip(struct vm_map *map, uint64_t start, uint64_t end)
 
 	if (!at_start && !at_end)
 		return 0;
+	/* As Linux's split_vma: none past vm.max_map_count. */
+	if (limited && map->nentries + at_start + at_end > VM_MAX_MAP_COUNT)
+		return -ENOMEM;
 	if (vm_map_reserve(map) < 0)
 		return -ENOMEM;
 	if (at_start) {
@@ -106,6 +113,12 @@ vm_map_clip(struct vm_map *map, uint64_t start, uint64_t end)
 	}
 	map->timestamp++;
 	return 0;
+}
+
+int
+vm_map_clip(struct vm_map *map, uint64_t start, uint64_t end)
+{
+	return map_clip(map, start, end, true);
 }
 
 /* An anonymous object that nothing but its one entry can reach. */
@@ -227,7 +240,12 @@ vm_map_delete(struct vm_map *map, uint64_t start, uint64_t end)
 {
 	struct vm_map_entry *e;
 
-	if (vm_map_clip(map, start, end) < 0)
+	/* Only a hole punched inside one entry adds one (Linux's munmap). */
+	struct vm_map_entry *e0;
+	if (vm_map_lookup_entry(map, start, &e0) && e0->start < start &&
+	    end < e0->end && map->nentries >= VM_MAX_MAP_COUNT)
+		return -ENOMEM;
+	if (map_clip(map, start, end, false) < 0)
 		return -ENOMEM;
 	pmap_remove(map->pmap, start, end);
 	if (!vm_map_lookup_entry(map, start, &e))

@@ -132,7 +132,8 @@ int vm_map_insert(struct vm_map *map, uint64_t start, uint64_t end,
 /*
  * Splits the entries that straddle start or end, so that every entry
  * meeting [start, end) lies inside it.  Returns 0, or -ENOMEM with
- * nothing changed (only if an entry straddles one of them).
+ * nothing changed (only if an entry straddles one of them): RAM is short,
+ * or the map would have more than VM_MAX_MAP_COUNT entries.
  */
 int vm_map_clip(struct vm_map *map, uint64_t start, uint64_t end);
 

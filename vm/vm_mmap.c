@@ -25,6 +25,19 @@ page_len(uint64_t len)
 	return roundup2(len, PAGE_SIZE);
 }
 
+/* How many bytes of [start, end) are mapped. */
+static uint64_t
+mapped_bytes(struct vm_map *map, uint64_t start, uint64_t end)
+{
+	struct vm_map_entry *e;
+	uint64_t n = 0;
+	if (!vm_map_lookup_entry(map, start, &e))
+		e = e->next;
+	for (; e != VM_MAP_END(map) && e->start < end; e = e->next)
+		n += MIN(e->end, end) - MAX(e->start, start);
+	return n;
+}
+
 /* Where a new mapping of len bytes goes without MAP_FIXED; 0 if nowhere. */
 static uint64_t
 mmap_place(struct vmspace *vm, uint64_t hint, uint64_t len, int flags)
@@ -76,6 +89,8 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 		return -EOVERFLOW;
 	if (prot & ~maxprot)
 		return -EACCES;
+	if (map->nentries > VM_MAX_MAP_COUNT)
+		return -ENOMEM;		/* as Linux's do_mmap */
 
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & PAGE_MASK)
@@ -88,6 +103,10 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 			if (!vm_map_range_free(map, addr, addr + len))
 				return -EEXIST;
 		} else {
+			/* What it replaces does not count against RLIMIT_AS. */
+			if (!vm_may_expand(vm, len - mapped_bytes(map, addr,
+			    addr + len)))
+				return -ENOMEM;
 			/* As Linux: the old mapping is gone even if we fail. */
 			int err = vm_map_delete(map, addr, addr + len);
 			if (err != 0)
@@ -96,6 +115,8 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 	} else if ((addr = mmap_place(vm, addr, len, flags)) == 0) {
 		return -ENOMEM;
 	}
+	if (!vm_may_expand(vm, len))
+		return -ENOMEM;
 
 	int eflags = (flags & MAP_GROWSDOWN) ? MAP_ENTRY_GROWSDOWN : 0;
 	if (type == MAP_PRIVATE) {
@@ -128,11 +149,11 @@ vm_mmap(struct vmspace *vm, uint64_t addr, uint64_t len, int prot, int flags,
 int
 vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len)
 {
-	if ((addr & PAGE_MASK) || len == 0 || addr >= VM_MAX_USER_ADDRESS ||
-	    len > VM_MAX_USER_ADDRESS - addr)
+	if ((addr & PAGE_MASK) || len == 0 || addr > VM_LINUX_TASK_SIZE ||
+	    len > VM_LINUX_TASK_SIZE - addr)
 		return -EINVAL;
-	len = roundup2(len, PAGE_SIZE);
-	return vm_map_delete(&vm->vm_map, addr, addr + len);
+	uint64_t end = MIN(addr + roundup2(len, PAGE_SIZE), VM_MAX_USER_ADDRESS);
+	return addr < end ? vm_map_delete(&vm->vm_map, addr, end) : 0;
 }
 
 int
@@ -149,9 +170,13 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 	if (len == 0)
 		return 0;
 	prot &= VM_PROT_ALL;
-	if ((len = page_len(len)) == 0 || addr > VM_MAX_USER_ADDRESS - len)
+	uint64_t plen = roundup2(len, PAGE_SIZE), end = addr + plen;
+	if (plen == 0 || end <= addr || addr >= VM_MAX_USER_ADDRESS)
 		return -ENOMEM;
-	uint64_t end = addr + len;
+	/* Above user space is a hole: the part below it changes. */
+	bool beyond = end > VM_MAX_USER_ADDRESS;
+	if (beyond)
+		end = VM_MAX_USER_ADDRESS;
 
 	bool mapped = vm_map_lookup_entry(map, addr, &first);
 	if (grows & PROT_GROWSDOWN) {
@@ -161,16 +186,28 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 			return -EINVAL;
 		addr = first->start;
 	}
-	/* All of it mapped, and allowed, before anything changes. */
-	uint64_t at = addr;
-	for (e = first; mapped && e != VM_MAP_END(map) && e->start <= at &&
-	    at < end; e = e->next) {
-		if (prot & ~e->max_protection)
-			return -EACCES;
-		at = e->end;
-	}
-	if (!mapped || at < end)
+	/*
+	 * As Linux: the entries up to the first hole (-ENOMEM) or the first
+	 * entry that does not allow prot (-EACCES) change, then the error.
+	 */
+	if (!mapped)
 		return -ENOMEM;
+	uint64_t at = addr;
+	int stop = 0;
+	for (e = first; at < end; e = e->next) {
+		if (e == VM_MAP_END(map) || e->start > at) {
+			stop = -ENOMEM;
+			break;
+		}
+		if (prot & ~e->max_protection) {
+			stop = -EACCES;
+			break;
+		}
+		at = MIN(e->end, end);
+	}
+	if (at == addr)
+		return stop;
+	end = at;
 
 	int err = vm_map_clip(map, addr, end);
 	if (err != 0)
@@ -186,7 +223,7 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 	if (lowered)
 		pmap_protect(&vm->vm_pmap, addr, end, prot);
 	vm_map_simplify(map, addr, end);
-	return 0;
+	return stop != 0 ? stop : beyond ? -ENOMEM : 0;
 }
 
 /* The bottom of e's chain if a file is there (what a private copy hides). */
@@ -271,9 +308,17 @@ vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice)
 		return -EINVAL;
 	if (len == 0)
 		return 0;
-	if ((len = page_len(len)) == 0 || addr > VM_MAX_USER_ADDRESS - len)
+	/* As Linux: only a range that wraps is invalid; the rest is holes. */
+	uint64_t plen = roundup2(len, PAGE_SIZE), end = addr + plen;
+	if (plen == 0 || end < addr)
 		return -EINVAL;
-	uint64_t end = addr + len;
+	if (addr >= VM_MAX_USER_ADDRESS)
+		return -ENOMEM;
+	int err = 0;
+	if (end > VM_MAX_USER_ADDRESS) {
+		end = VM_MAX_USER_ADDRESS;
+		err = -ENOMEM;
+	}
 
 	/* The flags that need checking are checked before anything changes. */
 	if (!vm_map_lookup_entry(map, addr, &e))
@@ -283,7 +328,6 @@ vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice)
 		if (!advice_fits(f, advice))
 			return -EINVAL;
 
-	int err = 0;
 	uint64_t at = addr;
 	if (advice == MADV_DONTNEED || advice == MADV_FREE)
 		pmap_remove(&vm->vm_pmap, addr, end);
@@ -337,7 +381,9 @@ vm_brk(struct vmspace *vm, uint64_t newbrk)
 			return old;
 	} else if (newpage > oldpage) {
 		/* As Linux, a page of room must be left above the heap. */
-		if (!vm_map_fits(map, oldpage, newpage + PAGE_SIZE) ||
+		if (map->nentries > VM_MAX_MAP_COUNT ||
+		    !vm_may_expand(vm, newpage - oldpage) ||
+		    !vm_map_fits(map, oldpage, newpage + PAGE_SIZE) ||
 		    vm_map_insert(map, oldpage, newpage, NULL, 0,
 		    VM_PROT_READ | VM_PROT_WRITE, VM_PROT_ALL, MAP_ENTRY_COW) != 0)
 			return old;

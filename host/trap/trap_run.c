@@ -148,7 +148,8 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			vh->kfault_va = tf->tf_addr;
 			vh->kfault_err = err;
 			vh->kfault_rip = (uint64_t)g[REG_RIP];
-		} else if (signo == SIGBUS) {
+		} else if (signo == SIGBUS && tf->tf_trapno == T_PAGEFLT) {
+			/* Not the guest's exception: a host mapping failed. */
 			tf->tf_trapno = T_BUSERR;
 		}
 		break;

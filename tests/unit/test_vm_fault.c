@@ -278,7 +278,7 @@ TEST(vm_fault_fork_shared)
 	vmp_destroy(&p);
 }
 
-/* mprotect takes write away: the guest's write faults, vm_fault refuses. */
+/* mprotect takes write away: the guest's write faults, vm_fault refuses (-EACCES). */
 TEST(vm_fault_mprotect_refuses)
 {
 	struct vmp p;
@@ -287,16 +287,16 @@ TEST(vm_fault_mprotect_refuses)
 	CHECK_EQ(store(&p, VMP_DATA, 1), T_SYSCALL);
 	CHECK_EQ(vm_mprotect(p.vm, VMP_DATA, PG, PROT_READ), 0);
 	CHECK_EQ(store(&p, VMP_DATA, 2), T_PAGEFLT);
-	CHECK_EQ(p.fault_err, -EFAULT);
+	CHECK_EQ(p.fault_err, -EACCES);
 	CHECK_EQ(p.tf.tf_addr, VMP_DATA);
 	CHECK_EQ(p.tf.tf_err & (PGEX_P | PGEX_W), PGEX_P | PGEX_W);
 	CHECK_EQ(vmp_peek(&p, VMP_DATA), 1);
 	CHECK_EQ(load(&p, VMP_DATA), T_SYSCALL);	/* reads still work */
 	CHECK_EQ(p.tf.tf_rsi, 1);
-	/* PROT_NONE takes the mapping itself away. */
+	/* PROT_NONE takes every access away; the mapping stays (ACCERR). */
 	CHECK_EQ(vm_mprotect(p.vm, VMP_DATA, PG, PROT_NONE), 0);
 	CHECK_EQ(load(&p, VMP_DATA), T_PAGEFLT);
-	CHECK_EQ(p.fault_err, -EFAULT);
+	CHECK_EQ(p.fault_err, -EACCES);
 	/* Given back, the store goes through. */
 	CHECK_EQ(vm_mprotect(p.vm, VMP_DATA, PG, RW), 0);
 	CHECK_EQ(store(&p, VMP_DATA, 3), T_SYSCALL);
@@ -335,7 +335,7 @@ TEST(vm_fault_exec)
 	REQUIRE(vm_copyout(p.vm, g_vm_load, VMP_DATA, n) == 0);
 	p.tf.tf_rdi = VMP_DATA;
 	CHECK_EQ(vmp_run(&p), T_PAGEFLT);
-	CHECK_EQ(p.fault_err, -EFAULT);
+	CHECK_EQ(p.fault_err, -EACCES);
 	CHECK_EQ(p.tf.tf_addr, VMP_DATA);
 	CHECK(p.tf.tf_err & PGEX_I);
 	CHECK_EQ(vm_mprotect(p.vm, VMP_DATA, PG, PROT_READ | PROT_EXEC), 0);

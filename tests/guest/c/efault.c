@@ -183,6 +183,8 @@ files(void)
 	TRY("readlinkat path", syscall(SYS_readlinkat, AT_FDCWD, B, buf, sizeof(buf)));
 	TRY("rename from", syscall(SYS_rename, B, "g"));
 	TRY("rename to", syscall(SYS_rename, "f", B));
+	TRY("renameat from", syscall(SYS_renameat, AT_FDCWD, B, AT_FDCWD, "g"));
+	TRY("renameat to", syscall(SYS_renameat, AT_FDCWD, "f", AT_FDCWD, B));
 	TRY("renameat2 from", syscall(SYS_renameat2, AT_FDCWD, B, AT_FDCWD, "g", 0));
 	TRY("renameat2 to", syscall(SYS_renameat2, AT_FDCWD, "f", AT_FDCWD, B, 0));
 	TRY("link from", syscall(SYS_link, B, "g"));
@@ -194,6 +196,7 @@ files(void)
 	TRY("mkdir", syscall(SYS_mkdir, B, 0755));
 	TRY("mkdirat", syscall(SYS_mkdirat, AT_FDCWD, B, 0755));
 	TRY("mknod", syscall(SYS_mknod, B, S_IFIFO | 0644, 0));
+	TRY("mknodat", syscall(SYS_mknodat, AT_FDCWD, B, S_IFIFO | 0644, 0));
 	TRY("unlink", syscall(SYS_unlink, B));
 	TRY("unlinkat", syscall(SYS_unlinkat, AT_FDCWD, B, 0));
 	TRY("rmdir", syscall(SYS_rmdir, B));
@@ -201,10 +204,12 @@ files(void)
 	TRY("chroot", syscall(SYS_chroot, B));
 	TRY("access", syscall(SYS_access, B, F_OK));
 	TRY("faccessat", syscall(SYS_faccessat, AT_FDCWD, B, F_OK));
+	TRY("faccessat2", syscall(SYS_faccessat2, AT_FDCWD, B, F_OK, 0));
 	TRY("chmod", syscall(SYS_chmod, B, 0644));
 	TRY("fchmodat", syscall(SYS_fchmodat, AT_FDCWD, B, 0644));
 	TRY("chown", syscall(SYS_chown, B, 0, 0));
 	TRY("lchown", syscall(SYS_lchown, B, 0, 0));
+	TRY("fchownat", syscall(SYS_fchownat, AT_FDCWD, B, 0, 0, 0));
 	TRY("truncate", syscall(SYS_truncate, B, 0));
 	TRY("utimensat path", syscall(SYS_utimensat, AT_FDCWD, B, NULL, 0));
 	TRY("utimensat times", syscall(SYS_utimensat, AT_FDCWD, "f", B, 0));
@@ -215,6 +220,15 @@ files(void)
 	struct timeval tv0 = { 0, 0 };
 	TRY("select fds", syscall(SYS_select, 1, B, NULL, NULL, &tv0));
 	TRY("select timeout", syscall(SYS_select, 0, NULL, NULL, NULL, B));
+	/* pselect6's last argument points to { sigset pointer, size }. */
+	struct timespec ts0 = { 0, 0 };
+	uint64_t mask = 0;
+	struct { void *set; size_t size; } sm = { &mask, 8 };
+	TRY("pselect6 fds", syscall(SYS_pselect6, 1, B, NULL, NULL, &ts0, NULL));
+	TRY("pselect6 timeout", syscall(SYS_pselect6, 0, NULL, NULL, NULL, B, NULL));
+	TRY("pselect6 sigmask arg", syscall(SYS_pselect6, 0, NULL, NULL, NULL, &ts0, B));
+	TRY("pselect6 sigmask set", (sm.set = B, syscall(SYS_pselect6, 0, NULL, NULL,
+	    NULL, &ts0, &sm)));
 
 	/* Nothing above may have changed the files. */
 	ONE("f still there", syscall(SYS_stat, "f", &st));
@@ -494,6 +508,10 @@ misc(void)
 	TRY("getrandom", syscall(SYS_getrandom, B, 16, 0));
 	TRY("getresuid", syscall(SYS_getresuid, B, B, B));
 	TRY("getresgid", syscall(SYS_getresgid, B, B, B));
+	gid_t g0 = 0;
+	syscall(SYS_setgroups, 1, &g0);		/* root: one group to store */
+	TRY("getgroups", syscall(SYS_getgroups, 1, B));
+	TRY("setgroups", syscall(SYS_setgroups, 1, B));
 	TRY("arch_prctl GET_FS", syscall(SYS_arch_prctl, ARCH_GET_FS, B));
 	syscall(SYS_arch_prctl, ARCH_GET_FS, &fsbase);
 	printf("%-22s %s\n", "fs base intact", fsbase != 0 ? "yes" : "no");

@@ -1,11 +1,11 @@
 /*
  * Traps become signals: a child that faults is reported to its parent as
  * killed by Linux's signal (SIGILL for ud2, SIGFPE for a divide by zero,
- * SIGTRAP for int3, SIGSEGV for privileged instructions, bad addresses,
- * a stack overflow, a corrupt signal frame, SIGBUS for a misaligned
- * access under EFLAGS.AC, SIGABRT for abort()); and a process that
- * catches the trap sees Linux's si_code, si_addr, trap number and error
- * code, and can resume by editing its context.
+ * SIGTRAP for int3 and single steps, SIGSEGV for privileged instructions,
+ * bad addresses, a stack overflow, a corrupt signal frame, SIGBUS for a
+ * misaligned access under EFLAGS.AC, SIGABRT for abort()); and a
+ * process that catches the trap sees Linux's si_code, si_addr, trap
+ * number and error code, and can resume by editing its context.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,11 +31,23 @@ __asm__(
 	"do_divovf: mov $-1, %ecx\n mov $0x80000000, %eax\n cltd\n"
 	"divovf_at: idiv %ecx\n ret\n"
 	"do_int3: int3\n int3_after: ret\n"
+	"do_step: pushf\n orl $0x100, (%rsp)\n popf\n nop\n step_after: nop\n ret\n"
+	/* SIMD divide by zero, then 0/0, unmasked in MXCSR; x87 1/0 unmasked. */
+	"do_ssediv: sub $8, %rsp\n stmxcsr (%rsp)\n andl $~0x200, (%rsp)\n ldmxcsr (%rsp)\n"
+	" add $8, %rsp\n xorpd %xmm1, %xmm1\n mov $1, %eax\n cvtsi2sd %eax, %xmm0\n"
+	"ssediv_at: divsd %xmm1, %xmm0\n ret\n"
+	"do_sseinv: sub $8, %rsp\n stmxcsr (%rsp)\n andl $~0x80, (%rsp)\n ldmxcsr (%rsp)\n"
+	" add $8, %rsp\n xorpd %xmm1, %xmm1\n xorpd %xmm0, %xmm0\n"
+	"sseinv_at: divsd %xmm1, %xmm0\n ret\n"
+	"do_x87div: sub $8, %rsp\n fnstcw (%rsp)\n andw $~0x4, (%rsp)\n fldcw (%rsp)\n"
+	" add $8, %rsp\n fld1\n fldz\n fdivrp\n x87div_at: fwait\n ret\n"
 	"do_hlt: hlt_at: hlt\n ret\n"
 	"do_cli: cli_at: cli\n ret\n"
 	"do_inb: xor %edx, %edx\n inb_at: inb %dx, %al\n ret\n"
 	"do_movcr0: movcr0_at: mov %cr0, %rax\n ret\n"
 	"do_ncanon: movabs $0x8000000000001000, %rax\n ncanon_at: mov (%rax), %eax\n ret\n"
+	"do_ssfault: movabs $0x8000000000001000, %rsp\n mov (%rsp), %eax\n ud2\n"
+	"do_int30: int30_at: int $0x30\n ret\n"
 	"do_kread: movabs $0xffff800000001000, %rax\n kread_at: mov (%rax), %eax\n ret\n"
 	"do_null: null_at: mov 0x10, %eax\n ret\n"
 	"do_nullw: nullw_at: movl $1, 0x10\n ret\n"
@@ -47,9 +59,12 @@ __asm__(
 	".bss\n.balign 16\nmisbuf: .zero 16\n.text\n"
 );
 void do_ud2(void), do_div0(void), do_divovf(void), do_int3(void), do_hlt(void);
+void do_step(void), do_ssediv(void), do_sseinv(void), do_x87div(void);
+void do_ssfault(void), do_int30(void);
 void do_cli(void), do_inb(void), do_movcr0(void), do_ncanon(void), do_kread(void);
 void do_misal(void), do_null(void), do_nullw(void), do_badsigret(void), do_zerosigret(void);
 extern char ud2_at[], div0_at[], divovf_at[], int3_after[], hlt_at[], cli_at[];
+extern char step_after[], ssediv_at[], sseinv_at[], x87div_at[], int30_at[];
 extern char misal_at[], inb_at[], movcr0_at[], ncanon_at[], kread_at[], null_at[], nullw_at[];
 
 static const char *
@@ -262,6 +277,7 @@ main(void)
 	die("inb", do_inb);
 	die("mov cr0", do_movcr0);
 	die("read non-canonical", do_ncanon);
+	die("rsp non-canonical (#SS)", do_ssfault);
 	die("read kernel half", do_kread);
 	die("read 0x10", do_null);
 	die("write 0x10", do_nullw);
@@ -296,8 +312,16 @@ main(void)
 	catch("div0", do_div0, div0_at, div0_at, 2, 1);
 	catch("divovf", do_divovf, divovf_at, divovf_at, 2, 1);
 	catch("int3", do_int3, NULL, int3_after, 0, 1);
+	/* EFLAGS.TF: a trap after the next instruction (the handler runs without TF). */
+	catch("single step", do_step, step_after, step_after, 0, 1);
+	/* FPU exceptions: si_code from what is unmasked and flagged (the handler starts clean). */
+	catch("sse 1/0", do_ssediv, ssediv_at, ssediv_at, 0, 1);
+	catch("sse 0/0", do_sseinv, sseinv_at, sseinv_at, 0, 1);
+	catch("x87 1/0", do_x87div, x87div_at, x87div_at, 0, 1);
 	catch("hlt", do_hlt, NULL, hlt_at, 1, 1);
 	catch("inb", do_inb, NULL, inb_at, 1, 1);
+	/* A #GP's error code names the IDT gate: 0x30 << 3 | 2. */
+	catch("int $0x30", do_int30, NULL, int30_at, 2, 1);
 	catch("ncanon", do_ncanon, NULL, ncanon_at, 0, 1);
 	/* (The error code of a kernel-half access depends on the host's KPTI.) */
 	catch("kread", do_kread, (void *)0xffff800000001000UL, kread_at, 0, 0);

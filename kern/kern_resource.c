@@ -1,0 +1,192 @@
+/*
+ * Resource limits: getrlimit, setrlimit and prlimit64; and process
+ * limits, as Linux counts them: a system-wide maximum of processes scaled
+ * with RAM (Linux's max_threads), and the processes of each real uid,
+ * which RLIMIT_NPROC limits at fork.  Both count a process from its fork
+ * until its parent reaps it, zombies included.
+ */
+#include "kern/exec.h"
+#include "kern/syscall.h"
+#include "kern/ucred.h"
+#include "vm/kmem.h"
+#include "vm/vm.h"
+
+/*
+ * What a process costs at least: its kernel stack (4 pages), its page
+ * table pages, and the few pages a forked process dirties before it
+ * blocks (18 pages measured for a small static program waiting in read).
+ * The limit lets such processes take half of RAM: RAM / 128 KiB, the same
+ * figure as Linux's max_threads (16 KiB stacks taking an eighth of RAM).
+ */
+#define PROC_COST_PAGES	16
+#define MAXPROCS_MIN	20		/* Linux's MIN_THREADS */
+
+#define UIHASH		64
+
+/* The processes of one real uid; a record lives while it counts any. */
+struct uidinfo {
+	uid_t ui_uid;
+	int ui_proccnt;
+	TAILQ_ENTRY(uidinfo) ui_hash;
+};
+
+static TAILQ_HEAD(, uidinfo) uihash[UIHASH];
+
+void
+proc_limit_init(uint64_t ram_pages)
+{
+	uint64_t n = ram_pages / (2 * PROC_COST_PAGES);
+	maxprocs = (int)MIN(MAX(n, (uint64_t)MAXPROCS_MIN), (uint64_t)PID_MAX);
+	for (int i = 0; i < UIHASH; i++)
+		TAILQ_INIT(&uihash[i]);
+}
+
+static struct uidinfo *
+uifind(uid_t uid)
+{
+	struct uidinfo *ui;
+	TAILQ_FOREACH(ui, &uihash[uid % UIHASH], ui_hash)
+		if (ui->ui_uid == uid)
+			return ui;
+	return NULL;
+}
+
+int
+proc_count_uid(uid_t uid)
+{
+	struct uidinfo *ui = uifind(uid);
+	return ui != NULL ? ui->ui_proccnt : 0;
+}
+
+int
+chgproccnt(uid_t uid, int diff)
+{
+	struct uidinfo *ui = uifind(uid);
+	if (ui == NULL) {
+		KASSERT(diff > 0, "chgproccnt: uid never counted");
+		if ((ui = kmalloc(sizeof(*ui), KM_ZERO)) == NULL)
+			return -ENOMEM;
+		ui->ui_uid = uid;
+		TAILQ_INSERT_HEAD(&uihash[uid % UIHASH], ui, ui_hash);
+	}
+	ui->ui_proccnt += diff;
+	KASSERT(ui->ui_proccnt >= 0, "chgproccnt: negative count");
+	if (ui->ui_proccnt == 0) {
+		TAILQ_REMOVE(&uihash[uid % UIHASH], ui, ui_hash);
+		kfree(ui);
+	}
+	return 0;
+}
+
+int
+proc_limit_check(const struct proc *parent)
+{
+	if (nprocs >= maxprocs)
+		return -EAGAIN;
+	if (parent == NULL)
+		return 0;
+	/*
+	 * Linux exempts the real root user and holders of CAP_SYS_RESOURCE
+	 * or CAP_SYS_ADMIN, which here is whoever has effective uid 0.
+	 */
+	const struct ucred *cr = parent->p_ucred;
+	if (cr->cr_ruid == 0 || cr->cr_uid == 0)
+		return 0;
+	if ((uint64_t)proc_count_uid(cr->cr_ruid) >=
+	    parent->p_rlimit[RLIMIT_NPROC].rlim_cur)
+		return -EAGAIN;
+	return 0;
+}
+
+void
+nproc_setuid(struct proc *p, uid_t newruid)
+{
+	/* Counted before p itself moves to newruid, as Linux does. */
+	if (newruid != 0 && (uint64_t)proc_count_uid(newruid) >
+	    p->p_rlimit[RLIMIT_NPROC].rlim_cur)
+		p->p_flags |= P_NPROC_EXCEEDED;
+	else
+		p->p_flags &= ~P_NPROC_EXCEEDED;
+}
+
+int
+nproc_exec_check(struct proc *p)
+{
+	if ((p->p_flags & P_NPROC_EXCEEDED) &&
+	    (uint64_t)proc_count_uid(p->p_ucred->cr_ruid) >
+	    p->p_rlimit[RLIMIT_NPROC].rlim_cur)
+		return -EAGAIN;
+	p->p_flags &= ~P_NPROC_EXCEEDED;
+	return 0;
+}
+
+/*
+ * Whether the caller with credential cr may see and set p's limits: as
+ * Linux, if its real uid and gid are all of p's, or it is root.
+ */
+static bool
+prlimit_allowed(const struct ucred *cr, const struct proc *p)
+{
+	const struct ucred *t = p->p_ucred;
+	return cred_is_root(cr) ||
+	    (cr->cr_ruid == t->cr_ruid && cr->cr_ruid == t->cr_uid &&
+	    cr->cr_ruid == t->cr_svuid && cr->cr_rgid == t->cr_rgid &&
+	    cr->cr_rgid == t->cr_gid && cr->cr_rgid == t->cr_svgid);
+}
+
+/*
+ * prlimit64(pid, resource, new, old): pid 0 is the caller.  As Linux, the
+ * new limit is in place before the old one is stored (so a bad old
+ * pointer gives -EFAULT after the change); only root raises a hard
+ * limit; RLIMIT_NOFILE, RLIMIT_AS and RLIMIT_STACK take effect at once
+ * on the descriptor table and the address space.
+ */
+SYSCALL(prlimit64)
+{
+	struct proc *cur = lp->lwp_proc;
+	struct rlimit nl;
+	unsigned res = (unsigned)args[1];
+
+	if (args[2] != 0 && copyin(args[2], &nl, sizeof(nl)) < 0)
+		return -EFAULT;
+	pid_t pid = (pid_t)args[0];
+	struct proc *p = pid == 0 ? cur : pfind(pid);
+	if (p == NULL || p->p_state == PRS_NEW)
+		return -ESRCH;
+	if (p != cur && !prlimit_allowed(cur->p_ucred, p))
+		return -EPERM;
+	if (res >= RLIM_NLIMITS)
+		return -EINVAL;
+	struct rlimit old = p->p_rlimit[res];
+	if (args[2] != 0) {
+		if (nl.rlim_cur > nl.rlim_max)
+			return -EINVAL;
+		if (res == RLIMIT_NOFILE && nl.rlim_max > NOFILE_MAX)
+			return -EPERM;
+		if (nl.rlim_max > old.rlim_max && !cred_is_root(cur->p_ucred))
+			return -EPERM;
+		/* A zombie's descriptors and memory are gone; its limits remain. */
+		if (res == RLIMIT_NOFILE && p->p_state == PRS_NORMAL)
+			(void)fsproc_setlimit(&p->p_fs, (unsigned)nl.rlim_cur);
+		if (res == RLIMIT_AS && p->p_vmspace != NULL)
+			p->p_vmspace->vm_as_max = nl.rlim_cur;
+		if (res == RLIMIT_STACK && p->p_vmspace != NULL)
+			p->p_vmspace->vm_stack_max = exec_stack_max(nl.rlim_cur);
+		p->p_rlimit[res] = nl;
+	}
+	if (args[3] != 0 && copyout(&old, args[3], sizeof(old)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL(getrlimit)
+{
+	const uint64_t a[4] = { 0, args[0], 0, args[1] };
+	return sys_prlimit64(lp, a);
+}
+
+SYSCALL(setrlimit)
+{
+	const uint64_t a[4] = { 0, args[0], args[1], 0 };
+	return sys_prlimit64(lp, a);
+}
