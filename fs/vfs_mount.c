@@ -4,6 +4,7 @@
  * back going up through "..".  The mount holds a reference on the vnode it
  * covers and on its own root.
  */
+#include "fs/ext2/ext2_mount.h"
 #include "fs/stat.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
@@ -14,6 +15,7 @@ struct vnode *rootvnode;
 
 static const struct vfsops *const vfs_list[] = {
 	&tmpfs_vfsops,
+	&ext2_vfsops,
 };
 
 static uint32_t next_anon_minor = 1;
@@ -93,8 +95,15 @@ vfs_unmount(struct mount *mp)
 }
 
 int
-vfs_mountroot(void)
+vfs_mountroot(const char *disk)
 {
 	struct mount *mp;
-	return vfs_mount(&tmpfs_vfsops, NULL, NULL, &mp);
+
+	if (disk == NULL)
+		return vfs_mount(&tmpfs_vfsops, NULL, NULL, &mp);
+	struct ext2_args args = { .ea_disk = disk };
+	int error = vfs_mount(&ext2_vfsops, NULL, &args, &mp);
+	if (error == 0)
+		kprintf("root: ext2 on %s\n", disk);
+	return error;
 }

@@ -18,6 +18,9 @@ int kernel_main(const struct boot_args *ba);
 /* Interrupt dispatch and the vkernel's own signals (kern_intr.c). */
 int intr_init(void);
 
+/* The machine's exit status once reboot(2) asked for it, else -1. */
+extern int reboot_status;
+
 /* PID 1 exited with wait status xstat: shut down. */
 void init_exited(int xstat);
 

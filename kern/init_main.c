@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dev/console.h"
+#include "dev/disk.h"
 #include "dev/vkd.h"
 #include "fs/buf.h"
 #include "fs/cdev.h"
@@ -38,6 +39,8 @@ static void
 shutdown_main(void *arg)
 {
 	(void)arg;
+	/* Every file system written back and unmounted: e2fsck finds it clean. */
+	vfs_shutdown();
 	int error = bio_shutdown();
 	if (error < 0)
 		kprintf("shutdown: some blocks were not written (%d)\n", error);
@@ -48,7 +51,7 @@ shutdown_main(void *arg)
 void
 init_exited(int xstat)
 {
-	init_status = xstat;
+	init_status = reboot_status >= 0 ? reboot_status : xstat;
 	struct thread *td = thread_create("shutdown", shutdown_main, NULL);
 	if (td != NULL)
 		thread_start(td);
@@ -166,7 +169,10 @@ kernel_main(const struct boot_args *ba)
 		kprintf("cannot attach the disks\n");
 		return -1;
 	}
-	if (vfs_mountroot() < 0) {
+	/* The first disk is the root, unless an initramfs is given. */
+	const char *rootdisk = ba->initramfs == NULL && disk_lookup("vkd0") != NULL ?
+	    "vkd0" : NULL;
+	if (vfs_mountroot(rootdisk) < 0) {
 		kprintf("cannot mount the root file system\n");
 		return -1;
 	}

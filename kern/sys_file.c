@@ -388,3 +388,57 @@ SYSCALL(pselect6)
 	}
 	return r;
 }
+
+SYSCALL(fsync)     { return kern_fsync(P, (int)args[0], false); }
+SYSCALL(fdatasync) { return kern_fsync(P, (int)args[0], true); }
+SYSCALL(syncfs)    { return kern_syncfs(P, (int)args[0]); }
+
+SYSCALL(sync)
+{
+	kern_sync();
+	return 0;
+}
+
+/* Linux's struct statfs on x86-64. */
+struct linux_statfs {
+	int64_t f_type, f_bsize;
+	uint64_t f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	int32_t f_fsid[2];
+	int64_t f_namelen, f_frsize, f_flags, f_spare[4];
+};
+
+static long
+statfs_out(const struct statfs_info *sf, uint64_t uaddr)
+{
+	struct linux_statfs st = {
+		.f_type = (int64_t)sf->f_type,
+		.f_bsize = (int64_t)sf->f_bsize,
+		.f_blocks = sf->f_blocks,
+		.f_bfree = sf->f_bfree,
+		.f_bavail = sf->f_bavail,
+		.f_files = sf->f_files,
+		.f_ffree = sf->f_ffree,
+		.f_namelen = (int64_t)sf->f_namelen,
+		.f_frsize = (int64_t)sf->f_bsize,
+	};
+	return copyout(&st, uaddr, sizeof(st));
+}
+
+SYSCALL(statfs)
+{
+	struct statfs_info sf;
+	int error;
+	char *path = copyin_path(args[0], &error);
+	if (path == NULL)
+		return error;
+	error = kern_statfs(P, CR, path, &sf);
+	kfree(path);
+	return error < 0 ? error : statfs_out(&sf, args[1]);
+}
+
+SYSCALL(fstatfs)
+{
+	struct statfs_info sf;
+	int error = kern_fstatfs(P, (int)args[0], &sf);
+	return error < 0 ? error : statfs_out(&sf, args[1]);
+}

@@ -41,6 +41,8 @@ SYSCALL(getgroups); SYSCALL(setgroups);
 SYSCALL(utimensat); SYSCALL(pause);
 SYSCALL(setitimer); SYSCALL(getitimer); SYSCALL(alarm);
 SYSCALL(select); SYSCALL(pselect6);
+SYSCALL(fsync); SYSCALL(fdatasync); SYSCALL(sync); SYSCALL(syncfs);
+SYSCALL(statfs); SYSCALL(fstatfs); SYSCALL(reboot);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -72,4 +74,6 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(utimensat), S(pause),
 	S(setitimer), S(getitimer), S(alarm),
 	S(select), S(pselect6),
+	S(fsync), S(fdatasync), S(sync), S(syncfs),
+	S(statfs), S(fstatfs), S(reboot),
 };
