@@ -108,6 +108,32 @@ boot "$work/rev0" "$img0" '. /t/lib.sh; mkdir /r && echo rev0 > /r/f &&
 tally rev0 "$work/rev0"
 clean "rev0" "$img0"
 
+# Features: unknown read-only ones mount read-only, unknown incompatible
+# ones (ext4 extents, a journal to replay) not at all.  The 4k image has
+# its /dev nodes from its first boot.
+cp "$img4" "$img4.ro"; poke "$img4.ro" 1125 '\200'
+boot "$work/rocompat" "$img4.ro" '. /t/lib.sh
+    fails rocompat-write "Read-only" sh -c "echo x > /newfile"
+    eq rocompat-read "$(cat /t/lib.sh | wc -l)" "$(wc -l < /t/lib.sh)"'
+tally rocompat "$work/rocompat"
+result "rocompat logged" "$(grep -q 'mounting read-only' "$work/rocompat.err"; echo $?)"
+
+# Shutdown by SIGTERM and by reboot(2) unmounts: the image is clean.
+imgs=$work/shutdown.img
+cp "$img4" "$imgs"
+"$vk" -m 128m -r "$imgs" -- /bin/sh -c 'echo term > /term; sleep 600 &
+    echo READY; wait' > "$work/sigterm" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q READY "$work/sigterm"; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $pid; wait $pid
+result "sigterm data" "$([ "$(debugfs -R 'cat /term' "$imgs" 2>/dev/null)" = term ]; echo $?)"
+clean "sigterm" "$imgs"
+boot "$work/poweroff" "$imgs" 'echo off > /off; poweroff -f; sleep 600'
+result "poweroff status" $? "$(tail -2 "$work/poweroff.err")"
+result "poweroff data" "$([ "$(debugfs -R 'cat /off' "$imgs" 2>/dev/null)" = off ]; echo $?)"
+clean "poweroff" "$imgs"
+
 # 5. Durability: what was fsync'ed or synced survives kill -9.
 imgd=$work/durable.img
 cp "$img4" "$imgd"
@@ -151,6 +177,8 @@ cp "$imgh" "$imgh.bad"; poke "$imgh.bad" 1080 '\000\000'; mountfail magic
 cp "$imgh" "$imgh.bad"; poke "$imgh.bad" 1048 '\011'; mountfail blocksize
 cp "$imgh" "$imgh.bad"; poke "$imgh.bad" 1024 '\377\377\377\177'; mountfail inodecount
 cp "$imgh" "$imgh.bad"; truncate -s 2M "$imgh.bad"; mountfail truncated
+cp "$imgh" "$imgh.bad"; poke "$imgh.bad" 1120 '\102'; mountfail extents
+cp "$imgh" "$imgh.bad"; poke "$imgh.bad" 1120 '\006'; mountfail recover
 cp "$imgh" "$imgh.bad"
 debugfs -w -R "sif /x/bad block[0] 4000000000" "$imgh.bad" 2>/dev/null
 debugfs -w -R "sif /x/badind block[IND] 99999999" "$imgh.bad" 2>/dev/null
