@@ -65,6 +65,7 @@ struct ext2_mount {
 	bool um_ronly;			/* mounted read-only */
 	bool um_filetype;		/* dir entries carry the type */
 	bool um_dirty;			/* superblock or descriptors changed */
+	bool um_wasclean;		/* clean when mounted: may say so again */
 	bool um_nslocked, um_nswanted;	/* the namespace lock */
 	TAILQ_HEAD(, ext2_node) um_hash[EXT2_NHASH];
 };

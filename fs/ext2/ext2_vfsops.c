@@ -279,7 +279,9 @@ ext2_mount(struct mount *mp, const void *data)
 		return error;
 	}
 	struct ext2_super_block *sb = &um->um_sb;
-	if (!(sb->s_state & EXT2_VALID_FS) || (sb->s_state & EXT2_ERROR_FS))
+	um->um_wasclean = (sb->s_state & EXT2_VALID_FS) &&
+	    !(sb->s_state & EXT2_ERROR_FS);
+	if (!um->um_wasclean)
 		kprintf("ext2 %s: mounting a file system that was not cleanly "
 		    "unmounted or has errors: run e2fsck\n", dk->d_name);
 	mp->mnt_data = um;
@@ -366,7 +368,12 @@ ext2_unmount(struct mount *mp)
 	mp->mnt_root = NULL;
 	KASSERT(TAILQ_EMPTY(&mp->mnt_vnodes), "ext2_unmount: busy vnode");
 	if (!um->um_ronly) {
-		bool clean = !(um->um_sb.s_state & EXT2_ERROR_FS);
+		/*
+		 * As Linux: an image that was not clean stays so until
+		 * e2fsck has seen it, whatever happened since.
+		 */
+		bool clean = um->um_wasclean &&
+		    !(um->um_sb.s_state & EXT2_ERROR_FS);
 		error = ext2_sbflush(um, clean);
 		if (error == 0)
 			error = bsync(dk, 1);

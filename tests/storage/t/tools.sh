@@ -17,6 +17,9 @@ eq cp-a-mode 700 "$(stat -c %a cpa/c)"
 eq cp-a-symlink ../a/f1 "$(readlink cpa/c/link)"
 eq find 8 "$(find src | wc -l)"
 eq find-type "src/a/b/f2" "$(find src -name f2 -type f)"
+ln -s busybox /bin/zz-new && rm /bin/ls
+eq indexed-dir-change "yes no" "$(test -L /bin/zz-new && echo yes) $(test -e /bin/ls && echo yes || echo no)"
+ln -s busybox /bin/ls && rm /bin/zz-new
 mkdir bins
 tar cf - -C / bin sbin | tar xf - -C bins
 ok tar-bin cmp /bin/busybox bins/bin/busybox
