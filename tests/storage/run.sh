@@ -205,5 +205,36 @@ boot "$work/hostile" "$imgh.bad" '. /t/lib.sh
     echo survived > /x/after; eq survived survived "$(cat /x/after)"'
 tally hostile "$work/hostile"
 
+# 8. Random damage: bytes flipped anywhere in the image's first 3 MB
+# but busybox's blocks and inode (so that a shell can run).  Each boot
+# must end by itself without a sanitizer report: a mount error, init not
+# found, or the probe surviving the damage it meets.
+bbblocks=$(debugfs -R "blocks /bin/busybox" "$imgh" 2>/dev/null)
+bbinode=$(debugfs -R "imap /bin/busybox" "$imgh" 2>/dev/null |
+    sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
+for seed in 1 2 3 4 5 6; do
+	cp "$imgh" "$imgh.fz"
+	echo $bbblocks $bbinode | tr ' ' '\n' | awk -v s=$seed '
+	    NR == FNR { skip[$1] = 1; next }
+	    END { srand(s)
+		for (n = 0; n < 300; ) {
+			off = 1024 + int(rand() * 3000000)
+			if (int(off / 1024) in skip) continue
+			printf "%d %d\n", off, int(rand() * 256); n++ } }' - /dev/null |
+	while read -r off val; do
+		poke "$imgh.fz" "$off" "$(printf '\\%03o' "$val")"
+	done
+	boot "$work/fuzz$seed" "$imgh.fz" 'ls -l / /bin /etc /home >/dev/null 2>&1
+	    find / -maxdepth 3 -type f 2>/dev/null | head -100 |
+	    xargs cat >/dev/null 2>&1
+	    mkdir /fz && echo x > /fz/a && rm -r /fz; echo survived'
+	rc=$?
+	result "fuzz seed $seed" "$([ $rc != 124 ] &&
+	    ! grep -q 'Sanitizer\|runtime error' "$work/fuzz$seed.err" &&
+	    { grep -q survived "$work/fuzz$seed" ||
+	    grep -q 'cannot mount\|cannot exec' "$work/fuzz$seed.err"; }; echo $?)" \
+	    "status $rc, $(tail -1 "$work/fuzz$seed.err")"
+done
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
