@@ -178,7 +178,12 @@ kernel_main(const struct boot_args *ba)
 	}
 	if (ba->initramfs != NULL && load_initramfs(ba->initramfs) < 0)
 		return -1;
-	if (console_init() < 0 || intr_init() < 0)
+	int error = console_init();
+	if (error < 0) {
+		kprintf("cannot set up the console (%d)\n", error);
+		return -1;
+	}
+	if (intr_init() < 0)
 		return -1;
 
 	initproc = create_init();

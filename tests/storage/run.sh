@@ -46,6 +46,15 @@ clean() {
 poke() {
 	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
 }
+# le32 N: N as four little-endian bytes for poke
+le32() {
+	printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) \
+	    $(($1 >> 16 & 255)) $(($1 >> 24 & 255))
+}
+# inum IMG PATH: a file's inode number, as debugfs says
+inum() {
+	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/^Inode: *\([0-9]*\).*/\1/p'
+}
 # block of a file's first data block, as debugfs says
 firstblock() {
 	debugfs -R "bmap $2 0" "$1" 2>/dev/null
@@ -169,7 +178,8 @@ clean "full" "$imgf"
 # 7. Hostile images: a clear mount error, or EIO/EUCLEAN on access; the
 # kernel survives either way.
 imgh=$work/hostile.img
-mkdir -p "$work/hx/x/dir" "$work/hx/x/dir2" "$work/hx/x/loop"
+mkdir -p "$work/hx/x/dir" "$work/hx/x/dir2" "$work/hx/x/loop" \
+    "$work/hx/x/c1/d" "$work/hx/x/c2"
 printf 'bad' > "$work/hx/x/bad"
 head -c 20000 /dev/zero > "$work/hx/x/badind"
 : > "$work/hx/x/dir/a" && : > "$work/hx/x/dir2/a"
@@ -196,19 +206,25 @@ poke "$imgh.bad" $((b * 1024 + 4)) '\000\020'		# "." overruns the block
 b=$(firstblock "$imgh.bad" /x/dir2)
 poke "$imgh.bad" $((b * 1024 + 24)) '\377\377\377\177'	# inode out of range
 debugfs -w -R "ln /x/loop /x/loop/self" "$imgh.bad" 2>/dev/null
+# c1 and c2 each other's "..": a cycle rename's loop check must survive.
+poke "$imgh.bad" $(($(firstblock "$imgh.bad" /x/c1) * 1024 + 12)) \
+    "$(le32 "$(inum "$imgh.bad" /x/c2)")"
+poke "$imgh.bad" $(($(firstblock "$imgh.bad" /x/c2) * 1024 + 12)) \
+    "$(le32 "$(inum "$imgh.bad" /x/c1)")"
 boot "$work/hostile" "$imgh.bad" '. /t/lib.sh
     fails bad-pointer "needs cleaning" cat /x/bad
     fails bad-indirect "needs cleaning" dd if=/x/badind bs=1k skip=15 count=1
     fails dirent-overrun "needs cleaning" ls /x/dir/a
     fails dirent-inode "needs cleaning" cat /x/dir2/a
     fails dir-loop "needs cleaning" ls /x/loop/self/self
+    fails dotdot-cycle "levels" mv /x/c1/d /x/c2/d
     echo survived > /x/after; eq survived survived "$(cat /x/after)"'
 tally hostile "$work/hostile"
 
 # 8. Random damage: bytes flipped anywhere in the image's first 3 MB
 # but busybox's blocks and inode (so that a shell can run).  Each boot
-# must end by itself without a sanitizer report: a mount error, init not
-# found, or the probe surviving the damage it meets.
+# must end by itself without a sanitizer report: a mount error, no
+# console or init to be found, or the probe surviving the damage it meets.
 bbblocks=$(debugfs -R "blocks /bin/busybox" "$imgh" 2>/dev/null)
 bbinode=$(debugfs -R "imap /bin/busybox" "$imgh" 2>/dev/null |
     sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
@@ -232,7 +248,8 @@ for seed in 1 2 3 4 5 6; do
 	result "fuzz seed $seed" "$([ $rc != 124 ] &&
 	    ! grep -q 'Sanitizer\|runtime error' "$work/fuzz$seed.err" &&
 	    { grep -q survived "$work/fuzz$seed" ||
-	    grep -q 'cannot mount\|cannot exec' "$work/fuzz$seed.err"; }; echo $?)" \
+	    grep -q 'cannot mount\|cannot exec\|cannot set up the console' \
+	    "$work/fuzz$seed.err"; }; echo $?)" \
 	    "status $rc, $(tail -1 "$work/fuzz$seed.err")"
 done
 
