@@ -23,7 +23,7 @@ result() {
 # boot OUT IMG CMD: runs CMD as init on root image IMG; kernel log in OUT.err
 boot() {
 	_out=$1 _img=$2; shift 2
-	timeout 120 "$vk" -v -m 256m -r "$_img" -- /bin/sh -c "$*" \
+	timeout 120 "$vk" -v -m 256m ${ncpu:+-n $ncpu} -r "$_img" -- /bin/sh -c "$*" \
 	    > "$_out" 2> "$_out.err"
 }
 # tally PREFIX OUT: counts the ok/FAIL lines a guest printed
@@ -121,6 +121,18 @@ boot "$work/rev0" "$img0" '. /t/lib.sh; mkdir /r && echo rev0 > /r/f &&
     eq rev0-rw rev0 "$(cat /r/f)"; mv /r/f /r/g; rm -r /r; eq rev0-rm no "$(ls -d /r 2>/dev/null || echo no)"'
 tally rev0 "$work/rev0"
 clean "rev0" "$img0"
+
+# Two CPUs, four writers in one directory: the locks keep it consistent.
+ncpu=2 boot "$work/smp" "$img4" '. /t/lib.sh; mkdir /c
+    for i in 1 2 3 4; do (j=0; while [ $j -lt 150 ]; do echo $i.$j > /c/f$i.$j
+	mkdir /c/d$i.$j; mv /c/d$i.$j /c/e$i.$j; j=$((j + 1)); done
+	dd if=/dev/urandom of=/c/big$i bs=4k count=100 2>/dev/null) & done; wait
+    eq smp-entries 1204 "$(ls /c | wc -l)"
+    eq smp-links 602 "$(stat -c %h /c)"
+    eq smp-content 3.149 "$(cat /c/f3.149)"
+    rm -r /c; ok smp-remove test ! -e /c'
+tally smp "$work/smp"
+clean "smp" "$img4"
 
 # Features: unknown read-only ones mount read-only, unknown incompatible
 # ones (ext4 extents, a journal to replay) not at all.  The 4k image has
