@@ -80,8 +80,16 @@ img=$work/root1k.img
 MKROOT_SIZE=32M MKROOT_OPTS="-b 1024" tools/mkroot "$img" "$work/stage" \
     "$work/host" || exit 1
 
-# 1. What the host wrote reads back inside, bytes and metadata.
+# 1. What the host wrote reads back inside, bytes and metadata; the
+# superblock counts the mount and records its time.
+sbfield() {
+	dumpe2fs -h "$1" 2>/dev/null | sed -n "s/^$2: *//p"
+}
+count0=$(sbfield "$img" "Mount count")
 boot "$work/hostfiles" "$img" "$list"
+result "1k mount-count" "$([ "$(sbfield "$img" "Mount count")" = $((count0 + 1)) ] &&
+    [ "$(sbfield "$img" "Last mount time")" != n/a ] &&
+    [ "$(sbfield "$img" "Filesystem state")" = clean ]; echo $?)"
 result "1k host-files" "$([ "$(cat "$work/hostfiles")" = "$expect" ]; echo $?)" \
     "$(echo "$expect" | diff - "$work/hostfiles" | head -5)"
 clean "1k host-files" "$img"
@@ -102,7 +110,7 @@ result "1k debugfs-dump" "$([ -n "$want" ] && [ "$want" = "$got" ]; echo $?)" \
 e2fsck -fyD "$img" > /dev/null 2>&1
 result "1k indexed" "$(debugfs -R 'stat /bin' "$img" 2>/dev/null |
     grep -q 'Flags: 0x1000'; echo $?)"
-blocks=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block count: *//p')
+blocks=$(sbfield "$img" "Block count")
 boot "$work/tools" "$img" "sh /t/tools.sh '1024 $blocks'"
 tally 1k "$work/tools"
 clean "1k tools" "$img"
