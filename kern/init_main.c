@@ -1,8 +1,9 @@
 /*
  * Boot: the kernel's memory, the buffer cache and the disks, the root file
- * system (a tmpfs filled from the initramfs), the console, and PID 1,
- * which execs init and runs on the virtual CPUs until it exits.  Its exit
- * is the machine's shutdown: the disks are synced, then the CPUs stop.
+ * system (ext2 on the first disk, or a tmpfs filled from the initramfs),
+ * the console, and PID 1, which execs init and runs on the virtual CPUs
+ * until it exits.  Its exit is the machine's shutdown: the file systems
+ * are unmounted, the disks synced, then the CPUs stop.
  */
 #include <fcntl.h>
 #include <stdio.h>
