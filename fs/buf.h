@@ -8,9 +8,11 @@
  * bwrite() (write now and wait).  A buffer handed out is busy: nobody
  * else gets it until it is released; asking for a busy buffer sleeps.
  *
- * Buffers are identified by (disk, b_blkno, b_bcount); a file system
- * uses one block size per disk, so two buffers never overlap.  Their data
- * live in RAM pages from vm_page, never in libc memory.
+ * Buffers are identified by (disk, b_blkno); a file system uses one
+ * block size per disk, so two buffers never overlap (getblk of a block
+ * cached with another size writes the old buffer out and drops it).
+ * Their data live in RAM from vm_page (via kmalloc), never in libc
+ * memory.
  *
  * Completion: a driver's strategy routine starts the transfer and calls
  * biodone() when it ends, from its interrupt, never from a guest's
@@ -42,7 +44,6 @@ struct buf {
 	TAILQ_ENTRY(buf) b_hash;
 	TAILQ_ENTRY(buf) b_freelist;
 	uint64_t b_dirtied;		/* nanouptime of the first bdwrite */
-	void *b_private;		/* the cache's */
 };
 
 #define B_BUSY		0x0001	/* handed out */
@@ -99,7 +100,9 @@ void bawrite(struct buf *bp);
 /*
  * Writes every dirty buffer of dk (NULL: of every disk); with wait,
  * waits for them and then flushes the disk's own cache to stable
- * storage (the host file's fsync).  0 or the first error.
+ * storage (the host file's fsync).  0 or the first error, which may be
+ * that of an earlier delayed write (reported once).  A busy buffer is
+ * its holder's to write: bsync skips it.
  */
 int bsync(struct disk *dk, int wait);
 

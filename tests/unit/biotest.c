@@ -8,6 +8,7 @@
 #include "dev/vkd.h"
 #include "fs/buf.h"
 #include "host/cpu.h"
+#include "kern/init.h"
 #include "kern/thread.h"
 #include "tests/unit/biotest.h"
 #include "tests/unit/unit.h"
@@ -20,14 +21,6 @@ struct biot_job {
 };
 
 static void
-biot_intr(struct vcpu *cpu, uint32_t bits)
-{
-	(void)cpu;
-	if (bits & INTR_DISK)
-		vkd_intr();
-}
-
-static void
 biot_main(void *arg)
 {
 	struct biot_job *job = arg;
@@ -38,15 +31,21 @@ biot_main(void *arg)
 	sched_halt();
 }
 
-/* The child's side of biot_run: a whole kernel run; non-zero if it failed. */
-static int
-biot_child(void *arg)
+const char *biot_tmpdir = "/tmp";
+
+int
+biot_kernel(int ncpu, void (*body)(void *), void *arg)
 {
-	if (cpu_configure(((struct biot_job *)arg)->ncpu, CPU_PLACE_NONE, 100) < 0)
+	struct biot_job job = { body, arg, ncpu };
+
+	if (cpu_configure(ncpu, CPU_PLACE_NONE, 100) < 0)
 		return 2;
-	sched_intr_hook = biot_intr;
+	/* The kernel's own dispatch (this is a child: its signal handlers
+	 * die with it). */
+	if (intr_init() < 0)
+		return 2;
 	kernel_lock();
-	struct thread *td = thread_create("biotest", biot_main, arg);
+	struct thread *td = thread_create("biotest", biot_main, &job);
 	kernel_unlock();
 	if (td == NULL)
 		return 2;
@@ -60,6 +59,13 @@ biot_child(void *arg)
 	return unit_failed_now() ? 1 : 0;
 }
 
+static int
+biot_child(void *arg)
+{
+	struct biot_job *job = arg;
+	return biot_kernel(job->ncpu, job->body, job->arg);
+}
+
 void
 biot_run(int ncpu, void (*body)(void *), void *arg)
 {
@@ -67,10 +73,24 @@ biot_run(int ncpu, void (*body)(void *), void *arg)
 	biot_isolated(biot_child, &job);
 }
 
+struct biot_isolation {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int
+biot_isolated_child(void *arg)
+{
+	struct biot_isolation *iso = arg;
+	alarm(60);		/* a lost interrupt hangs: fail instead */
+	return iso->fn(iso->arg);
+}
+
 void
 biot_isolated(int (*fn)(void *), void *arg)
 {
-	int rc = vmt_private_child(fn, arg);
+	struct biot_isolation iso = { fn, arg };
+	int rc = vmt_private_child(biot_isolated_child, &iso);
 	if (rc != 0)
 		unit_fail(__FILE__, __LINE__, "the test's kernel %s (status %d)",
 		    rc == 1 ? "found failures" : "failed", rc);
@@ -79,10 +99,10 @@ biot_isolated(int (*fn)(void *), void *arg)
 int
 biot_disk(struct biot_disk *d, uint64_t size, const char *suffix)
 {
-	char spec[80];
+	char spec[128];
 	const char *why;
 
-	snprintf(d->path, sizeof(d->path), "/tmp/vkdtest.XXXXXX");
+	snprintf(d->path, sizeof(d->path), "%s/vkdtest.XXXXXX", biot_tmpdir);
 	d->fd = mkstemp(d->path);
 	d->dk = NULL;
 	if (d->fd < 0 || ftruncate(d->fd, (off_t)size) < 0) {

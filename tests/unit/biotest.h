@@ -11,8 +11,11 @@
 
 struct disk;
 
+/* Where biot_disk makes images ("/tmp"). */
+extern const char *biot_tmpdir;
+
 struct biot_disk {
-	char path[64];
+	char path[96];
 	int fd;			/* the test's own descriptor of the image */
 	struct disk *dk;
 };
@@ -25,6 +28,12 @@ struct biot_disk {
  * they leave in RAM do not outlive the test.
  */
 void biot_run(int ncpu, void (*body)(void *), void *arg);
+
+/*
+ * biot_run's kernel, in this process: for a child of biot_isolated that
+ * prepares the host first.  0, or non-zero if something failed.
+ */
+int biot_kernel(int ncpu, void (*body)(void *), void *arg);
 
 /*
  * Runs fn(arg) in a child with a private copy of RAM (vmt_private_child);

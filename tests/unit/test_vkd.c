@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -420,4 +422,69 @@ concurrent_body(void *arg)
 TEST(vkd_many_concurrent_buffers)
 {
 	biot_run(2, concurrent_body, NULL);
+}
+
+/*
+ * The image on a full host file system: a 256 KiB tmpfs in a mount
+ * namespace of the test's own (root only; otherwise a file-size limit
+ * of 256 KiB stands in for it, EFBIG for ENOSPC).
+ */
+static void
+enospc_body(void *arg)
+{
+	(void)arg;
+	struct biot_disk d;
+	struct buf *bp;
+	REQUIRE(biot_disk(&d, 1 << 20, NULL) == 0);
+	for (int b = 0; b < 128; b++) {		/* 512 KiB of delayed writes */
+		bp = getblk(d.dk, SEC(b), BS);
+		biot_fill(bp->b_data, BS, (uint32_t)b);
+		bdwrite(bp);
+	}
+	CHECK_EQ(bsync(d.dk, 1), -EIO);
+	/* The kernel goes on: what fitted is there, blocks the file has can
+	 * be rewritten, holes read as zeros. */
+	biot_fill(want, BS, 1);
+	CHECK(biot_pread(&d, got, BS, 1 * BS) == 0 && memcmp(got, want, BS) == 0);
+	bp = getblk(d.dk, SEC(1), BS);
+	memset(bp->b_data, 0x11, BS);
+	CHECK_EQ(bwrite(bp), 0);
+	memset(want, 0x11, BS);
+	CHECK(biot_pread(&d, got, BS, 1 * BS) == 0 && memcmp(got, want, BS) == 0);
+	binvalidate(d.dk);
+	CHECK_EQ(bread(d.dk, SEC(200), BS, &bp), 0);
+	CHECK(((uint8_t *)bp->b_data)[0] == 0);
+	brelse(bp);
+	CHECK_EQ(bsync(d.dk, 1), 0);
+	biot_disk_free(&d);
+}
+
+static int
+enospc_child(void *arg)
+{
+	(void)arg;
+	char dir[] = "/tmp/vkdfull.XXXXXX";
+	if (mkdtemp(dir) == NULL)
+		return 2;
+	bool mounted = unshare(CLONE_NEWNS) == 0 &&
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount("tmpfs", dir, "tmpfs", 0, "size=256k") == 0;
+	if (mounted)
+		biot_tmpdir = dir;
+	else {
+		struct rlimit lim = { 256 * KB, RLIM_INFINITY };
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &lim) < 0)
+			return 2;
+	}
+	int rc = biot_kernel(1, enospc_body, NULL);
+	if (mounted)
+		umount(dir);
+	rmdir(dir);
+	return rc;
+}
+
+TEST(vkd_full_host_file_system_is_eio)
+{
+	biot_isolated(enospc_child, NULL);
 }
