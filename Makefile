@@ -78,13 +78,18 @@ $(BUILD)/host/trap/stub_image.o: host/trap/stub_image.S $(BUILD)/vkstub
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSTUB_PATH='"$(BUILD)/vkstub"' -c -o $@ $<
 
-# The default root: busybox-static in an initramfs.
+# The default root: busybox-static on an ext2 image (kept across runs);
+# an initramfs for booting without a disk.
+$(BUILD)/root.img: tools/mkroot
+	@mkdir -p $(BUILD)
+	tools/mkroot $@
+
 $(BUILD)/root.cpio: tools/mkinitramfs
 	@mkdir -p $(BUILD)
 	tools/mkinitramfs $@
 
-run: $(BUILD)/vkernel $(BUILD)/root.cpio
-	$(BUILD)/vkernel $(VKFLAGS) --initramfs $(BUILD)/root.cpio -- /bin/sh -i
+run: $(BUILD)/vkernel $(BUILD)/root.img
+	$(BUILD)/vkernel $(VKFLAGS) -r $(BUILD)/root.img -- /bin/sh -i
 
 test: $(BUILD)/unittest $(BUILD)/vkernel
 	tests/run $(BUILD)

@@ -166,6 +166,24 @@ int kern_umount(struct fsproc *p, struct ucred *cr, const char *path,
 int vn_fullpath(struct vnode *rdir, struct vnode *vp, struct vnode *hint,
     char *buf, size_t size);
 
+/* Writing back (vfs_sync.c). */
+
+/* fsync (datasync: fdatasync): -EINVAL for pipes and sockets. */
+int kern_fsync(struct fsproc *p, int fd, bool datasync);
+
+/* sync: every mounted file system, waiting. */
+void kern_sync(void);
+
+/* syncfs: the file system holding fd. */
+int kern_syncfs(struct fsproc *p, int fd);
+
+/*
+ * At shutdown, from a thread: unmounts every file system it can (waiting
+ * a little for dying processes to close their files) and syncs those it
+ * cannot.
+ */
+void vfs_shutdown(void);
+
 /* Pipes (pipe.c). */
 
 /* pipe2 with O_CLOEXEC and O_NONBLOCK: fds[0] reads, fds[1] writes. */

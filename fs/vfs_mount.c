@@ -8,6 +8,7 @@
 #include "fs/devfs/devfs.h"
 #include "fs/namei.h"
 #include "fs/procfs/procfs.h"
+#include "fs/ext2/ext2_mount.h"
 #include "fs/stat.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
@@ -22,6 +23,7 @@ static const struct vfsops *const vfs_list[] = {
 	&procfs_vfsops,
 	&devtmpfs_vfsops,
 	&devfs_vfsops,
+	&ext2_vfsops,
 };
 
 static uint32_t next_anon_minor = 1;
@@ -156,11 +158,21 @@ vfs_unmountall(void)
 }
 
 int
-vfs_mountroot(void)
+vfs_mountroot(const char *disk)
 {
 	struct mount *mp;
-	const struct mount_args ma = { .ma_source = "tmpfs" };
-	return vfs_mount(&tmpfs_vfsops, NULL, &ma, &mp);
+	if (disk == NULL) {
+		const struct mount_args ma = { .ma_source = "tmpfs" };
+		return vfs_mount(&tmpfs_vfsops, NULL, &ma, &mp);
+	}
+	const struct mount_args ma = { .ma_source = disk,
+	    .ma_disk = disk_lookup(disk) };
+	if (ma.ma_disk == NULL)
+		return -ENXIO;
+	int error = vfs_mount(&ext2_vfsops, NULL, &ma, &mp);
+	if (error == 0)
+		kprintf("root: ext2 on %s\n", disk);
+	return error;
 }
 
 /*

@@ -288,7 +288,8 @@ kern_unlinkat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 
 /*
  * True if directory vp is dp or one of dp's ancestors on dp's file
- * system, for rename's "not into itself" rule.
+ * system, for rename's "not into itself" rule.  A damaged disk can make
+ * ".." go round in circles: -ELOOP after as many steps as a path has.
  */
 static int
 is_ancestor(struct vnode *vp, struct vnode *dp, bool *res)
@@ -296,7 +297,11 @@ is_ancestor(struct vnode *vp, struct vnode *dp, bool *res)
 	struct vnode *cur = vref(dp);
 
 	*res = false;
-	for (;;) {
+	for (int steps = 0;; steps++) {
+		if (steps == PATH_MAX / 2) {
+			vrele(cur);
+			return -ELOOP;
+		}
 		if (cur == vp) {
 			*res = true;
 			break;

@@ -83,7 +83,16 @@ vn_write(struct file *fp, struct uio *uio)
 		return -EINVAL;
 	if (fp->f_flag & O_APPEND)
 		uio->uio_offset = (int64_t)vp->v_size;
-	return vp->v_op->vop_write(vp, uio);
+	uint64_t resid0 = uio->uio_resid;
+	int error = vp->v_op->vop_write(vp, uio);
+	/* O_SYNC includes the O_DSYNC bit. */
+	if ((fp->f_flag & O_DSYNC) && uio->uio_resid != resid0 &&
+	    vp->v_op->vop_fsync != NULL) {
+		int e = vp->v_op->vop_fsync(vp, (fp->f_flag & O_SYNC) != O_SYNC);
+		if (error == 0)
+			error = e;
+	}
+	return error;
 }
 
 static int

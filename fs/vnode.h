@@ -153,6 +153,11 @@ struct vnops {
 	 * fp->f_vnode.  Returns 0 or a negative errno (the open fails).
 	 */
 	int (*vop_open)(struct vnode *vp, struct file *fp);
+	/*
+	 * Makes vp's data (and, unless datasync, all its attributes) and
+	 * what is needed to reach them durable.  NULL: nothing to do.
+	 */
+	int (*vop_fsync)(struct vnode *vp, bool datasync);
 };
 
 /*
@@ -212,6 +217,11 @@ struct vfsops {
 	 */
 	void (*vfs_unmount)(struct mount *mp);
 	void (*vfs_statfs)(struct mount *mp, struct statfs_info *sf);
+	/*
+	 * Writes everything changed back to the disk; with wait, durably.
+	 * NULL: nothing to write (memory file systems).
+	 */
+	int (*vfs_sync)(struct mount *mp, bool wait);
 };
 
 struct mount {
@@ -295,10 +305,10 @@ int vfs_mount(const struct vfsops *ops, struct vnode *covered,
 int vfs_unmount(struct mount *mp);
 
 /*
- * Sets up the root file system: a tmpfs mounted as rootvnode.  Returns 0
- * or a negative errno.
+ * Sets up the root file system as rootvnode: ext2 on the named disk, or
+ * a tmpfs if disk is NULL.  Returns 0 or a negative errno.
  */
-int vfs_mountroot(void);
+int vfs_mountroot(const char *disk);
 
 /*
  * At shutdown, with no process left: unmounts every file system, the

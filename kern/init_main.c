@@ -1,8 +1,8 @@
 /*
  * Boot: the kernel's memory, the buffer cache and the disks, the root file
- * system (a tmpfs filled from the initramfs), the console, and PID 1,
- * which execs init and runs on the virtual CPUs until it exits.  Its exit
- * is the machine's shutdown (kern_shutdown.c).
+ * system (ext2 on the first disk, or a tmpfs filled from the initramfs),
+ * the console, and PID 1, which execs init and runs on the virtual CPUs
+ * until it exits.  Its exit is the machine's shutdown (kern_shutdown.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dev/console.h"
+#include "dev/disk.h"
 #include "dev/vkd.h"
 #include "fs/buf.h"
 #include "fs/cdev.h"
@@ -149,13 +150,21 @@ kernel_main(const struct boot_args *ba)
 		kprintf("cannot attach the disks\n");
 		return -1;
 	}
-	if (vfs_mountroot() < 0) {
+	/* The first disk is the root, unless an initramfs is given. */
+	const char *rootdisk = ba->initramfs == NULL && disk_lookup("vkd0") != NULL ?
+	    "vkd0" : NULL;
+	if (vfs_mountroot(rootdisk) < 0) {
 		kprintf("cannot mount the root file system\n");
 		return -1;
 	}
 	if (ba->initramfs != NULL && load_initramfs(ba->initramfs) < 0)
 		return -1;
-	if (console_init() < 0 || vfs_mountboot() < 0 || intr_init() < 0)
+	int error = console_init();
+	if (error < 0) {
+		kprintf("cannot set up the console (%d)\n", error);
+		return -1;
+	}
+	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
 
 	proc_limit_init(vmstats.v_page_count);

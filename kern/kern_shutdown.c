@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "fs/buf.h"
+#include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "kern/init.h"
 #include "kern/proc.h"
@@ -59,6 +60,7 @@ kern_shutdown(int xstat)
 		tsleep(curproc, 0, "shutdn", 10 * 1000000);
 	}
 	vfs_unmountall();
+	vfs_shutdown();		/* whatever would not go is at least synced */
 	int error = bio_shutdown();
 	if (error < 0)
 		kprintf("shutdown: some blocks were not written (%d)\n", error);

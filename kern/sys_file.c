@@ -392,3 +392,14 @@ SYSCALL(pselect6)
 	}
 	return r;
 }
+
+SYSCALL(fsync)     { return kern_fsync(P, (int)args[0], false); }
+SYSCALL(fdatasync) { return kern_fsync(P, (int)args[0], true); }
+SYSCALL(syncfs)    { return kern_syncfs(P, (int)args[0]); }
+
+SYSCALL(sync)
+{
+	kern_sync();
+	return 0;
+}
+

@@ -42,6 +42,7 @@ SYSCALL(utimensat); SYSCALL(pause); SYSCALL(restart_syscall); SYSCALL(reboot); S
 SYSCALL(setitimer); SYSCALL(getitimer); SYSCALL(alarm);
 SYSCALL(select); SYSCALL(pselect6);
 SYSCALL(mount); SYSCALL(umount2); SYSCALL(statfs); SYSCALL(fstatfs);
+SYSCALL(fsync); SYSCALL(fdatasync); SYSCALL(sync); SYSCALL(syncfs);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -74,4 +75,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(setitimer), S(getitimer), S(alarm),
 	S(select), S(pselect6),
 	S(mount), S(umount2), S(statfs), S(fstatfs),
+	S(fsync), S(fdatasync), S(sync), S(syncfs),
 };

@@ -23,7 +23,7 @@ fst_begin(struct fst *t)
 	t->cr.cr_ref = 1;
 	kmem_reclaim();
 	t->free0 = vmstats.v_free_count;
-	if (vfs_mountroot() < 0)
+	if (vfs_mountroot(NULL) < 0)
 		return -1;
 	return fsproc_init(&t->p, rootvnode);
 }
