@@ -72,6 +72,8 @@ struct vmspace_host {
 	unsigned strikes;		/* audits that found it running */
 	bool verified;			/* found asleep since the last resume */
 	int syscallfd;			/* /proc/PID/task/PID/syscall, or -1 */
+	int schedfd;			/* /proc/PID/task/PID/schedstat, or -1 */
+	uint64_t audit_cpu;		/* guest thread's CPU time at the 1st strike */
 
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
 	struct { uint64_t start, end; } gov[TRAP_MAXGOV];
@@ -127,6 +129,7 @@ int trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf
 int trap_wait_report(struct vmspace_host *vh, bool booting);
 
 /* trap_audit.c */
+uint64_t trap_guest_cputime(struct vmspace_host *vh);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
 void trap_resumed(struct vmspace_host *vh);
 

@@ -210,6 +210,7 @@ trap_spawn(const struct trap_params *p)
 	vh->root = TRAP_NO_ROOT;
 	vh->kfault_va = UINT64_MAX;
 	vh->syscallfd = -1;
+	vh->schedfd = -1;
 	vh->donefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vh->donefd < 0)
 		goto fail;
@@ -308,6 +309,8 @@ trap_reap(struct vmspace_host *vh)
 		close(vh->donefd);
 	if (vh->syscallfd >= 0)
 		close(vh->syscallfd);
+	if (vh->schedfd >= 0)
+		close(vh->schedfd);
 	trap_hostmap_fini(vh);
 	free(vh);
 }
