@@ -147,9 +147,9 @@ zombie(void)
 static void
 setuid_then_exec(rlim_t lim)
 {
-	int pfd[2], rfd[2];
+	int pfd[2], rfd[2], ready[2];
 	pid_t waiters[3];
-	if (pipe(pfd) < 0)
+	if (pipe(pfd) < 0 || pipe(ready) < 0)
 		return;
 	for (int i = 0; i < 3; i++) {
 		if ((waiters[i] = fork()) == 0) {
@@ -157,10 +157,19 @@ setuid_then_exec(rlim_t lim)
 			close(pfd[1]);
 			if (setgid(65534) < 0 || setuid(65534) < 0)
 				_exit(1);
+			write(ready[1], "r", 1);
 			read(pfd[0], &c, 1);
 			_exit(0);
 		}
 	}
+	/* All three are nobody's before the exec: no race with their setuid. */
+	for (int i = 0; i < 3; i++) {
+		char c;
+		if (read(ready[0], &c, 1) != 1)
+			break;
+	}
+	close(ready[0]);
+	close(ready[1]);
 	if (pipe(rfd) < 0)
 		return;
 	pid_t pid = fork();
