@@ -29,7 +29,6 @@
 #include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostlog.h"
-#include "host/hostsync.h"
 #include "host/physmem.h"
 #include "host/trap/trap.h"
 
@@ -112,26 +111,11 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	return 127;
 }
 
-#define STUB_REAP_POLL_NS	200000	/* polling for a killed stub's end */
-
-/*
- * waitpid for a stub that was just killed.  Its end takes the host a
- * few tens of microseconds; when it dies on another core (poll: the
- * latency placement), polling for it that long spares the vkernel a
- * cross-core wake-up, which costs as much again.  Then it blocks, again
- * when a signal (the CPU's tick) interrupts it.
- */
+/* waitpid, again when a signal (the CPU's tick) interrupts it. */
 static pid_t
-stub_waitpid(pid_t pid, int *status, bool poll)
+stub_waitpid(pid_t pid, int *status)
 {
-	uint64_t start = host_nanotime();
 	pid_t r;
-	while (poll && host_nanotime() - start < STUB_REAP_POLL_NS) {
-		r = waitpid(pid, status, WNOHANG);
-		if (r != 0)
-			return r;
-		cpu_relax();
-	}
 	do
 		r = waitpid(pid, status, 0);
 	while (r < 0 && errno == EINTR);
@@ -240,7 +224,7 @@ trap_spawn(const struct trap_params *p)
 	if (vh->pidfd < 0) {
 		e = errno;
 		kill(pid, SIGKILL);
-		stub_waitpid(pid, NULL, false);
+		stub_waitpid(pid, NULL);
 		vh->pid = -1;
 		errno = e;
 		goto fail;
@@ -249,7 +233,7 @@ trap_spawn(const struct trap_params *p)
 		int status = 0;
 		/* A stub that exited keeps its status through the SIGKILL. */
 		trap_kill(vh, "did not boot");
-		if (stub_waitpid(pid, &status, false) == pid)
+		if (stub_waitpid(pid, &status) == pid)
 			host_log("trap: %s", stub_exit_reason(status));
 		vh->pid = -1;
 		errno = EIO;
@@ -300,7 +284,7 @@ trap_reap(struct vmspace_host *vh)
 	if (vh->pidfd >= 0) {
 		trap_kill(vh, NULL);
 		if (vh->pid > 0)
-			stub_waitpid(vh->pid, NULL, vh->spin_ns > 0);
+			stub_waitpid(vh->pid, NULL);
 		close(vh->pidfd);
 	}
 	if (vh->ctl != NULL)
