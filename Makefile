@@ -4,8 +4,8 @@
 #   make run        build and boot it
 #   make test       build and run the unit tests
 #   make asan       the same tests under AddressSanitizer and UBSan
-#   make bench      the host-layer and kernel benchmarks, beside native and
-#                   User-Mode Linux (figures, never asserted)
+#   make bench      the host-layer, kernel and storage benchmarks, beside
+#                   native and User-Mode Linux (figures, never asserted)
 
 CC       ?= cc
 BUILD    ?= build
@@ -105,7 +105,9 @@ $(BUILD)/bootwatch: $(BUILD)/bench/bootwatch.o
 bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	$(BUILD)/hostbench $(BENCHFLAGS) > $(BUILD)/hostbench.out
 	@cat $(BUILD)/hostbench.out
-	BUILD=$(BUILD) bench/kernbench.sh
+	@# both benchmarks run; either failing fails make bench at the end
+	st=0; BUILD=$(BUILD) bench/kernbench.sh || st=1; \
+	    BUILD=$(BUILD) bench/storebench.sh || st=1; exit $$st
 
 clean:
 	rm -rf build build-asan
