@@ -224,6 +224,22 @@ bread(struct disk *dk, uint64_t blkno, size_t size, struct buf **bpp)
 }
 
 void
+breada(struct disk *dk, uint64_t blkno, size_t size)
+{
+	bool nomem;
+	if (bio_lookup(dk, blkno) != NULL)
+		return;
+	if (biostats.bytes + size > biostats.maxbytes &&
+	    TAILQ_EMPTY(&bufclean))
+		return;		/* making room would sleep */
+	struct buf *bp = bio_create(dk, blkno, size, &nomem);
+	if (bp == NULL)
+		return;
+	bp->b_flags |= B_READ | B_ASYNC;
+	dk->d_strategy(dk, bp);
+}
+
+void
 brelse(struct buf *bp)
 {
 	KASSERT(bp->b_flags & B_BUSY, "brelse: buffer not busy");

@@ -83,6 +83,13 @@ int bread(struct disk *dk, uint64_t blkno, size_t size, struct buf **bpp);
 struct buf *getblk(struct disk *dk, uint64_t blkno, size_t size);
 
 /*
+ * Read-ahead: starts reading the block if no buffer holds it, without
+ * waiting; the buffer goes to the cache when the read ends.  Does
+ * nothing if that would sleep or memory is short.
+ */
+void breada(struct disk *dk, uint64_t blkno, size_t size);
+
+/*
  * Gives a busy buffer back unchanged; it is dropped if B_INVAL or if it
  * does not hold the block's bytes (a failed read, an unused getblk).
  */

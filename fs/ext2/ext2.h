@@ -39,6 +39,7 @@ struct ext2_node {
 	/* The on-disk inode as read; the vnode's attributes override it. */
 	struct ext2_dinode n_din;
 	uint32_t n_lastalloc;		/* allocation goal: last block given */
+	uint64_t n_nextread;		/* the block a sequential reader reads next */
 	TAILQ_ENTRY(ext2_node) n_hash;
 };
 

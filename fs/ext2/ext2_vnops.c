@@ -301,6 +301,34 @@ mark_accessed(struct vnode *vp)
 		vp->v_atime = now;
 }
 
+/*
+ * A reader going through the file in order (it reads block lbn, the one
+ * after its last): at the start of each window, the blocks of the next
+ * two windows not cached yet are read ahead, so that the disk's helper
+ * threads work while the reader copies.
+ */
+#define EXT2_READAHEAD	16	/* blocks in a window */
+
+static void
+ext2_readahead(struct vnode *vp, uint64_t lbn)
+{
+	struct ext2_mount *um = VTOUM(vp);
+	struct ext2_node *np = VTON(vp);
+	bool sequential = lbn == np->n_nextread;
+	np->n_nextread = lbn + 1;
+	if (!sequential || lbn % EXT2_READAHEAD != 0)
+		return;
+	uint64_t last = (vp->v_size + um->um_bsize - 1) / um->um_bsize;
+	for (uint64_t l = lbn + 1; l <= lbn + 2 * EXT2_READAHEAD && l < last; l++) {
+		uint32_t bn;
+		if (ext2_bmap(vp, l, false, &bn, NULL) < 0)
+			return;
+		if (bn != 0)
+			breada(um->um_disk, (uint64_t)bn * um->um_secperblk,
+			    um->um_bsize);
+	}
+}
+
 static int
 ext2_read(struct vnode *vp, struct uio *uio)
 {
@@ -318,6 +346,7 @@ ext2_read(struct vnode *vp, struct uio *uio)
 		uint32_t bn;
 		if ((error = ext2_bmap(vp, off / bs, false, &bn, NULL)) < 0)
 			break;
+		ext2_readahead(vp, off / bs);
 		if (bn == 0) {
 			error = uiomove(zero_block, n, uio);
 		} else {
