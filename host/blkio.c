@@ -10,12 +10,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "blkio.h"
 #include "cpu.h"
 
 #define BLKIO_MAXTHREADS	8
+#define BLKIO_CLUSTER		32	/* requests merged into one host call */
 
 struct blkio_req {
 	enum blkio_op op;
@@ -39,6 +41,7 @@ struct blkio {
 	pthread_cond_t ended;		/* done has requests */
 	struct blkio_fifo todo, done;
 	bool stopping;
+	unsigned long hostcalls;
 	int nthreads;
 	pthread_t threads[BLKIO_MAXTHREADS];
 };
@@ -99,25 +102,76 @@ blkio_transfer(struct blkio *b, struct blkio_req *r)
 	return 0;
 }
 
+/*
+ * Takes the requests waiting behind r that continue it (same direction,
+ * the next bytes of the file), up to BLKIO_CLUSTER in all, so that a
+ * sequential run (read-ahead, a sync's writes) is one host call rather
+ * than one per block.  Called with the lock held; returns how many.
+ */
+static int
+blkio_cluster(struct blkio *b, struct blkio_req **rs)
+{
+	int n = 1;
+	struct blkio_req *r;
+	if (blkio_test_hook != NULL || rs[0]->op == BLKIO_FLUSH)
+		return n;
+	while (n < BLKIO_CLUSTER && (r = b->todo.head) != NULL &&
+	    r->op == rs[0]->op && r->off == rs[n - 1]->off + (off_t)rs[n - 1]->len)
+		rs[n++] = fifo_get(&b->todo);
+	return n;
+}
+
+/*
+ * Does the n continuing transfers of rs with one preadv/pwritev; if that
+ * moves less than all (an error, the end of the file), each is done on
+ * its own so that each gets its own answer.
+ */
+static void
+blkio_transfer_cluster(struct blkio *b, struct blkio_req **rs, int n)
+{
+	if (n > 1) {
+		struct iovec iov[BLKIO_CLUSTER];
+		size_t total = 0;
+		for (int i = 0; i < n; i++) {
+			iov[i] = (struct iovec){ rs[i]->data, rs[i]->len };
+			total += rs[i]->len;
+		}
+		ssize_t got = rs[0]->op == BLKIO_READ ?
+		    preadv(b->fd, iov, n, rs[0]->off) :
+		    pwritev(b->fd, iov, n, rs[0]->off);
+		if (got == (ssize_t)total) {
+			for (int i = 0; i < n; i++)
+				rs[i]->error = 0;
+			return;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		rs[i]->error = blkio_transfer(b, rs[i]);
+}
+
 static void *
 blkio_helper(void *arg)
 {
 	struct blkio *b = arg;
+	struct blkio_req *rs[BLKIO_CLUSTER];
 
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
-		struct blkio_req *r = fifo_get(&b->todo);
-		if (r == NULL) {
+		if ((rs[0] = fifo_get(&b->todo)) == NULL) {
 			if (b->stopping)
 				break;
 			pthread_cond_wait(&b->work, &b->lock);
 			continue;
 		}
+		int n = blkio_cluster(b, rs);
+		b->hostcalls++;
 		pthread_mutex_unlock(&b->lock);
-		r->error = blkio_transfer(b, r);
+		blkio_transfer_cluster(b, rs, n);
 		pthread_mutex_lock(&b->lock);
-		int cpu = r->cpu;
-		fifo_put(&b->done, r);
+		/* vkd_intr takes every ended transfer: one interrupt does. */
+		int cpu = rs[0]->cpu;
+		for (int i = 0; i < n; i++)
+			fifo_put(&b->done, rs[i]);
 		pthread_cond_broadcast(&b->ended);
 		pthread_mutex_unlock(&b->lock);
 		cpu_post_id(cpu, INTR_DISK);
@@ -161,6 +215,15 @@ blkio_open(int fd, int nthreads)
 		return NULL;
 	}
 	return b;
+}
+
+unsigned long
+blkio_hostcalls(struct blkio *b)
+{
+	pthread_mutex_lock(&b->lock);
+	unsigned long n = b->hostcalls;
+	pthread_mutex_unlock(&b->lock);
+	return n;
 }
 
 void

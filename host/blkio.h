@@ -63,6 +63,12 @@ bool blkio_reap(struct blkio *b, enum blkio_op *op, void **cookie,
 void blkio_wait(struct blkio *b);
 
 /*
+ * The host calls made so far (a run of continuing transfers queued
+ * together is one preadv/pwritev): for tests and statistics.
+ */
+unsigned long blkio_hostcalls(struct blkio *b);
+
+/*
  * For tests: when set, helpers call it before each transfer; a non-zero
  * errno return fails the transfer with it instead.  It may block, to
  * hold a transfer in flight.

@@ -488,3 +488,74 @@ TEST(vkd_full_host_file_system_is_eio)
 {
 	biot_isolated(enospc_child, NULL);
 }
+
+/*
+ * The helpers merge a run of continuing transfers queued together into
+ * one host call, and every one of them still gets its own bytes and its
+ * own completion; a run that meets the end of the file falls back to one
+ * call each, so only the transfers past the end fail.
+ */
+TEST(blkio_clusters_continuing_transfers)
+{
+	enum { N = 64 };
+	char path[] = "/tmp/vkd-cluster-XXXXXX";
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	unlink(path);
+	REQUIRE(ftruncate(fd, (N - 4) * BS) == 0);
+	static char out[N][BS], in[N][BS];
+	for (int i = 0; i < N; i++)
+		memset(out[i], 'a' + i % 26, BS);
+	struct blkio *b = blkio_open(fd, 1);
+	REQUIRE(b != NULL);
+
+	for (int i = 0; i < N - 4; i++)
+		REQUIRE(blkio_submit(b, BLKIO_WRITE, out[i], BS, (off_t)i * BS,
+		    out[i], -1) == 0);
+	int ended = 0, errors = 0;
+	while (ended < N - 4) {
+		enum blkio_op op;
+		void *cookie;
+		int error;
+		if (!blkio_reap(b, &op, &cookie, &error)) {
+			blkio_wait(b);
+			continue;
+		}
+		ended++;
+		errors += error != 0;
+	}
+	CHECK_EQ(errors, 0);
+	unsigned long writes = blkio_hostcalls(b);
+	CHECK(writes < N - 4);
+	for (int i = 0; i < N - 4; i++) {
+		char buf[BS];
+		REQUIRE(pread(fd, buf, BS, (off_t)i * BS) == BS);
+		CHECK(memcmp(buf, out[i], BS) == 0);
+	}
+
+	/* Reads, the last four past the end of the file. */
+	for (int i = 0; i < N; i++)
+		REQUIRE(blkio_submit(b, BLKIO_READ, in[i], BS, (off_t)i * BS,
+		    in[i], -1) == 0);
+	ended = 0;
+	int failed = 0, good = 0;
+	while (ended < N) {
+		enum blkio_op op;
+		void *cookie;
+		int error;
+		if (!blkio_reap(b, &op, &cookie, &error)) {
+			blkio_wait(b);
+			continue;
+		}
+		ended++;
+		int i = (int)(((char (*)[BS])cookie) - in);
+		if (error != 0)
+			failed += i >= N - 4;
+		else
+			good += i < N - 4 && memcmp(in[i], out[i], BS) == 0;
+	}
+	CHECK_EQ(good, N - 4);
+	CHECK_EQ(failed, 4);
+	blkio_close(b);
+	close(fd);
+}
