@@ -7,6 +7,7 @@
 
 #include "fs/cdev.h"
 #include "fs/vfs.h"
+#include "kern/uio.h"
 #include "vm/kmem.h"
 
 static uint64_t next_ino = 1;
@@ -116,4 +117,25 @@ void
 vfs_init(void)
 {
 	dev_mem_init();
+}
+
+int
+vfs_dirent_out(struct uio *uio, uint64_t ino, int64_t next, uint8_t dtype,
+    const char *name, size_t namelen)
+{
+	union {
+		struct linux_dirent64 d;
+		char buf[roundup2(sizeof(struct linux_dirent64) + NAME_MAX + 1, 8)];
+	} rec;
+	size_t reclen = roundup2(sizeof(struct linux_dirent64) + namelen + 1, 8);
+
+	if (reclen > uio->uio_resid)
+		return 1;
+	memset(&rec, 0, reclen);
+	rec.d.d_ino = ino;
+	rec.d.d_off = next;
+	rec.d.d_reclen = (uint16_t)reclen;
+	rec.d.d_type = dtype;
+	memcpy(rec.d.d_name, name, namelen);
+	return uiomove(&rec, reclen, uio);
 }

@@ -271,6 +271,13 @@ enum vtype ifmt_to_vtype(mode_t m);
 /* The DT_* of a vnode type for dirents. */
 uint8_t vtype_to_dt(enum vtype t);
 
+/*
+ * readdir's record: one linux_dirent64 (d_off next, d_type dtype) into
+ * the uio.  0, 1 if it does not fit, or a negative errno.
+ */
+int vfs_dirent_out(struct uio *uio, uint64_t ino, int64_t next,
+    uint8_t dtype, const char *name, size_t namelen);
+
 /* Mounts (vfs_mount.c). */
 
 /* The vfsops registered under name ("tmpfs"), or NULL. */

@@ -355,31 +355,6 @@ ext2_dirempty(struct vnode *vp)
 	return 1;
 }
 
-/*
- * Writes one dirent64 record into the uio: 0, 1 if it does not fit, or
- * a negative errno.
- */
-static int
-dirent_out(struct uio *uio, uint64_t ino, int64_t next, uint8_t dtype,
-    const char *name, size_t namelen)
-{
-	union {
-		struct linux_dirent64 d;
-		char buf[roundup2(sizeof(struct linux_dirent64) + NAME_MAX + 1, 8)];
-	} rec;
-	size_t reclen = roundup2(sizeof(struct linux_dirent64) + namelen + 1, 8);
-
-	if (reclen > uio->uio_resid)
-		return 1;
-	memset(&rec, 0, reclen);
-	rec.d.d_ino = ino;
-	rec.d.d_off = next;
-	rec.d.d_reclen = (uint16_t)reclen;
-	rec.d.d_type = dtype;
-	memcpy(rec.d.d_name, name, namelen);
-	return uiomove(&rec, reclen, uio);
-}
-
 int
 ext2_readdir(struct vnode *vp, struct uio *uio)
 {
@@ -412,7 +387,7 @@ ext2_readdir(struct vnode *vp, struct uio *uio)
 			if (de->inode != 0) {
 				uint8_t dt = um->um_filetype ?
 				    ft_to_dt(de->file_type) : DT_UNKNOWN;
-				error = dirent_out(uio, de->inode, next, dt,
+				error = vfs_dirent_out(uio, de->inode, next, dt,
 				    de->name, de->name_len);
 				if (error != 0)
 					break;

@@ -90,32 +90,6 @@ procfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
 }
 
 /*
- * Writes one dirent64 record into the uio.  Returns 0, 1 if it does not
- * fit, or a negative errno.
- */
-static int
-dirent_out(struct uio *uio, uint64_t ino, int64_t next, enum vtype type,
-    const char *name)
-{
-	union {
-		struct linux_dirent64 d;
-		char buf[roundup2(sizeof(struct linux_dirent64) + NAME_MAX + 1, 8)];
-	} rec;
-	size_t namelen = strlen(name);
-	size_t reclen = roundup2(sizeof(struct linux_dirent64) + namelen + 1, 8);
-
-	if (reclen > uio->uio_resid)
-		return 1;
-	memset(&rec, 0, reclen);
-	rec.d.d_ino = ino;
-	rec.d.d_off = next;
-	rec.d.d_reclen = (uint16_t)reclen;
-	rec.d.d_type = vtype_to_dt(type);
-	memcpy(rec.d.d_name, name, namelen);
-	return uiomove(&rec, reclen, uio);
-}
-
-/*
  * The numbered entry at or after index i of directory node pn (a pid of
  * the root, a descriptor of fd/), or -1 past the last.
  */
@@ -168,7 +142,8 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 			const struct pfsent *e = &tab[off - COOKIE_TABLE];
 			ino = procfs_ino(e->pe_type, pn->pn_pid, 0);
 			type = e->pe_vtype;
-			error = dirent_out(uio, ino, next, type, e->pe_name);
+			error = vfs_dirent_out(uio, ino, next, vtype_to_dt(type),
+			    e->pe_name, strlen(e->pe_name));
 			if (error == 0)
 				off = next, count++;
 			continue;
@@ -183,7 +158,8 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 			next = numbered + i + 1;
 			snprintf(name, sizeof(name), "%ld", i);
 		}
-		error = dirent_out(uio, ino, next, type, name);
+		error = vfs_dirent_out(uio, ino, next, vtype_to_dt(type), name,
+		    strlen(name));
 		if (error == 0)
 			off = next, count++;
 	}

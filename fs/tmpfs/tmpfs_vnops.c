@@ -256,31 +256,6 @@ tmpfs_setattr(struct vnode *vp, const struct vattr *va)
 	return 0;
 }
 
-/*
- * Writes one dirent64 record into the uio.  Returns 0, 1 if it does not
- * fit, or a negative errno.
- */
-static int
-dirent_out(struct uio *uio, uint64_t ino, int64_t next, enum vtype type,
-    const char *name, size_t namelen)
-{
-	union {
-		struct linux_dirent64 d;
-		char buf[roundup2(sizeof(struct linux_dirent64) + NAME_MAX + 1, 8)];
-	} rec;
-	size_t reclen = roundup2(sizeof(struct linux_dirent64) + namelen + 1, 8);
-
-	if (reclen > uio->uio_resid)
-		return 1;
-	memset(&rec, 0, reclen);
-	rec.d.d_ino = ino;
-	rec.d.d_off = next;
-	rec.d.d_reclen = (uint16_t)reclen;
-	rec.d.d_type = vtype_to_dt(type);
-	memcpy(rec.d.d_name, name, namelen);
-	return uiomove(&rec, reclen, uio);
-}
-
 static int
 tmpfs_readdir(struct vnode *vp, struct uio *uio)
 {
@@ -291,15 +266,15 @@ tmpfs_readdir(struct vnode *vp, struct uio *uio)
 	if (off < 0)
 		return -EINVAL;
 	if (off == 0) {
-		error = dirent_out(uio, vp->v_ino, 1, VDIR, ".", 1);
+		error = vfs_dirent_out(uio, vp->v_ino, 1, vtype_to_dt(VDIR), ".", 1);
 		if (error != 0)
 			goto out;
 		off = 1, count++;
 	}
 	if (off == 1) {
 		struct vnode *parent = tn->tn_parent != NULL ? tn->tn_parent : vp;
-		error = dirent_out(uio, parent->v_ino, TMPFS_COOKIE_FIRST,
-		    VDIR, "..", 2);
+		error = vfs_dirent_out(uio, parent->v_ino, TMPFS_COOKIE_FIRST,
+		    vtype_to_dt(VDIR), "..", 2);
 		if (error != 0)
 			goto out;
 		off = TMPFS_COOKIE_FIRST, count++;
@@ -309,8 +284,8 @@ tmpfs_readdir(struct vnode *vp, struct uio *uio)
 		if (de->td_cookie < (uint64_t)off)
 			continue;
 		struct vnode *cvp = de->td_vnode;
-		error = dirent_out(uio, cvp->v_ino, (int64_t)de->td_cookie + 1,
-		    cvp->v_type, de->td_name, de->td_namelen);
+		error = vfs_dirent_out(uio, cvp->v_ino, (int64_t)de->td_cookie + 1,
+		    vtype_to_dt(cvp->v_type), de->td_name, de->td_namelen);
 		if (error != 0)
 			break;
 		off = (int64_t)de->td_cookie + 1, count++;
