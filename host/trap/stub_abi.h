@@ -132,6 +132,7 @@ struct stub_sync {
 	uint32_t done;		/* seq of the last batch carried out */
 	uint32_t ready;		/* the mapper's filter is in place */
 	int64_t err;		/* first -errno of the batches since cleared */
+	int64_t unmap_err;	/* first -errno of a munmap, never cleared */
 };
 
 /* The guest thread's page.  Words are wait words (host/hostsync.h). */

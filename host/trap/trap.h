@@ -39,10 +39,26 @@ struct trap_params {
 	int64_t spin_ns;	/* spin before sleeping; -1: from the CPU */
 };
 
-/* The host-mapping budget: a FIFO of mapped runs, oldest evicted first. */
+/*
+ * The host mappings of a stub (trap_hostmap.c): groups of 64 pages, each
+ * with the pages the host may map and those that begin a host VMA.
+ */
+#define TRAP_HM_GROUP_SHIFT	18
+
+struct hm_group {
+	uint64_t base;			/* address of its first page */
+	uint64_t mapped;		/* pages the host may have mapped */
+	uint64_t starts;		/* mapped pages that begin a host VMA */
+	struct hm_group *hnext;		/* hash chain */
+	struct hm_group *older, *newer;	/* by when last mapped */
+};
+
 struct trap_hostmap {
-	struct trap_run_ent { uint64_t addr, len; } *ring;
-	uint32_t cap, head, count;
+	struct hm_group **hash;
+	uint32_t nbuckets, ngroups;
+	struct hm_group *oldest, *newest;
+	uint32_t runs;			/* host VMAs, an upper bound */
+	uint32_t cap;			/* runs before eviction */
 	uint64_t slots[(TRAP_NSLOTS + 63) / 64];	/* slots that may hold mappings */
 };
 
@@ -88,10 +104,11 @@ struct vmspace_host {
 	struct trap_hostmap hm;
 	int fault_around;
 	uint64_t spin_ns;
-	uint64_t last_fault_va;		/* loop guard for served faults */
+	uint64_t last_fault_va;		/* the page last served in this run */
 	/* A fault passed to the vkernel: its address, error and rip. */
 	uint64_t kfault_va, kfault_err, kfault_rip;
-	unsigned fault_repeats;
+	unsigned fault_repeats;		/* served again, the host refusing */
+	unsigned refusals;		/* reports since the mapper last failed */
 
 	/* statistics, for tests and the benchmark */
 	uint64_t nserved, nreturned, nmapops, nsleeps;
@@ -135,20 +152,40 @@ void trap_resumed(struct vmspace_host *vh);
 
 /* trap_fault.c */
 void trap_fault_ahead(struct vmspace_host *vh);
-bool trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
-    bool accerr, uint64_t *errp);
+enum { TRAP_FAULT_SERVED, TRAP_FAULT_KERNEL, TRAP_FAULT_REFUSED };
+int trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
+    bool accerr, bool resume, uint64_t *errp);
 bool trap_governed(const struct vmspace_host *vh, uint64_t va);
 
 /* trap_mapper.c */
-int trap_hostmap_init(struct vmspace_host *vh, int budget);
-void trap_hostmap_fini(struct vmspace_host *vh);
 int trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
     uint64_t len, uint32_t prot, uint64_t off);
 int trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t pa);
+int trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot);
 int trap_cmd_issue(struct vmspace_host *vh, bool resume);
 int trap_cmd_wait(struct vmspace_host *vh);
 int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
+int trap_unmap_check(struct vmspace_host *vh);
+
+/* trap_hostmap.c */
+int trap_hostmap_init(struct vmspace_host *vh, int budget);
+void trap_hostmap_fini(struct vmspace_host *vh);
+/* Accounts for a mapping, an mprotect of one page, an unmapping. */
+int trap_hostmap_note_map(struct vmspace_host *vh, uint64_t addr, uint64_t len);
+void trap_hostmap_note_prot(struct vmspace_host *vh, uint64_t va);
+void trap_hostmap_note_unmap(struct vmspace_host *vh, uint64_t start,
+    uint64_t end);
+/* True if the host may have the page at va mapped. */
+bool trap_hostmap_mapped(const struct vmspace_host *vh, uint64_t va);
+/* Unmaps the n least recently mapped groups. */
 void trap_hostmap_shrink(struct vmspace_host *vh, uint32_t n);
+/*
+ * Queues unmappings until vh is within its budget and the vkernel's, but
+ * never of the group holding keep (the fault being served).
+ */
+int trap_hostmap_enforce(struct vmspace_host *vh, uint64_t keep);
+/* Runs mapped by all stubs together. */
+uint64_t trap_hostmap_total(void);
 
 #endif /* HOST_TRAP_TRAP_H */

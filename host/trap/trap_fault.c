@@ -24,7 +24,7 @@
 #include "host/trap/trap.h"
 
 #define TRAP_FAULT_AROUND	8	/* pages, a power of two */
-#define TRAP_FAULT_REPEATS	16	/* served this often in one run: stop */
+#define TRAP_FAULT_REPEATS	16	/* refused this often in a row: SIGBUS */
 
 enum walk_status { WALK_OK, WALK_NOTPRESENT, WALK_BAD };
 
@@ -150,9 +150,10 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
  * allows it, setting A (and M) as the hardware would.  remap (after the
  * vkernel filled the fault): map afresh even where the host had the page
  * (accerr), since the kernel may have put another page there, and map
- * the neighbours a write fault's filling may have filled too.  Returns 1 if queued, 0 if the tables do not allow
- * it (*errp: the x86 error code for the vkernel), -1 if the mapper failed
- * or the loop guard killed the guest.
+ * the neighbours a write fault's filling may have filled too.  Returns 1
+ * if queued, 0 if the tables do not allow it (*errp: the x86 error code
+ * for the vkernel), -1 if the stub failed, -2 if the host keeps refusing
+ * to map the page.
  */
 static int
 trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
@@ -178,17 +179,23 @@ trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 		*errp |= PGEX_P;
 		return 0;
 	}
+	/*
+	 * The same page again, though its mapping was queued: only a host
+	 * that refused the mapping (the mapper reported errors since) can
+	 * do that to a guest whose tables allow the access; after a few
+	 * tries the guest gets SIGBUS, as Linux gives a fault it cannot
+	 * back.  A mapper that did its work never counts.
+	 */
 	uint64_t page = va & ~PAGE_MASK;
-	if (page == vh->last_fault_va && ++vh->fault_repeats > TRAP_FAULT_REPEATS) {
-		host_log("trap: host will not map %#lx; killing the guest",
-		    (unsigned long)va);
-		trap_kill(vh, "host refused a mapping");
-		return -1;
-	}
-	if (page != vh->last_fault_va) {
-		vh->last_fault_va = page;
+	if (page != vh->last_fault_va || vh->refusals == 0)
 		vh->fault_repeats = 0;
+	else if (++vh->fault_repeats > TRAP_FAULT_REPEATS) {
+		host_log("trap: host will not map %#lx: SIGBUS",
+		    (unsigned long)va);
+		vh->fault_repeats = 0;
+		return -2;
 	}
+	vh->last_fault_va = page;
 
 	/* The hardware sets A in every level it walks, and D in the leaf. */
 	for (int l = VPTE_LEVELS - 1; l > w.level; l--)
@@ -198,32 +205,47 @@ trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	    VPTE_A | (write ? VPTE_M : 0), __ATOMIC_ACQ_REL);
 	uint32_t prot = host_prot(&w, leaf);
 
+	/*
+	 * An upgrade of a page the host has is an mprotect; the host's word
+	 * (accerr) is the guest's, so a page we never mapped is mapped.
+	 */
 	int r;
-	if (accerr && !remap)
-		r = trap_cmd_add(vh, STUB_OP_MPROTECT, page, PAGE_SIZE, prot, 0);
+	if (accerr && !remap && trap_hostmap_mapped(vh, page))
+		r = trap_protect_page(vh, page, prot);
 	else if (vh->fault_around > 1 && (!write || remap) && w.level == 0)
 		r = fault_around(vh, &w, va, prot);
 	else
 		r = trap_map_run(vh, page, PAGE_SIZE, prot, w.pa);
+	if (r == 0)
+		r = trap_hostmap_enforce(vh, page);
 	return r < 0 ? -1 : 1;
 }
 
 /*
  * A guest fault at va with the host's error code hosterr; accerr is set
  * when the host had the page mapped without the access (an upgrade).
- * Returns true if served: the mapper has the batch and will resume the
- * guest.  Otherwise *errp is the x86 error code for the vkernel, which
- * has to fill the VPTE or signal the guest.
+ * TRAP_FAULT_SERVED: the mapper has the batch and, with resume, resumes
+ * the guest (without, the batch is done and the guest still parked).
+ * TRAP_FAULT_KERNEL: *errp is the x86 error code for the vkernel, which
+ * has to fill the VPTE or signal the guest.  TRAP_FAULT_REFUSED: the
+ * host will not map the page.
  */
-bool
+int
 trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
-    bool accerr, uint64_t *errp)
+    bool accerr, bool resume, uint64_t *errp)
 {
-	if (trap_fault_queue(vh, va, hosterr, accerr, false, errp) != 1 ||
-	    trap_cmd_issue(vh, true) < 0)
-		return false;
+	switch (trap_fault_queue(vh, va, hosterr, accerr, false, errp)) {
+	case 1:
+		break;
+	case -2:
+		return TRAP_FAULT_REFUSED;
+	default:
+		return TRAP_FAULT_KERNEL;
+	}
+	if (trap_cmd_issue(vh, resume) < 0)
+		return TRAP_FAULT_KERNEL;
 	vh->nserved++;
-	return true;
+	return TRAP_FAULT_SERVED;
 }
 
 /*

@@ -9,66 +9,24 @@
  * done: an operation torn between two batches could map a page the
  * vpagetable does not.
  *
- * Each mapped run of pages costs a host VMA, and a host process has at
- * most vm.max_map_count of them.  A FIFO of the runs mapped keeps their
- * number within a budget by unmapping the oldest (they fault back in on
- * their next use); if the host still says ENOMEM, the next fault evicts
- * an eighth of them.  A bitmap of 1 GiB slots that may hold mappings lets
- * an invalidation of a large range skip the empty ones.
+ * Every mapping made here is accounted in trap_hostmap.c, which keeps the
+ * stub's host VMAs within budget.  A bitmap of 1 GiB slots that may hold
+ * mappings lets an invalidation of a large range skip the empty ones.
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostsync.h"
+#include "host/physmem.h"
 #include "host/trap/trap.h"
 
 #define TRAP_NUDGE_NS		200000UL	/* then wake the mapper ourselves */
 #define TRAP_WAIT_POLL_MS	20		/* check the stub is alive */
 #define TRAP_WAIT_LIMIT_NS	5000000000UL	/* a mapper this slow is dead */
-
-static uint32_t
-host_max_map_count(void)
-{
-	unsigned v = 65530;
-	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
-	if (f != NULL) {
-		if (fscanf(f, "%u", &v) != 1)
-			v = 65530;
-		fclose(f);
-	}
-	return v;
-}
-
-int
-trap_hostmap_init(struct vmspace_host *vh, int budget)
-{
-	/*
-	 * A mapping into the middle of a mapped range splits it, so one run
-	 * may cost up to three VMAs; the ENOMEM path covers the rest.
-	 */
-	if (budget <= 0)
-		budget = (int)(host_max_map_count() / 2);
-	if (budget < 16)
-		budget = 16;
-	vh->hm.ring = calloc((size_t)budget, sizeof(vh->hm.ring[0]));
-	if (vh->hm.ring == NULL)
-		return -1;
-	vh->hm.cap = (uint32_t)budget;
-	return 0;
-}
-
-void
-trap_hostmap_fini(struct vmspace_host *vh)
-{
-	free(vh->hm.ring);
-	vh->hm.ring = NULL;
-}
 
 /*
  * Waits until the mapper has carried out every batch issued.  The sync
@@ -202,37 +160,39 @@ slot_mark(struct vmspace_host *vh, uint64_t addr, uint64_t len)
 		vh->hm.slots[s / 64] |= 1UL << (s % 64);
 }
 
-/* Unmaps the n oldest runs. */
-void
-trap_hostmap_shrink(struct vmspace_host *vh, uint32_t n)
-{
-	struct trap_hostmap *hm = &vh->hm;
-
-	while (n-- > 0 && hm->count > 0) {
-		struct trap_run_ent *e = &hm->ring[hm->head];
-		hm->head = (hm->head + 1) % hm->cap;
-		hm->count--;
-		(void)trap_cmd_add(vh, STUB_OP_MUNMAP, e->addr, e->len, 0, 0);
-	}
-}
-
-/* Maps [addr, addr+len) to RAM at pa, within the budget. */
+/* Maps [addr, addr+len) to RAM at pa. */
 int
 trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t pa)
 {
-	struct trap_hostmap *hm = &vh->hm;
-
-	/* Evictions go first: they may cover the run being mapped. */
-	if (hm->count == hm->cap)
-		trap_hostmap_shrink(vh, 2);
-	if (trap_cmd_add(vh, STUB_OP_MMAP, addr, len, prot, pa) < 0)
+	if (trap_hostmap_note_map(vh, addr, len) < 0 ||
+	    trap_cmd_add(vh, STUB_OP_MMAP, addr, len, prot, pa) < 0)
 		return -1;
-	hm->ring[(hm->head + hm->count) % hm->cap] =
-	    (struct trap_run_ent){ addr, len };
-	hm->count++;
 	slot_mark(vh, addr, len);
 	return 0;
+}
+
+/* Changes the protection of a page the host has mapped. */
+int
+trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot)
+{
+	trap_hostmap_note_prot(vh, page);
+	return trap_cmd_add(vh, STUB_OP_MPROTECT, page, PAGE_SIZE, prot, 0);
+}
+
+/*
+ * An unmapping the host refused would leave the guest a page the kernel
+ * may reuse: such a stub is killed (and so maps nothing).  Within the
+ * budget a munmap cannot fail for want of VMAs; a failure means a broken
+ * or tampered stub.  Returns -1 if it was killed.
+ */
+int
+trap_unmap_check(struct vmspace_host *vh)
+{
+	if (__atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	trap_kill(vh, "host refused an unmapping");
+	return -1;
 }
 
 /*
@@ -245,6 +205,7 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	if (vh->dead)
 		return 0;	/* a dead stub maps nothing */
+	trap_hostmap_note_unmap(vh, start, end);
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
 	    s < TRAP_NSLOTS && (s << TRAP_SLOT_SHIFT) < end; s++) {
 		uint64_t *w = &vh->hm.slots[s / 64];
@@ -260,5 +221,7 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 		    (hi < end ? hi : end) - (lo > start ? lo : start), 0, 0) < 0)
 			return -1;
 	}
-	return vh->nops > 0 ? trap_cmd_issue(vh, false) : 0;
+	if (vh->nops > 0 && trap_cmd_issue(vh, false) < 0)
+		return -1;
+	return trap_unmap_check(vh);
 }

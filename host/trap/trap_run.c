@@ -106,14 +106,22 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 	return 0;
 }
 
-/* Host ENOMEM from the mapper: the VMA limit.  Shed an eighth. */
+/*
+ * Errors of the mapper's batches since the last report.  ENOMEM is the
+ * host's VMA limit (or its memory): shed an eighth of the mappings.
+ */
 static void
 trap_check_mapper(struct vmspace_host *vh)
 {
 	int64_t err = __atomic_exchange_n(&vh->sync->err, 0, __ATOMIC_ACQ_REL);
+	if (err == 0) {
+		vh->refusals = 0;
+		return;
+	}
+	vh->refusals++;
 	if (err == -ENOMEM)
-		trap_hostmap_shrink(vh, vh->hm.count / 8 + 1);
-	else if (err != 0)
+		trap_hostmap_shrink(vh, vh->hm.ngroups / 8 + 1);
+	else
 		host_debug("trap: mapper error %lld", (long long)err);
 }
 
@@ -124,6 +132,7 @@ trap_check_mapper(struct vmspace_host *vh)
 static bool
 trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 {
+	struct vcpu *cpu = cpu_self();
 	const greg_t *g = vh->uc->uc_mcontext.gregs;
 	const siginfo_t *si = vh->si;
 	uint64_t signo = vh->thr->signo;
@@ -154,15 +163,33 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			tf->tf_trapno = T_PROTFLT;
 			tf->tf_err = 0;
 		} else if (signo == SIGSEGV && tf->tf_trapno == T_PAGEFLT) {
+			/*
+			 * Served faults never reach the kernel, so a guest
+			 * faulting on and on (or forging faults) would keep
+			 * the CPU: with an interrupt pending the fault is
+			 * served with the guest left parked, and the CPU
+			 * goes back to the kernel.
+			 */
+			bool preempt = cpu != NULL && cpu_pending(cpu) != 0;
 			uint64_t err;
 			tf->tf_addr = (uint64_t)g[REG_CR2];
-			if (trap_fault(vh, tf->tf_addr, tf->tf_err,
-			    si->si_code == SEGV_ACCERR, &err))
-				return false;
-			tf->tf_err = err;
-			vh->kfault_va = tf->tf_addr;
-			vh->kfault_err = err;
-			vh->kfault_rip = (uint64_t)g[REG_RIP];
+			switch (trap_fault(vh, tf->tf_addr, tf->tf_err,
+			    si->si_code == SEGV_ACCERR, !preempt, &err)) {
+			case TRAP_FAULT_SERVED:
+				if (!preempt)
+					return false;
+				tf->tf_trapno = T_INTR;
+				tf->tf_err = tf->tf_addr = 0;
+				break;
+			case TRAP_FAULT_REFUSED:
+				tf->tf_trapno = T_BUSERR;
+				break;
+			default:
+				tf->tf_err = err;
+				vh->kfault_va = tf->tf_addr;
+				vh->kfault_err = err;
+				vh->kfault_rip = (uint64_t)g[REG_RIP];
+			}
 		} else if (signo == SIGBUS && tf->tf_trapno == T_PAGEFLT) {
 			/* Not the guest's exception: a host mapping failed. */
 			tf->tf_trapno = T_BUSERR;

@@ -696,7 +696,7 @@ TEST(vmspace_hostmap_budget)
 	if (last > most)
 		most = last;
 	CHECK(most <= BUDGET * 3 + 40);
-	CHECK(vh->hm.count <= BUDGET);
+	CHECK(vh->hm.runs <= BUDGET);
 	CHECK(vh->nserved >= 2 * N - 2 * BUDGET);	/* evicted pages came back */
 	CHECK_EQ(v.tf.tf_r10, 0);
 	CHECK_EQ(v.tf.tf_r9, (uint64_t)N * (N + 1) / 2);
@@ -1385,5 +1385,58 @@ TEST(vmspace_fault_around_edges)
 	v.tf.tf_rdi = 0x20000;
 	CHECK_EQ(vmt_run(&v), T_SYSCALL);
 	CHECK_EQ(v.tf.tf_rsi, 0x820);
+	vmt_destroy(&v);
+}
+
+/*
+ * 6b. The budget under invalidations (the shell loop of issue 8 that died
+ * with "host will not map"): a guest reads 8 pages far apart in RAM, so
+ * each fault-around maps 8 runs, and the kernel invalidates them between
+ * runs as fork and munmap do.  The count must follow the invalidations:
+ * a budget that remembered the invalidated runs evicted them later and
+ * so unmapped the page a fault had just mapped, until the loop guard
+ * killed a guest that was making progress.
+ */
+TEST(vmspace_hostmap_budget_inval)
+{
+	enum { N = 8, BUDGET = 16, ROUNDS = 40 };
+	struct trap_params p = { .hostmap_budget = BUDGET, .fault_around = 8,
+	    .stub_core = -1, .spin_ns = 0 };
+	struct vmt v;
+	uint64_t sum = 0;
+	REQUIRE(mem_setup(&v, &p, GUEST_CODE(mem_sum)) == 0);
+	for (int i = 0; i < N; i++) {
+		uint64_t pa = vmt_page();
+		(void)vmt_page();	/* a gap: runs cannot merge */
+		*ram64(pa) = (uint64_t)i + 1;
+		sum += (uint64_t)i + 1;
+		vmt_map(&v, VMT_DATA + i * PAGE_SIZE, pa, VPTE_USER_RW);
+	}
+	struct vmspace_host *vh = vmt_host(&v);
+	int round;
+	for (round = 0; round < ROUNDS; round++) {
+		v.tf.tf_rip = VMT_CODE;
+		v.tf.tf_rdi = VMT_DATA;
+		v.tf.tf_rsi = N;
+		int t = vmt_run(&v);
+		if (t != T_SYSCALL || v.tf.tf_rax != 1000 ||
+		    v.tf.tf_rdx != sum) {
+			fprintf(stderr, "    trap %d rax %lu rdx %lu\n", t,
+			    (unsigned long)v.tf.tf_rax, (unsigned long)v.tf.tf_rdx);
+			break;
+		}
+		if (vh->hm.runs > BUDGET)
+			break;
+		CHECK_EQ(vmspace_mcontrol(&v, (void *)VMT_DATA, N * PAGE_SIZE,
+		    MADV_INVAL, NULL), 0);
+		bool left = false;
+		for (int i = 0; i < N; i++)
+			left |= trap_hostmap_mapped(vh, VMT_DATA + i * PAGE_SIZE);
+		if (left)
+			break;
+	}
+	CHECK_EQ(round, ROUNDS);
+	CHECK(vh->hm.runs <= BUDGET);
+	CHECK(!vh->dead);
 	vmt_destroy(&v);
 }

@@ -124,7 +124,12 @@ stub_mapper:
 4:	syscall
 	cmp	$-4095, %rax
 	jb	5f
-	cmpq	$0, 8(%r13)			/* keep the first error */
+	cmpl	$STUB_OP_MUNMAP, (%rbp)		/* a stale mapping may be left */
+	jne	7f
+	cmpq	$0, 16(%r13)
+	jne	7f
+	mov	%rax, 16(%r13)			/* sync->unmap_err */
+7:	cmpq	$0, 8(%r13)			/* keep the first error */
 	jne	5f
 	mov	%rax, 8(%r13)			/* sync->err */
 5:	add	$32, %rbp
