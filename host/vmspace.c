@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -181,6 +182,13 @@ vmspace_rekey(void *id, void *newid)
 	return 0;
 }
 
+/* True if va is a canonical 48-bit address (bits 63..47 all equal). */
+static bool
+canonical(uint64_t va)
+{
+	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
+}
+
 int
 vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 {
@@ -191,9 +199,9 @@ vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 	case VMSPACE_CTL_RUN:
 		if (tf == NULL || ((tf->tf_xflags & PGEX_FPFAULT) && vf == NULL))
 			break;
-		/* As arch_prctl(2): segment bases are user addresses. */
-		if (vf != NULL && (vf->vx_fsbase >= VM_USER_CANONICAL_END ||
-		    vf->vx_gsbase >= VM_USER_CANONICAL_END))
+		/* Any base wrfsbase takes: a canonical address. */
+		if (vf != NULL && (!canonical(vf->vx_fsbase) ||
+		    !canonical(vf->vx_gsbase)))
 			break;
 		return backend->run(vh, tf, vf);
 	case VMSPACE_CTL_FPSAVE:

@@ -32,7 +32,6 @@
  */
 #define VM_MAX_USER_ADDRESS	0x00007fff00000000UL
 #define VM_MIN_USER_ADDRESS	0x0000000000010000UL	/* as Linux mmap_min_addr */
-#define VM_USER_CANONICAL_END	0x0000800000000000UL	/* FS/GS bases below */
 
 /* vmspace_create() types */
 #define VMSPACE_TYPE_DEFAULT	0
@@ -111,7 +110,9 @@ struct trapframe {
 
 /*
  * The rest of a guest thread's CPU state.  vx_fpu is valid after
- * VMSPACE_CTL_FPSAVE, and is loaded when PGEX_FPFAULT is set.
+ * VMSPACE_CTL_FPSAVE, and is loaded when PGEX_FPFAULT is set.  The FS
+ * and GS bases may be any canonical address (what wrfsbase takes, the
+ * upper half included); VMSPACE_CTL_RUN refuses others with EINVAL.
  */
 struct vextframe {
 	uint64_t vx_fsbase;

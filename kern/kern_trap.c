@@ -165,9 +165,17 @@ lwp_main(void *arg)
 		kernel_unlock();
 		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
 		kernel_lock();
-		if (r < 0)
-			panic("vmspace_ctl(RUN) of pid %d: errno %d",
-			    lp->lwp_proc->p_pid, errno);
+		if (r < 0) {
+			/*
+			 * The host layer refused the thread's state (a base
+			 * the stub reported and cannot load, say): the guest
+			 * cannot go on, and it alone pays for it.
+			 */
+			kprintf("pid %d (%s): host will not run its thread "
+			    "(errno %d); killed\n", lp->lwp_proc->p_pid,
+			    lp->lwp_proc->p_comm, errno);
+			exit1(W_EXITCODE(0, SIGKILL));
+		}
 		lp->lwp_tf.tf_xflags = 0;
 		trap_dispatch(lp);
 	}
