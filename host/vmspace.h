@@ -88,7 +88,12 @@
 
 /* tf_err for T_SYSCALL: which system-call ABI the guest used */
 #define SYSCALL_ABI_X86_64	0
-#define SYSCALL_ABI_I386	1	/* int $0x80 */
+#define SYSCALL_ABI_I386	1	/* int $0x80, sysenter, compat-mode syscall */
+
+/* User segment selectors (the host's GDT, Linux's layout), as in tf_cs/tf_ss. */
+#define GSEL_UCODE32		0x23	/* compatibility (32-bit) mode */
+#define GSEL_UDATA		0x2b
+#define GSEL_UCODE		0x33	/* 64-bit mode */
 
 /*
  * The user registers of a guest thread.  In: the state to run.  Out: the
@@ -103,6 +108,12 @@ struct trapframe {
 	uint64_t tf_err;
 	uint64_t tf_addr;
 	uint64_t tf_xflags;	/* PGEX_FPFAULT */
+	/*
+	 * Segment selectors; 0 stands for GSEL_UCODE and GSEL_UDATA (a
+	 * zeroed frame runs 64-bit code).  The host checks them as its
+	 * sigreturn does: a selector user mode may not load faults (#GP).
+	 */
+	uint64_t tf_cs, tf_ss;
 };
 
 /* Size of the FPU save area: an XSAVE image, standard format. */
