@@ -164,6 +164,16 @@ int vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val);
  */
 void vmspace_audit(void);
 
+/*
+ * Not in Table 1: how many vmspaces the host will hold at once, from
+ * the tasks it has left now (kernel.pid_max, kernel.threads-max, and
+ * RLIMIT_NPROC unless we are root), keeping a quarter of them for the
+ * rest of the host and the backend's own helpers.  The kernel caps its
+ * process limit with it, so that fork fails with EAGAIN before the host
+ * refuses a vmspace.  INT_MAX if the host does not say.
+ */
+int vmspace_max(void);
+
 /* A clean FPU image (FNINIT state, MXCSR 0x1f80) for a new thread. */
 void vmspace_fpu_init(struct vextframe *vf);
 
