@@ -6,9 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/param.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <limits.h>
 
 #include "clock.h"
 #include "physmem.h"
@@ -181,6 +186,13 @@ vmspace_rekey(void *id, void *newid)
 	return 0;
 }
 
+/* True if va is a canonical 48-bit address (bits 63..47 all equal). */
+static bool
+canonical(uint64_t va)
+{
+	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
+}
+
 int
 vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 {
@@ -191,9 +203,9 @@ vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 	case VMSPACE_CTL_RUN:
 		if (tf == NULL || ((tf->tf_xflags & PGEX_FPFAULT) && vf == NULL))
 			break;
-		/* As arch_prctl(2): segment bases are user addresses. */
-		if (vf != NULL && (vf->vx_fsbase >= VM_USER_CANONICAL_END ||
-		    vf->vx_gsbase >= VM_USER_CANONICAL_END))
+		/* Any base wrfsbase takes: a canonical address. */
+		if (vf != NULL && (!canonical(vf->vx_fsbase) ||
+		    !canonical(vf->vx_gsbase)))
 			break;
 		return backend->run(vh, tf, vf);
 	case VMSPACE_CTL_FPSAVE:
@@ -295,6 +307,56 @@ vmspace_audit(void)
 		for (struct vmspace_ent *e = vmspace_hash[i]; e != NULL; e = e->next)
 			backend->audit(e->vh, now);
 	pthread_mutex_unlock(&vmspace_lock);
+}
+
+/* The first number in file, or -1. */
+static long
+host_sysctl(const char *file)
+{
+	char buf[64];
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+int
+vmspace_max(void)
+{
+	long pid_max = host_sysctl("/proc/sys/kernel/pid_max");
+	long threads_max = host_sysctl("/proc/sys/kernel/threads-max");
+	long used = -1, room = LONG_MAX;
+	char buf[128];
+	struct rlimit rl;
+
+	/* /proc/loadavg's fourth field: runnable/total tasks on the host. */
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		const char *slash = n > 0 ? (buf[n] = '\0', strchr(buf, '/')) : NULL;
+		if (slash != NULL)
+			used = strtol(slash + 1, NULL, 10);
+	}
+	if (used < 0)
+		used = 0;
+	if (pid_max > 0)
+		room = MIN(room, pid_max - used);
+	if (threads_max > 0)
+		room = MIN(room, threads_max - used);
+	/* RLIMIT_NPROC counts all our uid's tasks; root is exempt from it. */
+	if (geteuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		room = MIN(room, (long)rl.rlim_cur - used / 4);
+	if (room == LONG_MAX)
+		return INT_MAX;
+	room = room * 3 / 4 / backend->host_tasks;
+	return (int)MAX(MIN(room, (long)INT_MAX), 0L);
 }
 
 void

@@ -32,7 +32,6 @@
  */
 #define VM_MAX_USER_ADDRESS	0x00007fff00000000UL
 #define VM_MIN_USER_ADDRESS	0x0000000000010000UL	/* as Linux mmap_min_addr */
-#define VM_USER_CANONICAL_END	0x0000800000000000UL	/* FS/GS bases below */
 
 /* vmspace_create() types */
 #define VMSPACE_TYPE_DEFAULT	0
@@ -89,7 +88,12 @@
 
 /* tf_err for T_SYSCALL: which system-call ABI the guest used */
 #define SYSCALL_ABI_X86_64	0
-#define SYSCALL_ABI_I386	1	/* int $0x80 */
+#define SYSCALL_ABI_I386	1	/* int $0x80, sysenter, compat-mode syscall */
+
+/* User segment selectors (the host's GDT, Linux's layout), as in tf_cs/tf_ss. */
+#define GSEL_UCODE32		0x23	/* compatibility (32-bit) mode */
+#define GSEL_UDATA		0x2b
+#define GSEL_UCODE		0x33	/* 64-bit mode */
 
 /*
  * The user registers of a guest thread.  In: the state to run.  Out: the
@@ -104,6 +108,12 @@ struct trapframe {
 	uint64_t tf_err;
 	uint64_t tf_addr;
 	uint64_t tf_xflags;	/* PGEX_FPFAULT */
+	/*
+	 * Segment selectors; 0 stands for GSEL_UCODE and GSEL_UDATA (a
+	 * zeroed frame runs 64-bit code).  The host checks them as its
+	 * sigreturn does: a selector user mode may not load faults (#GP).
+	 */
+	uint64_t tf_cs, tf_ss;
 };
 
 /* Size of the FPU save area: an XSAVE image, standard format. */
@@ -111,7 +121,9 @@ struct trapframe {
 
 /*
  * The rest of a guest thread's CPU state.  vx_fpu is valid after
- * VMSPACE_CTL_FPSAVE, and is loaded when PGEX_FPFAULT is set.
+ * VMSPACE_CTL_FPSAVE, and is loaded when PGEX_FPFAULT is set.  The FS
+ * and GS bases may be any canonical address (what wrfsbase takes, the
+ * upper half included); VMSPACE_CTL_RUN refuses others with EINVAL.
  */
 struct vextframe {
 	uint64_t vx_fsbase;
@@ -151,6 +163,16 @@ int vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val);
  * a host system call per guest stopped for more than 10 ms, once.
  */
 void vmspace_audit(void);
+
+/*
+ * Not in Table 1: how many vmspaces the host will hold at once, from
+ * the tasks it has left now (kernel.pid_max, kernel.threads-max, and
+ * RLIMIT_NPROC unless we are root), keeping a quarter of them for the
+ * rest of the host and the backend's own helpers.  The kernel caps its
+ * process limit with it, so that fork fails with EAGAIN before the host
+ * refuses a vmspace.  INT_MAX if the host does not say.
+ */
+int vmspace_max(void);
 
 /* A clean FPU image (FNINIT state, MXCSR 0x1f80) for a new thread. */
 void vmspace_fpu_init(struct vextframe *vf);

@@ -13,6 +13,7 @@ struct vmspace_host;		/* a backend's private per-vmspace state */
 
 struct vmspace_ops {
 	const char *name;
+	int host_tasks;		/* host tasks (threads) one vmspace takes */
 	/* Returns a new vmspace, or NULL with errno set. */
 	struct vmspace_host *(*create)(int type, void *data);
 	void (*destroy)(struct vmspace_host *vh);

@@ -37,6 +37,13 @@ proc_limit_init(uint64_t ram_pages)
 {
 	uint64_t n = ram_pages / (2 * PROC_COST_PAGES);
 	maxprocs = (int)MIN(MAX(n, (uint64_t)MAXPROCS_MIN), (uint64_t)PID_MAX);
+	/* Each process needs a host vmspace: fail fork before the host would. */
+	int host = vmspace_max();
+	if (host < maxprocs) {
+		kprintf("maxprocs %d (RAM allows %d; the host's tasks, %d)\n",
+		    MAX(host, MAXPROCS_MIN), maxprocs, host);
+		maxprocs = MAX(host, MAXPROCS_MIN);
+	}
 	for (int i = 0; i < UIHASH; i++)
 		TAILQ_INIT(&uihash[i]);
 }

@@ -20,6 +20,8 @@
 #define FP_MAGIC1	0x46505853U
 #define FP_MAGIC2	0x46505845U
 #define UC_FP_XSTATE_	0x1
+#define UC_SIGCONTEXT_SS_	0x2	/* the frame's ss is the interrupted one */
+#define UC_STRICT_RESTORE_SS_	0x4	/* sigreturn restores it as it is */
 #define REDZONE		128
 
 /* The kernel's struct ucontext (glibc's ucontext_t is larger). */
@@ -186,7 +188,11 @@ sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
 	siginfo_t info;
 	memset(&uc, 0, sizeof(uc));
 	memset(&info, 0, sizeof(info));
-	uc.uc_flags = UC_FP_XSTATE_;
+	/* The interrupted code's segments (0: 64-bit, as vmspace.h). */
+	uint64_t cs = tf->tf_cs != 0 ? tf->tf_cs : GSEL_UCODE;
+	uint64_t ss = tf->tf_ss != 0 ? tf->tf_ss : GSEL_UDATA;
+	uc.uc_flags = UC_FP_XSTATE_ | UC_SIGCONTEXT_SS_ |
+	    (cs == GSEL_UCODE ? UC_STRICT_RESTORE_SS_ : 0);
 	uc.uc_stack.ss_sp = lp->lwp_sigstk.ss_sp;	/* as it was before */
 	uc.uc_stack.ss_size = lp->lwp_sigstk.ss_size;
 	uc.uc_stack.ss_flags = lp->lwp_sigstk.ss_size ? 0 : SS_DISABLE;
@@ -200,7 +206,7 @@ sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
 	g[REG_RDX] = (greg_t)tf->tf_rdx; g[REG_RAX] = (greg_t)tf->tf_rax;
 	g[REG_RCX] = (greg_t)tf->tf_rcx; g[REG_RSP] = (greg_t)tf->tf_rsp;
 	g[REG_RIP] = (greg_t)tf->tf_rip; g[REG_EFL] = (greg_t)tf->tf_rflags;
-	g[REG_CSGSFS] = (greg_t)(0x33 | (0x2bUL << 48));
+	g[REG_CSGSFS] = (greg_t)((cs & 0xffff) | (ss & 0xffff) << 48);
 	g[REG_TRAPNO] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_trapno : 0);
 	g[REG_ERR] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_err : 0);
 	g[REG_CR2] = (greg_t)(tf->tf_trapno == T_PAGEFLT ? tf->tf_addr : 0);
@@ -234,6 +240,9 @@ sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
 	tf->tf_rax = 0;
 	tf->tf_rsp = frame;
 	tf->tf_rip = sa->lsa_handler;
+	/* The handler runs in 64-bit mode whatever the code it interrupted. */
+	tf->tf_cs = GSEL_UCODE;
+	tf->tf_ss = GSEL_UDATA;
 	tf->tf_rflags &= ~0x0500UL;		/* DF and TF */
 	vmspace_fpu_init(lp->lwp_vf);		/* a handler starts clean */
 	tf->tf_xflags |= PGEX_FPFAULT;
@@ -468,6 +477,15 @@ SYSCALL(rt_sigreturn)
 	tf->tf_rdx = (uint64_t)g[REG_RDX]; tf->tf_rax = (uint64_t)g[REG_RAX];
 	tf->tf_rcx = (uint64_t)g[REG_RCX]; tf->tf_rsp = (uint64_t)g[REG_RSP];
 	tf->tf_rip = (uint64_t)g[REG_RIP];
+	/*
+	 * Segments as Linux's sigreturn: any selector, at RPL 3 (one user
+	 * mode may not load faults on the way out, SIGSEGV).  Unless the
+	 * frame asks for a strict restore, 64-bit code gets the flat SS.
+	 */
+	tf->tf_cs = ((uint64_t)g[REG_CSGSFS] & 0xffff) | 3;
+	tf->tf_ss = ((uint64_t)g[REG_CSGSFS] >> 48) | 3;
+	if (!(uc.uc_flags & UC_STRICT_RESTORE_SS_) && tf->tf_cs == GSEL_UCODE)
+		tf->tf_ss = GSEL_UDATA;
 	/* Only the flags user code may change (as the host's sigreturn). */
 	tf->tf_rflags = (tf->tf_rflags & ~0x40dd5UL) | ((uint64_t)g[REG_EFL] & 0x40dd5UL);
 	lp->lwp_sigmask = uc.uc_sigmask & ~CANTMASK;

@@ -18,7 +18,8 @@ void
 syscall_dispatch(struct lwp *lp)
 {
 	struct trapframe *tf = &lp->lwp_tf;
-	uint64_t nr = tf->tf_rax;
+	/* As Linux's do_syscall_64: (int)rax selects; negative is ENOSYS. */
+	uint64_t nr = (uint32_t)tf->tf_rax;
 	const uint64_t args[6] = { tf->tf_rdi, tf->tf_rsi, tf->tf_rdx,
 	    tf->tf_r10, tf->tf_r8, tf->tf_r9 };
 	long r;

@@ -104,12 +104,46 @@ trap_pagefault(struct lwp *lp)
 		    SEGV_MAPERR, tf->tf_addr);
 }
 
+/*
+ * A 32-bit system call: int $0x80, sysenter, or syscall in compatibility
+ * mode (the host, which has IA32 emulation, reports all three as i386
+ * calls).  This kernel has no 32-bit ABI, so each gets what Linux built
+ * without IA32_EMULATION gives: int $0x80 meets an interrupt gate user
+ * mode may not use (#GP, error code the vector's), syscall from
+ * compatibility mode returns -ENOSYS in eax (entry_SYSCALL32_ignore),
+ * and sysenter faults on its null code segment (#GP(0)).  The host's
+ * sysenter path does not keep the instruction's address, so the last
+ * one's signal shows the address the host returned to.
+ */
+static void
+trap_syscall32(struct lwp *lp)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	uint8_t insn[2] = { 0, 0 };
+
+	(void)copyin(tf->tf_rip - 2, insn, sizeof(insn));
+	if (insn[0] == 0x0f && insn[1] == 0x05 && tf->tf_cs == GSEL_UCODE32) {
+		tf->tf_rax = (uint32_t)-ENOSYS;
+		return;
+	}
+	tf->tf_trapno = T_PROTFLT;
+	tf->tf_err = 0;
+	if (insn[0] == 0xcd && insn[1] == 0x80) {
+		tf->tf_rip -= 2;		/* a fault: at the instruction */
+		tf->tf_err = 0x80 << 3 | 2;	/* IDT vector 0x80 */
+	}
+	trapsignal(lp, SIGSEGV, SI_KERNEL, 0);
+}
+
 static void
 trap_dispatch(struct lwp *lp)
 {
 	switch (lp->lwp_tf.tf_trapno) {
 	case T_SYSCALL:
-		syscall_dispatch(lp);
+		if (lp->lwp_tf.tf_err == SYSCALL_ABI_I386)
+			trap_syscall32(lp);
+		else
+			syscall_dispatch(lp);
 		break;
 	case T_PAGEFLT:
 		trap_pagefault(lp);
@@ -165,9 +199,17 @@ lwp_main(void *arg)
 		kernel_unlock();
 		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
 		kernel_lock();
-		if (r < 0)
-			panic("vmspace_ctl(RUN) of pid %d: errno %d",
-			    lp->lwp_proc->p_pid, errno);
+		if (r < 0) {
+			/*
+			 * The host layer refused the thread's state (a base
+			 * the stub reported and cannot load, say): the guest
+			 * cannot go on, and it alone pays for it.
+			 */
+			kprintf("pid %d (%s): host will not run its thread "
+			    "(errno %d); killed\n", lp->lwp_proc->p_pid,
+			    lp->lwp_proc->p_comm, errno);
+			exit1(W_EXITCODE(0, SIGKILL));
+		}
 		lp->lwp_tf.tf_xflags = 0;
 		trap_dispatch(lp);
 	}

@@ -9,6 +9,7 @@
 
 #include "kern/syscall.h"
 #include "kern/ucred.h"
+#include "vm/vm.h"
 #include "vm/vm_page.h"
 
 SYSCALL(getpid)
@@ -50,7 +51,7 @@ SYSCALL(arch_prctl)
 	switch (args[0]) {
 	case ARCH_SET_FS:
 	case ARCH_SET_GS:
-		if (args[1] >= VM_USER_CANONICAL_END)
+		if (args[1] >= VM_LINUX_TASK_SIZE)	/* TASK_SIZE_MAX */
 			return -EPERM;
 		if (args[0] == ARCH_SET_FS)
 			lp->lwp_vf->vx_fsbase = args[1];

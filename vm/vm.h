@@ -40,9 +40,12 @@ struct vm_object;
 #define VM_STACK_MAX_DEFAULT	(8UL << 20)	/* RLIMIT_STACK */
 
 /*
- * Where Linux's user space ends (TASK_SIZE): calls that accept ranges up
- * to there take the part above VM_MAX_USER_ADDRESS (the host stub's) as
- * never mapped.
+ * Where Linux's user space ends (TASK_SIZE_MAX).  Ours ends lower, at
+ * VM_MAX_USER_ADDRESS (the host stub lives above), and the memory calls
+ * treat that as their TASK_SIZE: an mmap hint above it is not taken,
+ * MAP_FIXED there is ENOMEM, munmap EINVAL, mprotect and madvise ENOMEM
+ * (nothing can be mapped there), as Linux answers past its TASK_SIZE.
+ * arch_prctl's bases are not mappings and keep Linux's limit.
  */
 #define VM_LINUX_TASK_SIZE	0x00007ffffffff000UL
 
@@ -160,8 +163,8 @@ long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
 /*
  * munmap(2): removes [addr, addr + len) (len rounded up to pages),
  * splitting entries that straddle its ends; unmapped parts are fine.
- * -EINVAL for an unaligned addr, a zero length or a range outside Linux's
- * user space (VM_LINUX_TASK_SIZE); -ENOMEM if RAM is too short to split
+ * -EINVAL for an unaligned addr, a zero length or a range reaching past
+ * user space (VM_MAX_USER_ADDRESS); -ENOMEM if RAM is too short to split
  * an entry, or a hole punched in one would pass VM_MAX_MAP_COUNT.
  */
 int vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len);

@@ -149,8 +149,9 @@ vm_mmap(struct vmspace *vm, uint64_t addr, uint64_t len, int prot, int flags,
 int
 vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len)
 {
-	if ((addr & PAGE_MASK) || len == 0 || addr > VM_LINUX_TASK_SIZE ||
-	    len > VM_LINUX_TASK_SIZE - addr)
+	/* As Linux's do_vmi_munmap, with our user range for its TASK_SIZE. */
+	if ((addr & PAGE_MASK) || len == 0 || addr > VM_MAX_USER_ADDRESS ||
+	    len > VM_MAX_USER_ADDRESS - addr)
 		return -EINVAL;
 	uint64_t end = MIN(addr + roundup2(len, PAGE_SIZE), VM_MAX_USER_ADDRESS);
 	return addr < end ? vm_map_delete(&vm->vm_map, addr, end) : 0;

@@ -10,7 +10,8 @@
  *   STUB_SYNC          mapper status (read-write)
  *   STUB_THREAD        the guest thread's words, trap record and
  *                      signal stack (read-write)
- *   0x7fff_f7..        host vdso, host stack (ADDR_NO_RANDOMIZE)
+ *   up to STUB_HOST_TOP the host's stack and vdso (ADDR_NO_RANDOMIZE
+ *                      puts them here), unmapped once the stub has started
  *
  * The control memory is one memfd: [STUB_CMD, STUB_CTL_END) maps it from
  * offset 0.  Everything the guest can write here is untrusted: the
@@ -43,6 +44,7 @@
 #define STUB_ALTSTACK_SIZE	(STUB_THREAD_SIZE - STUB_PAGE)
 #define STUB_CTL_END		(STUB_THREAD + STUB_THREAD_SIZE)
 #define STUB_CTL_SIZE		(STUB_CTL_END - STUB_CMD)
+#define STUB_HOST_TOP		STUB_UL(0x00007ffffffff000)	/* TASK_SIZE_MAX */
 
 /* The stub's descriptors at exec. */
 #define STUB_RAM_FD		3

@@ -8,7 +8,8 @@
  * RAM are made by the stub's mapper thread on the vkernel's command.
  *
  * Files: trap_vmspace.c (operations table), trap_spawn.c (starting and
- * killing stubs), trap_filter.c (the seccomp programs), trap_frame.c (the
+ * killing stubs), trap_confine.c (what a stub keeps of the vkernel's
+ * process), trap_filter.c (the seccomp programs), trap_frame.c (the
  * signal frame: registers and FPU), trap_run.c (running a guest until it
  * traps), trap_fault.c (the vpagetable walk and fault service),
  * trap_mapper.c (command batches and the host-mapping budget).
@@ -128,6 +129,13 @@ struct vmspace_host *trap_spawn(const struct trap_params *p);
 void trap_kill(struct vmspace_host *vh, const char *why);
 void trap_reap(struct vmspace_host *vh);
 bool trap_alive(struct vmspace_host *vh);
+
+/*
+ * trap_confine.c: in the child about to exec the stub (async-signal-safe
+ * calls only): closes fds 0-2, drops every capability and the right to
+ * gain any, shrinks the stack limit.  0, or -1 with errno.
+ */
+int trap_confine_child(void);
 
 /* trap_filter.c: writes both programs into the boot page. */
 int trap_filter_build(struct stub_boot *boot);

@@ -96,6 +96,9 @@ trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
 	tf->tf_rip = (uint64_t)g[REG_RIP];
 	tf->tf_rflags = (uint64_t)g[REG_EFL];
 	tf->tf_rsp = (uint64_t)g[REG_RSP];
+	/* REG_CSGSFS: cs, gs, fs, ss, 16 bits each. */
+	tf->tf_cs = (uint64_t)g[REG_CSGSFS] & 0xffff;
+	tf->tf_ss = (uint64_t)g[REG_CSGSFS] >> 48;
 	if (vf != NULL && vh->cmd->fsgsbase) {
 		vf->vx_fsbase = vh->thr->fsbase;
 		vf->vx_gsbase = vh->thr->gsbase;
@@ -104,9 +107,11 @@ trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
 
 /*
  * Writes the registers to resume with.  The host's rt_sigreturn keeps the
- * segment registers and the privileged flags whatever we write; the
- * signal mask and signal stack are reset so that a guest cannot keep a
- * forged mask (which would block the kick) beyond one trap.
+ * privileged flags whatever we write, and loads CS and SS as its own
+ * sigreturn would (RPL 3; one user mode may not use faults, and the
+ * guest gets that #GP); the signal mask and signal stack are reset so
+ * that a guest cannot keep a forged mask (which would block the kick)
+ * beyond one trap.
  */
 void
 trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
@@ -132,6 +137,10 @@ trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
 	g[REG_RIP] = (greg_t)tf->tf_rip;
 	g[REG_EFL] = (greg_t)tf->tf_rflags;
 	g[REG_RSP] = (greg_t)tf->tf_rsp;
+	uint64_t cs = tf->tf_cs != 0 ? tf->tf_cs & 0xffff : GSEL_UCODE;
+	uint64_t ss = tf->tf_ss != 0 ? tf->tf_ss & 0xffff : GSEL_UDATA;
+	g[REG_CSGSFS] = (greg_t)(((uint64_t)g[REG_CSGSFS] & 0x0000ffffffff0000UL) |
+	    cs | ss << 48);
 	sigemptyset(&vh->uc->uc_sigmask);
 	vh->uc->uc_stack.ss_sp = (void *)STUB_ALTSTACK;
 	vh->uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;

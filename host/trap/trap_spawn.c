@@ -77,11 +77,6 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	if (personality(0xffffffff) == -1 ||
 	    personality(ADDR_NO_RANDOMIZE) == -1)
 		return 125;
-	/* An unlimited stack would give the legacy, bottom-up layout. */
-	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY) {
-		rl.rlim_cur = 8 << 20;
-		(void)setrlimit(RLIMIT_STACK, &rl);
-	}
 	rl.rlim_cur = rl.rlim_max = 0;
 	(void)setrlimit(RLIMIT_CORE, &rl);
 	(void)setsid();
@@ -104,6 +99,8 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	/* Nothing else crosses the exec. */
 	if (syscall(SYS_close_range, STUB_DONE_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return 126;
+	if (trap_confine_child() < 0)
+		return 119;
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -143,6 +140,7 @@ stub_exit_reason(int status)
 	case STUB_EXIT_SIGNALS:	return "stub could not install its handlers";
 	case STUB_EXIT_MAPPER:	return "stub mapper thread did not start";
 	case STUB_EXIT_FILTER:	return "seccomp refused the stub's filter";
+	case 119:		return "could not drop the stub's privileges";
 	case 125:		return "personality(ADDR_NO_RANDOMIZE) failed";
 	case 126:		return "could not pass descriptors to the stub";
 	case 127:		return "could not exec the stub";

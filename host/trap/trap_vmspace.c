@@ -122,6 +122,7 @@ trap_setmap(struct vmspace_host *vh, uint64_t root)
 
 const struct vmspace_ops trap_vmspace_ops = {
 	.name = "trap",
+	.host_tasks = 2,	/* the stub's guest and mapper threads */
 	.create = trap_create,
 	.destroy = trap_destroy,
 	.run = trap_run,

@@ -5,13 +5,15 @@
 # runs only inside (what it does or reads is this machine's, not the
 # host's) and must exit 0.  The C programs of c/ are built with
 # musl-gcc -static and gcc -static into the image's /t/bin (and natively
-# run from the build directory).  Last line: "N passed, N failed".
+# run from the build directory); those of inside/c/ (vkernel's own
+# behaviour, not Linux's) into /t/inside/bin, for inside/ scripts only.
+# Last line: "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 vk=$build/vkernel
 stage=$(pwd)/$build/guest-root
-rm -rf "$stage" && mkdir -p "$stage/t/bin" "$stage/t/inside"
+rm -rf "$stage" && mkdir -p "$stage/t/bin" "$stage/t/inside/bin"
 cp "$here"/t/*.sh "$stage/t/"
 cp "$here"/inside/*.sh "$stage/t/inside/"
 command -v musl-gcc >/dev/null || {
@@ -22,6 +24,11 @@ command -v musl-gcc >/dev/null || {
 for c in "$here"/c/*.c; do
 	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
 	gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
+done
+for c in "$here"/inside/c/*.c; do
+	b=$stage/t/inside/bin/$(basename "$c" .c)
+	musl-gcc -static -O2 -Wall -Werror -o "$b" "$c" || exit 1
+	gcc -static -O2 -Wall -Werror -o "$b.glibc" "$c" || exit 1
 done
 # Run by the pty test only (it needs the console as a terminal).
 mkdir -p "$stage/t/pty"

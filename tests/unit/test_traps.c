@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -302,6 +304,81 @@ TEST(trap_stub_memory_readonly)
 	struct vmspace_host *vh = vmt_host(&v);
 	REQUIRE(vh != NULL);
 	CHECK_EQ(v.tf.tf_rbx & 0xffffffff, vh->cmd->seq);
+	vmt_destroy(&v);
+}
+
+/* The value of field (e.g. "CapEff:") in /proc/pid/status, or ~0. */
+static uint64_t
+proc_status_hex(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	unsigned long long v = ~0ULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return v;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, strlen(field)) == 0)
+			sscanf(line + strlen(field), "%llx", &v);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A running stub holds nothing of the vkernel's but what it needs: no
+ * fds 0-2 (the host terminal), no capabilities (the vkernel may be
+ * root), no way to gain any, and no host stack, auxiliary vector or
+ * vdso where the guest could read or dirty them.
+ */
+TEST(trap_stub_confined)
+{
+	struct vmt v;
+	REQUIRE(vmt_create(&v, NULL) == 0);
+	vmt_code(&v, GUEST_CODE(trap_load));
+	vmt_stack(&v);
+	v.tf.tf_r15 = VMT_CODE;
+	CHECK_EQ(vmt_run(&v), T_SYSCALL);
+	pid_t pid = vmt_host(&v)->pid;
+	char path[64], line[256];
+	for (int fd = 0; fd <= 2; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		CHECK(access(path, F_OK) != 0);
+	}
+	CHECK_EQ(proc_status_hex(pid, "CapEff:"), 0);
+	CHECK_EQ(proc_status_hex(pid, "CapPrm:"), 0);
+	CHECK_EQ(proc_status_hex(pid, "CapInh:"), 0);
+	CHECK_EQ(proc_status_hex(pid, "CapAmb:"), 0);
+	if (geteuid() == 0)	/* only CAP_SETPCAP may shrink the bounding set */
+		CHECK_EQ(proc_status_hex(pid, "CapBnd:"), 0);
+	CHECK_EQ(proc_status_hex(pid, "NoNewPrivs:"), 1);
+	CHECK_EQ(proc_status_hex(pid, "VmStk:"), 0);
+
+	/* Nothing mapped from the stub's control memory to TASK_SIZE_MAX. */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	REQUIRE(f != NULL);
+	int above = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long lo, hi;
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    hi > STUB_CTL_END && lo < STUB_HOST_TOP) {
+			fprintf(stderr, "    still mapped: %s", line);
+			above++;
+		}
+	}
+	fclose(f);
+	CHECK_EQ(above, 0);
+
+	/* Where the host's stack (auxv) and vdso were, the guest faults. */
+	static const uint64_t gone[] = { STUB_CTL_END, 0x7ffff7ffd000,
+	    STUB_HOST_TOP - STUB_PAGE };
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+		vmt_code(&v, GUEST_CODE(trap_load));
+		v.tf.tf_rip = VMT_CODE;
+		v.tf.tf_r15 = gone[i];
+		CHECK_EQ(vmt_run(&v), T_PAGEFLT);
+		CHECK_EQ(v.tf.tf_addr, gone[i]);
+	}
 	vmt_destroy(&v);
 }
 

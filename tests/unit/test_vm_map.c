@@ -299,9 +299,11 @@ TEST(vm_map_munmap_split)
 	CHECK_EQ(vm_munmap(vm, 0x600000000UL, PG), 0);
 	CHECK_EQ(vm_munmap(vm, a + 1, PG), -EINVAL);
 	CHECK_EQ(vm_munmap(vm, a, 0), -EINVAL);
-	/* Up to Linux's TASK_SIZE is user space, never mapped past ours. */
-	CHECK_EQ(vm_munmap(vm, VM_MAX_USER_ADDRESS, PG), 0);
-	CHECK_EQ(vm_munmap(vm, VM_LINUX_TASK_SIZE - PG, PG), 0);
+	/* User space ends at VM_MAX_USER_ADDRESS: past it is EINVAL. */
+	CHECK_EQ(vm_munmap(vm, VM_MAX_USER_ADDRESS - PG, PG), 0);
+	CHECK_EQ(vm_munmap(vm, VM_MAX_USER_ADDRESS - PG, 2 * PG), -EINVAL);
+	CHECK_EQ(vm_munmap(vm, VM_MAX_USER_ADDRESS, PG), -EINVAL);
+	CHECK_EQ(vm_munmap(vm, VM_LINUX_TASK_SIZE - PG, PG), -EINVAL);
 	CHECK_EQ(vm_munmap(vm, VM_LINUX_TASK_SIZE, PG), -EINVAL);
 	CHECK_EQ(vm_munmap(vm, a, ~0UL - PG), -EINVAL);
 	CHECK(map_ok(&vm->vm_map));

@@ -2,7 +2,9 @@
  * The trap backend's stub: a freestanding program (no libc) exec'd fresh
  * for each vmspace.  Its main thread becomes the guest thread: it maps the
  * control memory, installs the signal handlers, starts the mapper thread,
- * puts itself under the guest filter and traps once (int3), so that the
+ * moves to its signal stack, unmaps the host's stack (and with it the
+ * auxiliary vector) and the vdso, puts itself under the guest filter and
+ * traps once (int3), so that the
  * vkernel's first "resume" writes the guest's registers into that first
  * signal frame and rt_sigreturn enters guest code.
  *
@@ -69,7 +71,9 @@ struct k_stack {
 };
 
 void stub_main(uint64_t *sp);
+void stub_start_guest(void) __attribute__((noreturn));
 void stub_clone_mapper(void);
+void stub_leave_host_stack(void) __attribute__((noreturn));
 extern char stub_restorer[];
 extern char __stub_end[];
 
@@ -241,10 +245,33 @@ start_mapper(void)
 	die(STUB_EXIT_MAPPER);
 }
 
+/*
+ * The last of the start, on the signal stack (stub_entry.S moved us
+ * there): the host's stack, with its auxiliary vector (AT_UID, AT_EXECFN,
+ * AT_RANDOM...), and the vdso go, so that no host memory but the stub's
+ * own stays where the guest could read or dirty it.  Then the filter and
+ * the first trap.
+ */
+void
+stub_start_guest(void)
+{
+	uint64_t none = 0;
+
+	if (sys2(SYS_munmap, STUB_CTL_END, STUB_HOST_TOP - STUB_CTL_END) != 0)
+		die(STUB_EXIT_LAYOUT);
+	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
+	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
+		die(STUB_EXIT_FILTER);
+	/* The first trap: the vkernel answers it with the guest's registers. */
+	__asm__ volatile ("int3");
+	for (;;)
+		__asm__ volatile ("ud2");
+}
+
 void
 stub_main(uint64_t *sp)
 {
-	uint64_t all = ~0UL, none = 0;
+	uint64_t all = ~0UL;
 
 	(void)sp;
 	/* Everything of ours must sit in the reserved region. */
@@ -267,12 +294,5 @@ stub_main(uint64_t *sp)
 	if (sys6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
 		die(STUB_EXIT_FILTER);
 	start_mapper();
-
-	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
-	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
-		die(STUB_EXIT_FILTER);
-	/* The first trap: the vkernel answers it with the guest's registers. */
-	__asm__ volatile ("int3");
-	for (;;)
-		__asm__ volatile ("ud2");
+	stub_leave_host_stack();
 }

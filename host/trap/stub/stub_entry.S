@@ -171,6 +171,18 @@ stub_mapper:
 	syscall
 	ud2
 
+/*
+ * Continues the start on the top of the signal stack, so that the host's
+ * stack can go.  The first trap's frame lands below us there; the guest
+ * thread never comes back to this frame.
+ */
+	.text
+	.globl	stub_leave_host_stack
+stub_leave_host_stack:
+	movabs	$STUB_CTL_END, %rsp
+	call	stub_start_guest
+	ud2
+
 /* Starts the mapper thread with all signals blocked (inherited). */
 	.text
 	.globl	stub_clone_mapper
