@@ -74,6 +74,7 @@ struct vmspace_host {
 	int syscallfd;			/* /proc/PID/task/PID/syscall, or -1 */
 	int schedfd;			/* /proc/PID/task/PID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* guest thread's CPU time at the 1st strike */
+	pid_t mapper_tid;		/* the mapper thread, once looked up (0: not yet) */
 
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
 	struct { uint64_t start, end; } gov[TRAP_MAXGOV];
@@ -132,6 +133,8 @@ int trap_wait_report(struct vmspace_host *vh, bool booting);
 uint64_t trap_guest_cputime(struct vmspace_host *vh);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
 void trap_resumed(struct vmspace_host *vh);
+const char *trap_kick_verdict(struct vmspace_host *vh, uint64_t kicked,
+    uint64_t now, uint64_t *cpu0);
 
 /* trap_fault.c */
 void trap_fault_ahead(struct vmspace_host *vh);
