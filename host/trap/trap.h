@@ -111,6 +111,7 @@ int trap_pool_ready(unsigned *ntaken);
 struct vmspace_host *trap_spawn(const struct trap_params *p);
 void trap_kill(struct vmspace_host *vh, const char *why);
 void trap_reap(struct vmspace_host *vh);
+void trap_wait_gone(struct vmspace_host *vh);
 bool trap_alive(struct vmspace_host *vh);
 
 /* trap_filter.c: writes both programs into the boot page. */

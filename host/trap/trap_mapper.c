@@ -238,13 +238,16 @@ trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
 /*
  * Drops the host mappings of [start, end) before returning.  Never later:
  * a guest can post a report without stopping, so "parked" is a belief,
- * and a deferred unmap could leave it a page the kernel gave away.
+ * and a deferred unmap could leave it a page the kernel gave away.  A stub
+ * that is killed, or dies on the way, maps nothing only once its process
+ * is gone (a SIGKILL takes effect later): we wait for that, and the
+ * answer is then 0 as well.
  */
 int
 trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	if (vh->dead)
-		return 0;	/* a dead stub maps nothing */
+		goto dead;
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
 	    s < TRAP_NSLOTS && (s << TRAP_SLOT_SHIFT) < end; s++) {
 		uint64_t *w = &vh->hm.slots[s / 64];
@@ -258,7 +261,12 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 			*w &= ~bit;
 		if (trap_cmd_add(vh, STUB_OP_MUNMAP, lo > start ? lo : start,
 		    (hi < end ? hi : end) - (lo > start ? lo : start), 0, 0) < 0)
-			return -1;
+			goto dead;
 	}
-	return vh->nops > 0 ? trap_cmd_issue(vh, false) : 0;
+	if (vh->nops == 0 || trap_cmd_issue(vh, false) == 0)
+		return 0;
+dead:
+	trap_kill(vh, "host mappings could not be dropped");
+	trap_wait_gone(vh);
+	return 0;
 }
