@@ -16,6 +16,7 @@
  * for, up to a bound.
  */
 #include <dirent.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -35,8 +36,6 @@
 #define TRAP_KICK_CPU_NS	20000000UL	/* two ticks of CPU without answering */
 #define TRAP_KICK_GRACE_NS	250000000UL	/* if the host does not tell CPU time */
 #define TRAP_KICK_LIMIT_NS	4000000000UL	/* even if the host starves it */
-
-#define FUTEX_WAIT_OP		0
 
 /*
  * Reads /proc/PID/task/TID/FILE into buf, NUL-terminated.  With fdp, the
@@ -95,13 +94,13 @@ task_state(pid_t pid, pid_t tid)
 	return p != NULL && p[1] == ' ' ? p[2] : 0;
 }
 
-/* The handler's wait for the reply: futex(&reply, FUTEX_WAIT, WW_SLEEPING, NULL). */
+/* The handler's wait: futex(&reply, FUTEX_WAIT, WW_SLEEPING, NULL). */
 static bool
 handler_wait(long nr, const unsigned long a[4])
 {
 	return nr == SYS_futex &&
 	    a[0] == STUB_THREAD + offsetof(struct stub_thread, reply) &&
-	    a[1] == FUTEX_WAIT_OP && a[2] == WW_SLEEPING && a[3] == 0;
+	    a[1] == FUTEX_WAIT && a[2] == WW_SLEEPING && a[3] == 0;
 }
 
 /* True if the guest thread sleeps in its handler's wait for the reply. */
@@ -156,7 +155,7 @@ stub_mapper_idle(struct vmspace_host *vh)
 
 	return tid > 0 && task_syscall(vh->pid, tid, NULL, &nr, a) == 1 &&
 	    nr == SYS_futex && a[0] == STUB_CMD + offsetof(struct stub_cmd, seq) &&
-	    a[1] == FUTEX_WAIT_OP && (uint32_t)a[2] == vh->seq;
+	    a[1] == FUTEX_WAIT && (uint32_t)a[2] == vh->seq;
 }
 
 /*

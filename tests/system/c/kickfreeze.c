@@ -26,8 +26,7 @@
 #define NATTACKERS	5
 #define TICK_MS		50
 #define GAP_LIMIT_MS	1000
-#define WW_SLEEPING	2	/* host/hostsync.h */
-#define SYS_RESTORER_SYSCALL	(STUB_RESTORER + 5)	/* mov $15,%eax; syscall */
+#define RESTORER_SYSCALL	(STUB_RESTORER + 5)	/* mov $15,%eax; syscall */
 
 /*
  * The kernel's ucontext, as rt_sigreturn reads it at rsp: flags, link,
@@ -50,7 +49,7 @@ __asm__(
 	".text\n.balign 256\n"
 	"attack_enter: mov (%rdi), %rax\n mov %rdi, %rsp\n"
 	" movabs $" "0x7fff00001040" ", %rax\n jmp *%rax\n"
-	/* The handler's own wait: futex(&reply, FUTEX_WAIT, WW_SLEEPING, 0). */
+	/* The handler's own wait: futex(&reply, FUTEX_WAIT, WW_SLEEPING = 2, 0). */
 	"attack_reply: movabs $0x7fff00111004, %rdi\n movl $2, (%rdi)\n"
 	" mov $202, %eax\n xor %esi, %esi\n mov $2, %edx\n xor %r10d, %r10d\n"
 	" movabs $0x7fff00001045, %rcx\n jmp *%rcx\n"
@@ -61,7 +60,7 @@ __asm__(
 	"attack_spin: jmp attack_spin\n");
 
 _Static_assert(STUB_RESTORER == 0x7fff00001040UL, "attack_enter's restorer");
-_Static_assert(SYS_RESTORER_SYSCALL == 0x7fff00001045UL, "the restorer's syscall");
+_Static_assert(RESTORER_SYSCALL == 0x7fff00001045UL, "the restorer's syscall");
 _Static_assert(STUB_THREAD + offsetof(struct stub_thread, reply) ==
     0x7fff00111004UL, "attack_reply's word");
 _Static_assert(STUB_CMD + offsetof(struct stub_cmd, seq) == 0x7fff00100000UL,
