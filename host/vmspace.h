@@ -41,6 +41,13 @@
 
 /* mcontrol()/vmspace_mcontrol() advice beyond madvise(2)'s */
 #define MADV_SETMAP		200	/* val = physical address of the PML4 */
+/*
+ * MADV_INVAL returns only once no host translation of the range exists.
+ * A backend that cannot drop them (the guest's host process was killed,
+ * or will not cooperate) kills the guest (T_DEAD on its next run) and
+ * returns 0 once the guest's host process is gone: the kernel may then
+ * reuse the range's pages.
+ */
 #define MADV_INVAL		201	/* drop host translations of a range */
 #define MADV_NOSYNC		202	/* RAM need not be written back to its file */
 

@@ -6,7 +6,9 @@
  * removal of the last entry frees it, and the entry above it goes too.
  * Freed table pages go back to the allocator only after the host
  * invalidation: a CPU walking the tables (the kvm backend) must not find
- * a reused page in the middle of a walk it cached.
+ * a reused page in the middle of a walk it cached.  Likewise for every
+ * page: one is reused only once no host mapping of it can exist
+ * (pmap_invalidate).
  */
 #include <sys/mman.h>
 
@@ -115,14 +117,20 @@ pmap_prune(struct pmap *pm, uint64_t va, struct pglist *freed)
 }
 
 /*
- * The host call fails only if the backend has killed the guest, whose
- * host mappings are then gone anyway.
+ * Every page and table leaves a pmap through here before it is freed or
+ * given to another mapping: a page is reused only once no host mapping of
+ * it can exist.  MADV_INVAL returns when that holds; a backend that
+ * cannot drop its mappings kills the guest and returns once the guest's
+ * host process is gone, so a failure here is a broken kernel invariant
+ * (a bad range or a lost host vmspace), never a guest's doing.
  */
 void
 pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi)
 {
-	if (pm->pm_hosted && lo < hi)
-		(void)vmspace_mcontrol(pm, (void *)lo, hi - lo, MADV_INVAL, NULL);
+	if (pm->pm_hosted && lo < hi &&
+	    vmspace_mcontrol(pm, (void *)lo, hi - lo, MADV_INVAL, NULL) < 0)
+		panic("pmap_invalidate: %#lx-%#lx of pmap %p: errno %d",
+		    lo, hi, (void *)pm, errno);
 }
 
 static void

@@ -91,6 +91,7 @@ struct vmspace_host {
 	int syscallfd;			/* /proc/PID/task/PID/syscall, or -1 */
 	int schedfd;			/* /proc/PID/task/PID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* guest thread's CPU time at the 1st strike */
+	pid_t mapper_tid;		/* the mapper thread, once looked up (0: not yet) */
 
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
 	struct { uint64_t start, end; } gov[TRAP_MAXGOV];
@@ -128,6 +129,7 @@ int trap_pool_ready(unsigned *ntaken);
 struct vmspace_host *trap_spawn(const struct trap_params *p);
 void trap_kill(struct vmspace_host *vh, const char *why);
 void trap_reap(struct vmspace_host *vh);
+void trap_wait_gone(struct vmspace_host *vh);
 bool trap_alive(struct vmspace_host *vh);
 
 /*
@@ -157,6 +159,8 @@ int trap_wait_report(struct vmspace_host *vh, bool booting);
 uint64_t trap_guest_cputime(struct vmspace_host *vh);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
 void trap_resumed(struct vmspace_host *vh);
+const char *trap_kick_verdict(struct vmspace_host *vh, uint64_t kicked,
+    uint64_t now, uint64_t *cpu0);
 
 /* trap_fault.c */
 void trap_fault_ahead(struct vmspace_host *vh);
@@ -174,7 +178,6 @@ int trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot);
 int trap_cmd_issue(struct vmspace_host *vh, bool resume);
 int trap_cmd_wait(struct vmspace_host *vh);
 int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
-int trap_unmap_check(struct vmspace_host *vh);
 
 /* trap_hostmap.c */
 int trap_hostmap_init(struct vmspace_host *vh, int budget);

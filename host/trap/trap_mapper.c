@@ -181,30 +181,18 @@ trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot)
 }
 
 /*
- * An unmapping the host refused would leave the guest a page the kernel
- * may reuse: such a stub is killed (and so maps nothing).  Within the
- * budget a munmap cannot fail for want of VMAs; a failure means a broken
- * or tampered stub.  Returns -1 if it was killed.
- */
-int
-trap_unmap_check(struct vmspace_host *vh)
-{
-	if (__atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) == 0)
-		return 0;
-	trap_kill(vh, "host refused an unmapping");
-	return -1;
-}
-
-/*
  * Drops the host mappings of [start, end) before returning.  Never later:
  * a guest can post a report without stopping, so "parked" is a belief,
- * and a deferred unmap could leave it a page the kernel gave away.
+ * and a deferred unmap could leave it a page the kernel gave away.  A stub
+ * that is killed, or dies on the way, maps nothing only once its process
+ * is gone (a SIGKILL takes effect later): we wait for that, and the
+ * answer is then 0 as well.
  */
 int
 trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	if (vh->dead)
-		return 0;	/* a dead stub maps nothing */
+		goto dead;
 	trap_hostmap_note_unmap(vh, start, end);
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
 	    s < TRAP_NSLOTS && (s << TRAP_SLOT_SHIFT) < end; s++) {
@@ -219,9 +207,18 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 			*w &= ~bit;
 		if (trap_cmd_add(vh, STUB_OP_MUNMAP, lo > start ? lo : start,
 		    (hi < end ? hi : end) - (lo > start ? lo : start), 0, 0) < 0)
-			return -1;
+			goto dead;
 	}
-	if (vh->nops > 0 && trap_cmd_issue(vh, false) < 0)
-		return -1;
-	return trap_unmap_check(vh);
+	/*
+	 * An unmapping the host refused would leave the guest a page the
+	 * kernel may reuse.  Within the budget a munmap cannot fail for want
+	 * of VMAs: a failure means a broken or tampered stub.
+	 */
+	if ((vh->nops == 0 || trap_cmd_issue(vh, false) == 0) &&
+	    __atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+dead:
+	trap_kill(vh, "host mappings could not be dropped");
+	trap_wait_gone(vh);
+	return 0;
 }

@@ -12,9 +12,10 @@
  * (latency placement), then sleeps on the report word and its own
  * mailbox at once.  An interrupt for the CPU kicks the guest (SIGKICK);
  * a guest that does not answer the kick (it may have blocked the signal
- * with a forged sigreturn) is killed once it has run through a grace
- * period without answering, or after a bound if the host never ran it;
- * so is one whose stub dies: the caller sees T_DEAD, never a hang.
+ * with a forged sigreturn) is looked at every TRAP_KICK_CHECK_NS and
+ * killed as soon as the host shows it sleeping or computing instead
+ * (trap_kick_verdict), or after a bound if the host never ran it; so is
+ * one whose stub dies: the caller sees T_DEAD, never a hang.
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,8 +32,7 @@
 #define AUDIT_ARCH_I386 0x40000003U
 #endif
 
-#define TRAP_KICK_GRACE_NS	250000000UL
-#define TRAP_KICK_LIMIT_NS	4000000000UL	/* even if the host starves it */
+#define TRAP_KICK_CHECK_NS	2000000UL	/* a kicked guest is looked at */
 #define TRAP_POLL_NS		20000000UL
 #define TRAP_BOOT_WAIT_NS	5000000000UL
 
@@ -52,15 +52,15 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 {
 	struct vcpu *cpu = booting ? NULL : cpu_self();
 	uint32_t *req = &vh->thr->req;
-	uint64_t start = host_nanotime(), now = start, kicked = 0, window = 0;
-	uint64_t window_cpu = UINT64_MAX;
+	uint64_t start = host_nanotime(), now = start, kicked = 0;
+	uint64_t kick_cpu = UINT64_MAX;
 
 	for (;;) {
 		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)
 			break;
 		if (cpu != NULL && kicked == 0 && cpu_pending(cpu) != 0) {
 			trap_kick(vh);
-			kicked = window = now;
+			kicked = now;
 		}
 		if (now - start < vh->spin_ns) {
 			cpu_relax();
@@ -68,7 +68,8 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 			continue;
 		}
 		vh->nsleeps++;
-		cpu_sleep(cpu, req, WW_POSTED, TRAP_POLL_NS);
+		cpu_sleep(cpu, req, WW_POSTED, kicked != 0 ? TRAP_KICK_CHECK_NS :
+		    TRAP_POLL_NS);
 		now = host_nanotime();
 		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)
 			break;
@@ -76,21 +77,15 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 			trap_kill(vh, "stub died");
 			return -1;
 		}
-		if (kicked != 0 && now - window >= TRAP_KICK_GRACE_NS) {
-			/*
-			 * Killed if it ran through a grace period without
-			 * answering; one the host did not schedule gets more
-			 * time, up to a bound.
-			 */
-			uint64_t cpu = trap_guest_cputime(vh);
-			if (cpu == UINT64_MAX || now - kicked >= TRAP_KICK_LIMIT_NS ||
-			    (window_cpu != UINT64_MAX &&
-			    cpu - window_cpu >= TRAP_KICK_GRACE_NS / 2)) {
-				trap_kill(vh, "guest ignored a kick");
+		if (kicked != 0) {
+			const char *why = trap_kick_verdict(vh, kicked, now,
+			    &kick_cpu);
+			/* It may have answered while we looked. */
+			if (why != NULL &&
+			    !(__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)) {
+				trap_kill(vh, why);
 				return -1;
 			}
-			window = now;
-			window_cpu = cpu;
 		}
 		if (booting && now - start >= TRAP_BOOT_WAIT_NS)
 			return -1;

@@ -273,6 +273,30 @@ trap_kill(struct vmspace_host *vh, const char *why)
 		syscall(SYS_pidfd_send_signal, vh->pidfd, SIGKILL, NULL, 0);
 }
 
+/*
+ * Returns once the stub's process is gone: every thread of it, the
+ * mapper's too, has exited, so nothing runs in its address space and no
+ * host mapping of RAM it held can be used again (the pidfd turns readable
+ * only when the whole thread group has).  The caller has killed it.
+ * Waits as long as the host takes: until then, no page the stub could
+ * reach may go to anyone else.
+ */
+void
+trap_wait_gone(struct vmspace_host *vh)
+{
+	struct pollfd pfd = { vh->pidfd, POLLIN, 0 };
+	uint64_t start = host_nanotime();
+	bool said = false;
+
+	while (vh->pidfd >= 0 && poll(&pfd, 1, 1000) <= 0) {
+		if (!said && host_nanotime() - start > 1000000000UL) {
+			host_log("trap: stub %d still not gone after its SIGKILL",
+			    (int)vh->pid);
+			said = true;
+		}
+	}
+}
+
 /* Kills the stub if it lives, collects it and frees everything. */
 void
 trap_reap(struct vmspace_host *vh)

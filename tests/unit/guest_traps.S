@@ -195,6 +195,16 @@ LABEL(trap_sigreturn_spin)
 LABEL(trap_sigreturn_report)
 	REPORT(1000)
 2:	jmp	2b
+/* The handler's own wait for its reply, made from the stub's restorer. */
+LABEL(trap_sigreturn_sleep)
+	movabs	$(STUB_THREAD + 4), %rdi	/* stub_thread.reply */
+	movl	$2, (%rdi)			/* WW_SLEEPING */
+	mov	$202, %eax			/* futex */
+	xor	%esi, %esi			/* FUTEX_WAIT */
+	mov	$2, %edx
+	xor	%r10d, %r10d
+	movabs	$(STUB_RESTORER + 5), %rcx	/* its syscall instruction */
+	jmp	*%rcx
 END(trap_sigreturn)
 
 /*

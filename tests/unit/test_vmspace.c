@@ -3,8 +3,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -1177,6 +1179,40 @@ TEST(vmspace_destroy_parked)
 	CHECK_EQ(vmt_run(&v), T_SYSCALL);
 	CHECK_EQ(v.tf.tf_rax, 39);
 	vmt_destroy(&v);
+}
+
+/*
+ * 14. A killed stub maps nothing only once its process is gone: a SIGKILL
+ * takes effect later, and until every thread of the stub has exited its
+ * host mappings can still be used.  MADV_INVAL returns 0 only then, so
+ * the kernel never reuses a page a dying guest could touch; likewise for
+ * a stub killed from outside, which the backend learns of on the way.
+ */
+TEST(vmspace_inval_waits_for_killed_stub)
+{
+	for (int round = 0; round < 6; round++) {
+		struct vmt v;
+		REQUIRE(mem_setup(&v, NULL, GUEST_CODE(syscall)) == 0);
+		CHECK_EQ(vmt_run(&v), T_SYSCALL);	/* its code is mapped */
+		struct vmspace_host *vh = vmt_host(&v);
+		if (round % 2 == 0)
+			trap_kill(vh, "test");
+		else
+			CHECK_EQ(kill(vh->pid, SIGKILL), 0);
+		CHECK_EQ(vmspace_mcontrol(&v, (void *)VMT_CODE, PAGE_SIZE,
+		    MADV_INVAL, NULL), 0);
+		struct pollfd pfd = { vh->pidfd, POLLIN, 0 };
+		CHECK_EQ(poll(&pfd, 1, 0), 1);	/* the whole process exited */
+		CHECK(vh->dead);
+		CHECK_EQ(vmt_run(&v), T_DEAD);
+		vmt_destroy(&v);
+		if (unit_failed_now()) {
+			fprintf(stderr, "    (round %d: %s)\n", round,
+			    round % 2 == 0 ? "killed by the backend" :
+			    "killed from outside");
+			break;
+		}
+	}
 }
 
 /*
