@@ -57,7 +57,7 @@ tools/mkinitramfs "$build/fuzz.cpio" "$stage" || exit 1
 
 echo "fuzz: trinity -s $seed -N $count -C $children for $seconds s" \
     "($vk -n $cpus -m $mem)"
-timeout -s KILL $((seconds + 120)) "$vk" -n "$cpus" -m "$mem" \
+timeout -s KILL $((seconds + 120)) "$vk" -v -n "$cpus" -m "$mem" \
     --initramfs "$build/fuzz.cpio" -- /sbin/fuzzinit "$seconds" \
     /usr/bin/trinity -q -l off -s "$seed" -N "$count" -C "$children" \
     ${FUZZ_ARGS:-} > "$log" 2>&1
