@@ -63,6 +63,12 @@ vnode_pager_putpage(struct vm_object *obj, struct vm_page *m)
 	return -ENOSYS;		/* no shared writable mappings yet */
 }
 
+/*
+ * WARNING: the last vrele may sleep (ext2 frees an unlinked file's
+ * blocks), inside munmap's or exit's walk of a map.  That is safe while
+ * one thread at a time uses a map (threads share none yet: a vfork
+ * parent sleeps); with threads, the release must be deferred.
+ */
 static void
 vnode_pager_dealloc(struct vm_object *obj)
 {

@@ -226,12 +226,12 @@ elf_load_interp(struct vmspace *vm, struct proc *p, const char *path,
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)hdr;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh->e_machine != EM_X86_64) {
-		kprintf("exec: interpreter %s is not an x86-64 ELF file\n", path);
+		kprintf_ratelimited("exec: interpreter %s is not an x86-64 ELF file\n", path);
 		error = -ELIBBAD;
 		goto out;
 	}
 	if ((error = elf_read_headers(vp, hdr, n, &ef)) < 0) {
-		kprintf("exec: interpreter %s: bad program headers\n", path);
+		kprintf_ratelimited("exec: interpreter %s: bad program headers\n", path);
 		if (error == -ENOEXEC && (eh->e_phentsize != sizeof(Elf64_Phdr) ||
 		    eh->e_phnum == 0 || eh->e_phnum > ELF_MAXPHNUM))
 			error = -ELIBBAD;	/* Linux's load_elf_phdrs */
