@@ -4,6 +4,8 @@
 #   make run        build and boot it
 #   make test       build and run the unit tests
 #   make asan       the same tests under AddressSanitizer and UBSan
+#   make fuzz       trinity, the system-call fuzzer, inside as nobody
+#                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
 #   make bench      the host-layer, kernel and storage benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
 
@@ -40,7 +42,7 @@ TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 
-.PHONY: all run test asan bench clean
+.PHONY: all run test asan fuzz bench clean
 all: $(BUILD)/vkernel
 
 $(BUILD)/vkernel: $(KERN_OBJS) $(CORE_OBJS)
@@ -94,10 +96,21 @@ run: $(BUILD)/vkernel $(BUILD)/root.img
 test: $(BUILD)/unittest $(BUILD)/vkernel
 	tests/run $(BUILD)
 
+ASAN_VARS := BUILD=build-asan OPT=-O1 \
+	SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
 asan:
-	$(MAKE) BUILD=build-asan OPT=-O1 \
-	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    test
+	$(MAKE) $(ASAN_VARS) test
+
+# trinity as nobody inside vkernel; see tests/fuzz/trinity.sh for the
+# FUZZ_* knobs (FUZZ_SECONDS, FUZZ_SEED...); FUZZ_ASAN=1 under ASan/UBSan.
+ifeq ($(FUZZ_ASAN),1)
+fuzz:
+	$(MAKE) $(ASAN_VARS) FUZZ_ASAN=0 fuzz
+else
+fuzz: $(BUILD)/vkernel
+	BUILD=$(BUILD) tests/fuzz/trinity.sh
+endif
 
 $(BUILD)/bootwatch: $(BUILD)/bench/bootwatch.o
 	$(CC) $(LDFLAGS) -o $@ $^

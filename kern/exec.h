@@ -21,9 +21,11 @@ struct image {
 	const char *im_hdr;		/* the file's first page */
 	size_t im_hdrlen;
 	struct vmspace *im_vmspace;	/* the new address space */
-	uint64_t im_entry;
+	uint64_t im_entry;		/* the program's entry (AT_ENTRY) */
+	uint64_t im_start;		/* where the thread starts: ld.so's, or im_entry */
 	uint64_t im_phdr, im_phnum;	/* where the program headers are mapped */
 	uint64_t im_base;		/* load bias (ET_DYN) */
+	uint64_t im_interp_base;	/* ld.so's load bias (AT_BASE), or 0 */
 	uint64_t im_sp;			/* the initial stack pointer */
 };
 
@@ -31,7 +33,16 @@ int kern_execve(struct lwp *lp, const char *path, struct exec_args *ea);
 int exec_read(struct vnode *vp, struct vmspace *vm, uint64_t buf, size_t len,
     uint64_t off);
 
-/* Builds im->im_vmspace from the ELF image; -ENOEXEC if it is not one. */
+/*
+ * Finds an executable regular file at path for process p: a referenced
+ * vnode, or -ENOENT, -EACCES...
+ */
+int exec_lookup(struct proc *p, const char *path, struct vnode **vpp);
+
+/*
+ * Builds im->im_vmspace from the ELF image and its interpreter, if it
+ * has one; -ENOEXEC if it is not one, or the interpreter's errors.
+ */
 int elf_load(struct image *im, struct proc *p);
 
 /* Maps the stack and lays out argc, argv, envp and auxv as Linux does. */

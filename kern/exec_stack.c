@@ -95,7 +95,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 		{ AT_PHDR, im->im_phdr },
 		{ AT_PHENT, sizeof(Elf64_Phdr) },
 		{ AT_PHNUM, im->im_phnum },
-		{ AT_BASE, 0 },
+		{ AT_BASE, im->im_interp_base },
 		{ AT_FLAGS, 0 },
 		{ AT_ENTRY, im->im_entry },
 		{ AT_UID, cr->cr_ruid },

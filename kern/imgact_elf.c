@@ -1,14 +1,19 @@
 /*
- * The ELF image activator: static executables (ET_EXEC) and static PIE
- * (ET_DYN without an interpreter).  Every header field comes from a file
+ * The ELF image activator: executables (ET_EXEC), position-independent
+ * ones (ET_DYN), and dynamically linked ones of either kind, whose
+ * program interpreter (PT_INTERP: ld.so) is loaded beside them and runs
+ * first, finding the program through the auxiliary vector (AT_PHDR,
+ * AT_ENTRY, AT_BASE), as on Linux.  Every header field comes from a file
  * the guest may have written, so each is checked before use.
  *
  * The segments are loaded by reading the file into anonymous memory of the
  * new address space (no page sharing with the file yet): the whole span
  * of the PT_LOAD segments is mapped writable, filled, then each segment's
- * pages get its own protection.
+ * pages get its own protection.  Libraries ld.so maps later come through
+ * mmap's file objects (fs/vnode_pager.c), page by page.
  */
 #include <elf.h>
+#include <limits.h>
 #include <sys/mman.h>
 
 #include "fs/vnode.h"
@@ -18,7 +23,7 @@
 
 /* Linux reads at most a page of program headers. */
 #define ELF_MAXPHNUM	(PAGE_SIZE / sizeof(Elf64_Phdr))
-#define ET_DYN_BASE	0x555555554000UL	/* where Linux puts static PIE */
+#define ET_DYN_BASE	0x555555554000UL	/* where Linux puts PIE, unrandomised */
 
 /*
  * Checks the ELF header; -ENOEXEC if it is not an x86-64 executable.
@@ -48,33 +53,46 @@ elf_prot(uint32_t flags)
 	    ((flags & PF_W) ? PROT_WRITE : 0) | ((flags & PF_X) ? PROT_EXEC : 0);
 }
 
-int
-elf_load(struct image *im, struct proc *p)
+/* An ELF file's headers and the span of its PT_LOAD segments. */
+struct elf_file {
+	struct vnode *vp;
+	const Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;			/* kmalloc'd */
+	uint64_t lo, hi;		/* page-aligned span of the segments */
+	uint64_t filehi;		/* the end of the segments' file bytes */
+	uint64_t phdr_va;		/* where a segment maps the headers; 0 */
+};
+
+/*
+ * Reads and checks the program headers of vp, whose first hdrlen bytes
+ * are hdr: every PT_LOAD must fit the file, the user range and itself.
+ * Fills ef (free ef->ph with kfree).  -ENOEXEC for a bad image.
+ */
+static int
+elf_read_headers(struct vnode *vp, const char *hdr, size_t hdrlen,
+    struct elf_file *ef)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->im_hdr;
-	uint64_t filesize = im->im_vp->v_size, lo = UINT64_MAX, hi = 0;
-	uint64_t filehi = 0;		/* the end of the segments' file bytes */
-	Elf64_Phdr *ph;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)hdr;
+	uint64_t filesize = vp->v_size;
 	int error;
 
-	(void)p;
-	if ((error = elf_check(eh, im->im_hdrlen, filesize)) < 0)
+	memset(ef, 0, sizeof(*ef));
+	if ((error = elf_check(eh, hdrlen, filesize)) < 0)
 		return error;
 	size_t phsize = eh->e_phnum * sizeof(Elf64_Phdr);
-	ph = kmalloc(phsize, 0);
+	Elf64_Phdr *ph = kmalloc(phsize, 0);
 	if (ph == NULL)
 		return -ENOMEM;
-	if ((error = exec_read(im->im_vp, NULL, (uint64_t)ph, phsize,
-	    eh->e_phoff)) < 0)
-		goto out;
-
-	uint64_t phdr_va = 0;
+	if ((error = exec_read(vp, NULL, (uint64_t)ph, phsize,
+	    eh->e_phoff)) < 0) {
+		kfree(ph);
+		return error;
+	}
+	ef->vp = vp;
+	ef->eh = eh;
+	ef->ph = ph;
+	ef->lo = UINT64_MAX;
 	for (int i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type == PT_INTERP) {
-			kprintf("exec: dynamically linked programs are not supported yet\n");
-			error = -ENOEXEC;
-			goto out;
-		}
 		if (ph[i].p_type != PT_LOAD)
 			continue;
 		/* The segment must fit the file, the user range, and itself. */
@@ -83,70 +101,210 @@ elf_load(struct image *im, struct proc *p)
 		    ph[i].p_vaddr >= VM_MAX_USER_ADDRESS ||
 		    ph[i].p_memsz > VM_MAX_USER_ADDRESS - ph[i].p_vaddr ||
 		    (ph[i].p_vaddr & PAGE_MASK) != (ph[i].p_offset & PAGE_MASK)) {
-			error = -ENOEXEC;
-			goto out;
+			kfree(ph);
+			return -ENOEXEC;
 		}
-		lo = MIN(lo, rounddown2(ph[i].p_vaddr, PAGE_SIZE));
-		hi = MAX(hi, roundup2(ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE));
-		filehi = MAX(filehi, roundup2(ph[i].p_vaddr + ph[i].p_filesz,
+		ef->lo = MIN(ef->lo, rounddown2(ph[i].p_vaddr, PAGE_SIZE));
+		ef->hi = MAX(ef->hi, roundup2(ph[i].p_vaddr + ph[i].p_memsz,
 		    PAGE_SIZE));
+		ef->filehi = MAX(ef->filehi, roundup2(ph[i].p_vaddr +
+		    ph[i].p_filesz, PAGE_SIZE));
 		if (eh->e_phoff >= ph[i].p_offset &&
 		    eh->e_phoff + phsize <= ph[i].p_offset + ph[i].p_filesz)
-			phdr_va = ph[i].p_vaddr + (eh->e_phoff - ph[i].p_offset);
+			ef->phdr_va = ph[i].p_vaddr + (eh->e_phoff - ph[i].p_offset);
 	}
-	if (lo >= hi) {
-		error = -ENOEXEC;
-		goto out;
+	if (ef->lo >= ef->hi || eh->e_entry < ef->lo || eh->e_entry >= ef->hi) {
+		kfree(ph);
+		return -ENOEXEC;
 	}
-	uint64_t bias = eh->e_type == ET_DYN ? ET_DYN_BASE - lo : 0;
-	if (lo + bias < VM_MIN_USER_ADDRESS || hi + bias > VM_MMAP_BASE ||
-	    eh->e_entry + bias < lo + bias || eh->e_entry + bias >= hi + bias) {
-		error = -ENOEXEC;
-		goto out;
-	}
+	return 0;
+}
 
-	struct vmspace *vm = vmspace_alloc();
-	if (vm == NULL) {
-		error = -ENOMEM;
-		goto out;
-	}
-	long r = vm_mmap(vm, lo + bias, hi - lo, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
-	error = r < 0 ? (int)r : 0;
-	for (int i = 0; error == 0 && i < eh->e_phnum; i++)
+/*
+ * Maps ef's segments into vm at load bias bias: the span is mapped
+ * writable and anonymous (replacing whatever was there), filled from
+ * the file, then each segment's pages get its own protection.
+ */
+static int
+elf_map(struct vmspace *vm, const struct elf_file *ef, uint64_t bias)
+{
+	const Elf64_Phdr *ph = ef->ph;
+	int n = ef->eh->e_phnum;
+	long r = vm_mmap(vm, ef->lo + bias, ef->hi - ef->lo,
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+	    NULL, 0);
+	int error = r < 0 ? (int)r : 0;
+	for (int i = 0; error == 0 && i < n; i++)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_filesz > 0)
-			error = exec_read(im->im_vp, vm, ph[i].p_vaddr + bias,
+			error = exec_read(ef->vp, vm, ph[i].p_vaddr + bias,
 			    ph[i].p_filesz, ph[i].p_offset);
-	for (int i = 0; error == 0 && i < eh->e_phnum; i++)
+	for (int i = 0; error == 0 && i < n; i++)
 		if (ph[i].p_type == PT_LOAD)
 			error = vm_mprotect(vm, rounddown2(ph[i].p_vaddr, PAGE_SIZE) + bias,
 			    roundup2(ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE) -
 			    rounddown2(ph[i].p_vaddr, PAGE_SIZE), elf_prot(ph[i].p_flags));
 	/* A page where one segment ends and the next begins gets both. */
-	for (int i = 0; error == 0 && i < eh->e_phnum; i++) {
+	for (int i = 0; error == 0 && i < n; i++) {
 		if (ph[i].p_type != PT_LOAD)
 			continue;
 		uint64_t last = rounddown2(ph[i].p_vaddr + ph[i].p_memsz - 1, PAGE_SIZE);
-		for (int j = 0; error == 0 && j < eh->e_phnum; j++)
+		for (int j = 0; error == 0 && j < n; j++)
 			if (j != i && ph[j].p_type == PT_LOAD &&
 			    rounddown2(ph[j].p_vaddr, PAGE_SIZE) == last &&
 			    ph[j].p_vaddr > ph[i].p_vaddr)
 				error = vm_mprotect(vm, last + bias, PAGE_SIZE,
 				    elf_prot(ph[i].p_flags) | elf_prot(ph[j].p_flags));
 	}
+	return error;
+}
+
+/*
+ * The path in ef's PT_INTERP, kmalloc'd into *pathp (NULL if it has
+ * none).  -ENOEXEC for one that is empty, too long or not terminated
+ * (Linux's checks).
+ */
+static int
+elf_interp_path(const struct elf_file *ef, char **pathp)
+{
+	*pathp = NULL;
+	for (int i = 0; i < ef->eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = &ef->ph[i];
+		if (ph->p_type != PT_INTERP)
+			continue;
+		if (ph->p_filesz < 2 || ph->p_filesz > PATH_MAX ||
+		    ph->p_offset > ef->vp->v_size ||
+		    ph->p_filesz > ef->vp->v_size - ph->p_offset)
+			return -ENOEXEC;
+		char *path = kmalloc(ph->p_filesz, 0);
+		if (path == NULL)
+			return -ENOMEM;
+		int error = exec_read(ef->vp, NULL, (uint64_t)path, ph->p_filesz,
+		    ph->p_offset);
+		if (error == 0 && path[ph->p_filesz - 1] != '\0')
+			error = -ENOEXEC;
+		if (error < 0) {
+			kfree(path);
+			return error;
+		}
+		*pathp = path;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Loads the program interpreter at path (ld.so) into vm, where the
+ * top-down mmap search puts it (an ET_DYN) or where it says (ET_EXEC),
+ * as Linux does.  Its own PT_INTERP, if any, is ignored, as Linux does.
+ * Returns 0 with *biasp and *entryp set; the errors execve returns:
+ * those of the lookup (-ENOENT, -EACCES...), -EIO if it is shorter than
+ * an ELF header, -ELIBBAD if it is not an x86-64 ELF file, -ENOEXEC for
+ * bad segments (Linux kills the process there: it is past its point of
+ * no return), -ENOMEM.
+ */
+static int
+elf_load_interp(struct vmspace *vm, struct proc *p, const char *path,
+    uint64_t *biasp, uint64_t *entryp)
+{
+	struct vnode *vp;
+	struct elf_file ef = { 0 };
+	int error = exec_lookup(p, path, &vp);
+	if (error < 0)
+		return error;
+	size_t n = MIN(vp->v_size, PAGE_SIZE);
+	char *hdr = kmalloc(PAGE_SIZE, 0);
+	if (hdr == NULL) {
+		error = -ENOMEM;
+		goto out;
+	}
+	if (n < sizeof(Elf64_Ehdr)) {
+		error = -EIO;
+		goto out;
+	}
+	if ((error = exec_read(vp, NULL, (uint64_t)hdr, n, 0)) < 0)
+		goto out;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)hdr;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_machine != EM_X86_64) {
+		kprintf_ratelimited("exec: interpreter %s is not an x86-64 ELF file\n", path);
+		error = -ELIBBAD;
+		goto out;
+	}
+	if ((error = elf_read_headers(vp, hdr, n, &ef)) < 0) {
+		kprintf_ratelimited("exec: interpreter %s: bad program headers\n", path);
+		if (error == -ENOEXEC && (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+		    eh->e_phnum == 0 || eh->e_phnum > ELF_MAXPHNUM))
+			error = -ELIBBAD;	/* Linux's load_elf_phdrs */
+		goto out;
+	}
+	uint64_t bias = 0;
+	if (eh->e_type == ET_DYN) {
+		long r = vm_mmap(vm, 0, ef.hi - ef.lo, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
+		if (r < 0) {
+			error = (int)r;
+			goto out;
+		}
+		bias = (uint64_t)r - ef.lo;
+	} else if (ef.hi > VM_MMAP_BASE || ef.lo < VM_MIN_USER_ADDRESS) {
+		error = -ENOEXEC;
+		goto out;
+	}
+	if ((error = elf_map(vm, &ef, bias)) < 0)
+		goto out;
+	*biasp = bias;
+	*entryp = eh->e_entry + bias;
+out:
+	kfree(ef.ph);
+	kfree(hdr);
+	vrele(vp);
+	return error;
+}
+
+int
+elf_load(struct image *im, struct proc *p)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im->im_hdr;
+	struct elf_file ef;
+	char *interp = NULL;
+	int error;
+
+	if ((error = elf_read_headers(im->im_vp, im->im_hdr, im->im_hdrlen,
+	    &ef)) < 0)
+		return error;
+	if ((error = elf_interp_path(&ef, &interp)) < 0)
+		goto out;
+	/* A PIE with an interpreter goes where Linux's ELF_ET_DYN_BASE puts it. */
+	uint64_t bias = eh->e_type == ET_DYN ? ET_DYN_BASE - ef.lo : 0;
+	if (ef.lo + bias < VM_MIN_USER_ADDRESS || ef.hi + bias > VM_MMAP_BASE) {
+		error = -ENOEXEC;
+		goto out;
+	}
+	struct vmspace *vm = vmspace_alloc();
+	if (vm == NULL) {
+		error = -ENOMEM;
+		goto out;
+	}
+	error = elf_map(vm, &ef, bias);
+	uint64_t ibias = 0, start = eh->e_entry + bias;
+	if (error == 0 && interp != NULL)
+		error = elf_load_interp(vm, p, interp, &ibias, &start);
 	if (error < 0) {
 		vmspace_free(vm);
 		goto out;
 	}
-	vm->vm_brk_start = vm->vm_brk = hi + bias;
-	vm->vm_image_start = lo + bias;
-	vm->vm_image_end = filehi + bias;
+	vm->vm_brk_start = vm->vm_brk = ef.hi + bias;
+	vm->vm_image_start = ef.lo + bias;
+	vm->vm_image_end = ef.filehi + bias;
 	im->im_vmspace = vm;
 	im->im_entry = eh->e_entry + bias;
-	im->im_phdr = phdr_va != 0 ? phdr_va + bias : 0;
+	im->im_start = start;
+	im->im_phdr = ef.phdr_va != 0 ? ef.phdr_va + bias : 0;
 	im->im_phnum = eh->e_phnum;
 	im->im_base = bias;
+	im->im_interp_base = ibias;
 out:
-	kfree(ph);
+	kfree(interp);
+	kfree(ef.ph);
 	return error;
 }

@@ -144,8 +144,7 @@ out:
 	return error;
 }
 
-/* Finds an executable regular file at path.  Returns a referenced vnode. */
-static int
+int
 exec_lookup(struct proc *p, const char *path, struct vnode **vpp)
 {
 	struct nameidata nd;
@@ -258,7 +257,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	kfree(p->p_exe);
 	p->p_exe = exe;
 	memset(&lp->lwp_tf, 0, sizeof(lp->lwp_tf));
-	lp->lwp_tf.tf_rip = im.im_entry;
+	lp->lwp_tf.tf_rip = im.im_start;
 	lp->lwp_tf.tf_rsp = im.im_sp;
 	lp->lwp_tf.tf_rflags = 0x202;
 	lp->lwp_tf.tf_xflags = PGEX_FPFAULT;

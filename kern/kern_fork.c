@@ -29,7 +29,7 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 
 	if ((flags & ~(uint64_t)CLONE_SUPPORTED) != 0 ||
 	    ((flags & CLONE_VM) && !(flags & CLONE_VFORK))) {
-		kprintf("pid %d: clone flags %#lx not supported\n", p->p_pid,
+		kprintf_ratelimited("pid %d: clone flags %#lx not supported\n", p->p_pid,
 		    (unsigned long)flags);
 		return -EINVAL;		/* threads: not yet */
 	}

@@ -9,6 +9,7 @@
 
 #include "host/hostlog.h"
 #include "kern/kernel.h"
+#include "kern/thread.h"
 
 #define KLOG_SIZE	16384
 
@@ -39,6 +40,24 @@ kprintf(const char *fmt, ...)
 	klog_append(buf, (size_t)n);
 	if (host_verbose)
 		fputs(buf, stderr);
+}
+
+bool
+klog_ratelimit(struct klog_ratelimit *rl)
+{
+	uint64_t now = sched_uptime();
+	if (rl->begin == 0 || now - rl->begin >= KLOG_INTERVAL * 1000000000UL) {
+		if (rl->missed > 0)
+			kprintf("(%d lines like the next suppressed)\n", rl->missed);
+		rl->begin = now != 0 ? now : 1;
+		rl->printed = rl->missed = 0;
+	}
+	if (rl->printed < KLOG_BURST) {
+		rl->printed++;
+		return true;
+	}
+	rl->missed++;
+	return false;
 }
 
 void

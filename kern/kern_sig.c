@@ -307,7 +307,7 @@ postsig(struct lwp *lp)
 	}
 	syscall_restart(lp, sa);
 	if (sig_sendframe(lp, sig, sa) < 0) {
-		kprintf("pid %d (%s): cannot deliver signal %d: bad stack\n",
+		kprintf_ratelimited("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);
 		exit1(W_EXITCODE(0, SIGSEGV) | core_flag(p));
 	}

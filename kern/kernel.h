@@ -55,4 +55,26 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
 /* The kernel log (dmesg); printed on the console with -v. */
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * For lines a guest can cause at will (an option vkernel does not
+ * support): as Linux's printk_ratelimited, each call site logs at most
+ * KLOG_BURST lines every KLOG_INTERVAL seconds, and says how many it
+ * suppressed when it logs again, so that a fuzzer cannot flood the log.
+ */
+#define KLOG_BURST	10
+#define KLOG_INTERVAL	5
+struct klog_ratelimit {
+	uint64_t begin;		/* sched_uptime of the interval's start */
+	int printed, missed;
+};
+
+/* Whether a call site with state rl may log now (see above). */
+bool klog_ratelimit(struct klog_ratelimit *rl);
+
+#define kprintf_ratelimited(...) do {					\
+	static struct klog_ratelimit rl_;				\
+	if (klog_ratelimit(&rl_))					\
+		kprintf(__VA_ARGS__);					\
+} while (0)
+
 #endif /* KERN_KERNEL_H */

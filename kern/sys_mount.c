@@ -59,7 +59,7 @@ copyin_string(uint64_t uaddr, size_t max, char **sp)
 static void
 mount_unsupported(const char *what)
 {
-	kprintf("mount: %s not supported (EINVAL)\n", what);
+	kprintf_ratelimited("mount: %s not supported (EINVAL)\n", what);
 }
 
 /*
@@ -115,7 +115,7 @@ SYSCALL(umount2)
 	    LINUX_UMOUNT_NOFOLLOW))
 		return -EINVAL;
 	if (flags & (MNT_DETACH | MNT_EXPIRE)) {
-		kprintf("umount2: MNT_DETACH, MNT_EXPIRE not supported "
+		kprintf_ratelimited("umount2: MNT_DETACH, MNT_EXPIRE not supported "
 		    "(EINVAL)\n");
 		return -EINVAL;
 	}

@@ -168,7 +168,7 @@ SYSCALL(prctl)
 	case PR_GET_NAME:
 		return copyout(lp->lwp_proc->p_comm, args[1], 16);
 	}
-	kprintf("pid %d: prctl %lu not implemented\n", lp->lwp_proc->p_pid,
+	kprintf_ratelimited("pid %d: prctl %lu not implemented\n", lp->lwp_proc->p_pid,
 	    (unsigned long)args[0]);
 	return -EINVAL;
 }

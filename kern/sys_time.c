@@ -262,7 +262,7 @@ SYSCALL(setitimer)
 	struct itimerval it, old;
 	struct proc *p = lp->lwp_proc;
 	if (args[0] != ITIMER_REAL) {
-		kprintf("pid %d: setitimer %d not implemented\n", p->p_pid, (int)args[0]);
+		kprintf_ratelimited("pid %d: setitimer %d not implemented\n", p->p_pid, (int)args[0]);
 		return -EINVAL;
 	}
 	if (args[1] != 0 && copyin(args[1], &it, sizeof(it)) < 0)

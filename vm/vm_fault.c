@@ -111,8 +111,8 @@ chain_lookup(struct vm_map *map, struct vm_object *obj, uint64_t pindex,
  * entry go into the pmap too (read-only unless they are the entry's own),
  * and the host layer, mapping va, maps them with it.  A child after fork,
  * whose pmap starts empty, then does not fault once per page of text and
- * data it reads.  Only pages already in memory: nothing is allocated or
- * read, nothing sleeps.
+ * data it reads.  Only pages already in memory (a file's too): nothing is
+ * allocated or read, nothing sleeps.
  */
 static void
 vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
@@ -129,11 +129,8 @@ vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
 		uint64_t pindex = vm_map_entry_pindex(e, a);
 		struct vm_page *m = NULL;
 		for (struct vm_object *obj = e->object; obj != NULL && m == NULL;
-		    obj = obj->backing_object) {
-			if (obj->type != OBJT_ANON)
-				break;
+		    obj = obj->backing_object)
 			m = vm_object_page_lookup(obj, pindex);
-		}
 		if (m == NULL)
 			continue;
 		int p = m->object == e->object ? prot : prot & ~VM_PROT_WRITE;

@@ -30,6 +30,20 @@ for c in "$here"/inside/c/*.c; do
 	musl-gcc -static -O2 -Wall -Werror -o "$b" "$c" || exit 1
 	gcc -static -O2 -Wall -Werror -o "$b.glibc" "$c" || exit 1
 done
+# Dynamically linked (dyn/dyn*.c, gcc without -static) beside the host's
+# ld.so and the libraries ldd names, copied into the image at the same
+# paths; the other dyn/ programs static (dynamic.sh runs them).
+mkdir -p "$stage/t/dyn"
+for c in "$here"/dyn/*.c; do
+	case $(basename "$c") in
+	dyn*) gcc -O2 -Wall -Werror -o "$stage/t/dyn/$(basename "$c" .c)" "$c" || exit 1 ;;
+	*) gcc -static -O2 -Wall -Werror -o "$stage/t/dyn/$(basename "$c" .c)" "$c" || exit 1 ;;
+	esac
+done
+for lib in $(ldd "$stage/t/dyn/dynhello" | grep -o '/[^ ]*'); do
+	mkdir -p "$stage$(dirname "$lib")"
+	cp -L "$lib" "$stage$lib"
+done
 # Run by the pty test only (it needs the console as a terminal).
 mkdir -p "$stage/t/pty"
 musl-gcc -static -O2 -Wall -Werror -o "$stage/t/pty/ttyctl" "$here/pty/ttyctl.c" || exit 1
