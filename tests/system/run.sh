@@ -21,7 +21,7 @@ tools/mkinitramfs "$SYSROOT" "$stage" >/dev/null || exit 1
 out=$BUILD/system.out
 : > "$out"
 for t in "$here"/*.t; do
-	timeout 300 sh "$t" >> "$out" 2>&1 || echo "FAIL $(basename "$t"): exit status $?" >> "$out"
+	timeout 600 sh "$t" >> "$out" 2>&1 || echo "FAIL $(basename "$t"): exit status $?" >> "$out"
 done
 cat "$out"
 pass=$(grep -c '^ok ' "$out")
