@@ -5,13 +5,15 @@
 # runs only inside (what it does or reads is this machine's, not the
 # host's) and must exit 0.  The C programs of c/ are built with
 # musl-gcc -static and gcc -static into the image's /t/bin (and natively
-# run from the build directory).  Last line: "N passed, N failed".
+# run from the build directory); those of inside/c/, which only the
+# inside scripts run, likewise into /t/inside/bin.  Last line: "N passed,
+# N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 vk=$build/vkernel
 stage=$(pwd)/$build/guest-root
-rm -rf "$stage" && mkdir -p "$stage/t/bin" "$stage/t/inside"
+rm -rf "$stage" && mkdir -p "$stage/t/bin" "$stage/t/inside/bin"
 cp "$here"/t/*.sh "$stage/t/"
 cp "$here"/inside/*.sh "$stage/t/inside/"
 command -v musl-gcc >/dev/null || {
@@ -22,6 +24,10 @@ command -v musl-gcc >/dev/null || {
 for c in "$here"/c/*.c; do
 	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
 	gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
+done
+for c in "$here"/inside/c/*.c; do
+	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/inside/bin/$(basename "$c" .c)" "$c" || exit 1
+	gcc -static -O2 -Wall -Werror -o "$stage/t/inside/bin/$(basename "$c" .c).glibc" "$c" || exit 1
 done
 # Run by the pty test only (it needs the console as a terminal).
 mkdir -p "$stage/t/pty"
@@ -53,6 +59,8 @@ for t in "$here"/inside/*.sh; do
 	    /bin/sh -c "cd /tmp && exec /bin/sh /t/inside/$name.sh" 2>/dev/null)
 	if [ $? = 0 ]; then
 		pass=$((pass + 1)); echo "ok   inside $name"
+		# Figures a test prints beside its checks (never asserted).
+		printf '%s\n' "$out" | grep -v '^ok \|^$' | sed 's/^/     /'
 	else
 		fail=$((fail + 1)); echo "FAIL inside $name"
 		printf '%s\n' "$out" | grep -v '^ok '
