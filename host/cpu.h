@@ -26,6 +26,7 @@
 #define INTR_HALT	0x08u	/* shut down */
 #define INTR_SIGNAL	0x10u	/* the vkernel process got a signal (host_signals) */
 #define INTR_DISK	0x20u	/* a disk transfer ended (host/blkio.h) */
+#define INTR_VMSPACE	0x40u	/* a killed vmspace is gone (vmspace_kill) */
 
 enum cpu_placement {
 	CPU_PLACE_NONE,		/* no pinning, no spinning (tests) */

@@ -153,6 +153,26 @@ vmspace_destroy(void *id)
 }
 
 int
+vmspace_kill(void *id, struct vcpu *cpu)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	if (backend->kill == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return backend->kill(vh, cpu);
+}
+
+bool
+vmspace_gone(void *id)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	return vh == NULL || (backend->gone != NULL && backend->gone(vh));
+}
+
+int
 vmspace_pool(int nready)
 {
 	if (backend->pool == NULL) {

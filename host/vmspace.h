@@ -21,9 +21,12 @@
 #ifndef HOST_VMSPACE_H
 #define HOST_VMSPACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+struct vcpu;
 
 /*
  * The guest's user range ends here.  The backend reserves everything above
@@ -141,6 +144,18 @@ struct vextframe {
 /* The article's Table 1. */
 int vmspace_create(void *id, int type, void *data);
 int vmspace_destroy(void *id);
+/*
+ * Not in DragonFly's table: vmspace_destroy in two halves, so that the
+ * caller need not wait in the host.  vmspace_kill stops every guest
+ * thread of id at once and lets the host take its process down in the
+ * background, then posts INTR_VMSPACE to cpu; vmspace_gone(id) is true
+ * from then on, and vmspace_destroy(id) no longer blocks.  Until then
+ * the host may still hold mappings of id's pages: the caller must not
+ * reuse them.  vmspace_kill returns 0, or -1 with errno (ENOENT; ENOSYS
+ * if the backend cannot, when vmspace_destroy is the way).
+ */
+int vmspace_kill(void *id, struct vcpu *cpu);
+bool vmspace_gone(void *id);
 /*
  * Not in DragonFly's table: the vmspace id becomes newid, with all its
  * state (exec moves its host process to the new address space).

@@ -17,6 +17,9 @@ struct vmspace_ops {
 	/* Returns a new vmspace, or NULL with errno set. */
 	struct vmspace_host *(*create)(int type, void *data);
 	void (*destroy)(struct vmspace_host *vh);
+	/* Optional: see vmspace_kill() and vmspace_gone(). */
+	int (*kill)(struct vmspace_host *vh, struct vcpu *cpu);
+	bool (*gone)(struct vmspace_host *vh);
 	int (*run)(struct vmspace_host *vh, struct trapframe *tf,
 	    struct vextframe *vf);
 	int (*fpsave)(struct vmspace_host *vh, struct vextframe *vf);

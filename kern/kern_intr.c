@@ -1,7 +1,8 @@
 /*
  * Interrupt dispatch: the bits posted to a CPU, as taken by
  * sched_interrupts.  The tick audits the guests believed stopped
- * (vmspace_audit); devices; disk completions; and signals sent to the
+ * (vmspace_audit); devices; disk completions; host vmspaces gone (their
+ * exiting owners wait, kern_exit); and signals sent to the
  * vkernel process: the terminal's go to the console (its foreground
  * group, the window size, raw mode again after SIGCONT), SIGTERM and
  * SIGHUP shut the machine down by killing init.
@@ -15,6 +16,7 @@
 #include "host/vmspace.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
+#include "vm/pmap.h"
 
 static void
 kern_intr(struct vcpu *cpu, uint32_t bits)
@@ -26,6 +28,8 @@ kern_intr(struct vcpu *cpu, uint32_t bits)
 		console_intr(bits);
 	if (bits & INTR_DISK)
 		vkd_intr();
+	if (bits & INTR_VMSPACE)
+		pmap_reaped();
 	if (bits & INTR_SIGNAL) {
 		uint64_t sigs = host_signals_take();
 		for (int sig = 1; sig < 64; sig++) {

@@ -215,6 +215,7 @@ lwp_alloc(struct proc *p, void (*fn)(void *))
 		return NULL;
 	}
 	lp->lwp_thread->td_lwp = lp;
+	thread_setgroup(lp->lwp_thread, uid_sched_group(p->p_ucred->cr_ruid));
 	lp->lwp_proc = p;
 	lp->lwp_tid = p->p_pid;
 	vmspace_fpu_init(lp->lwp_vf);

@@ -3,7 +3,8 @@
  * limits, as Linux counts them: a system-wide maximum of processes scaled
  * with RAM (Linux's max_threads), and the processes of each real uid,
  * which RLIMIT_NPROC limits at fork.  Both count a process from its fork
- * until its parent reaps it, zombies included.
+ * until its parent reaps it, zombies included.  The record of a uid's
+ * count also holds the users's share of the CPUs.
  */
 #include "kern/exec.h"
 #include "kern/syscall.h"
@@ -27,6 +28,7 @@
 struct uidinfo {
 	uid_t ui_uid;
 	int ui_proccnt;
+	struct sched_group ui_sched;	/* the share of its processes' threads */
 	TAILQ_ENTRY(uidinfo) ui_hash;
 };
 
@@ -74,15 +76,25 @@ chgproccnt(uid_t uid, int diff)
 		if ((ui = kmalloc(sizeof(*ui), KM_ZERO)) == NULL)
 			return -ENOMEM;
 		ui->ui_uid = uid;
+		sched_group_init(&ui->ui_sched);
 		TAILQ_INSERT_HEAD(&uihash[uid % UIHASH], ui, ui_hash);
 	}
 	ui->ui_proccnt += diff;
 	KASSERT(ui->ui_proccnt >= 0, "chgproccnt: negative count");
 	if (ui->ui_proccnt == 0) {
+		sched_group_fini(&ui->ui_sched);
 		TAILQ_REMOVE(&uihash[uid % UIHASH], ui, ui_hash);
 		kfree(ui);
 	}
 	return 0;
+}
+
+struct sched_group *
+uid_sched_group(uid_t uid)
+{
+	struct uidinfo *ui = uifind(uid);
+	KASSERT(ui != NULL, "uid_sched_group: uid not counted");
+	return &ui->ui_sched;
 }
 
 int

@@ -1,10 +1,13 @@
 /*
- * The scheduler: one run queue (round robin), each virtual CPU's loop,
- * and the big kernel lock.  Kernel code is not preempted: a thread runs
- * until it sleeps, yields or exits; user code is preempted by the tick,
- * which marks the running thread TDF_NEEDRESCHED for its way back to user
- * mode.  Interrupts posted to a CPU are taken by its idle loop and by
- * sched_interrupts, which threads call before returning to user mode.
+ * The scheduler: switching threads on each virtual CPU, its loop, CPU
+ * time accounting, and the big kernel lock.  Which thread runs next is
+ * the run queue's business (kern_runq.c: fair shares by virtual runtime).
+ * Kernel code is not preempted: a thread runs until it sleeps, yields or
+ * exits; user code is preempted by the tick (or a device interrupt) while
+ * others wait, which marks the running thread TDF_NEEDRESCHED for its way
+ * back to user mode.  Interrupts posted to a CPU are taken by its idle
+ * loop and by sched_interrupts, which threads call before returning to
+ * user mode.
  */
 #include <pthread.h>
 
@@ -21,7 +24,6 @@ struct sched_pcpu {
 	struct thread *dead;		/* to free once off its stack */
 };
 
-static struct threadq runq = TAILQ_HEAD_INITIALIZER(runq);
 static struct sched_pcpu pcpus[MAXCPU];
 static __thread struct sched_pcpu *pcpu;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,10 +62,9 @@ curthread_get(void)
 void
 sched_setrunnable(struct thread *td)
 {
-	KASSERT(td->td_state != TDS_RUNQ && td->td_state != TDS_DEAD,
+	KASSERT(td->td_state == TDS_NEW || td->td_state == TDS_SLEEPING,
 	    "thread made runnable twice or after death");
-	td->td_state = TDS_RUNQ;
-	TAILQ_INSERT_TAIL(&runq, td, td_runq);
+	runq_add(td);
 	/* Wake an idle CPU (not ourselves: we will look at the queue). */
 	for (int i = 0; i < cpu_count(); i++) {
 		struct sched_pcpu *pc = &pcpus[i];
@@ -83,9 +84,26 @@ sched_switched_in(void)
 	}
 }
 
+/*
+ * Charges td, running on this CPU, for the time since it last went on or
+ * off it (idle time is counted, not charged to anyone).
+ */
+static void
+sched_account(struct thread *td, uint64_t now)
+{
+	uint64_t ran = now - td->td_switched_at;
+	td->td_runtime += ran;
+	td->td_switched_at = now;
+	if (!(td->td_flags & TDF_IDLE))
+		runq_charge(td, ran);
+}
+
 static void
 sched_run(struct thread *from, struct thread *to)
 {
+	uint64_t now = nanouptime();
+	sched_account(from, now);
+	to->td_switched_at = now;
 	to->td_state = TDS_RUNNING;
 	to->td_cpu = pcpu->cpu;
 	to->td_flags &= ~TDF_NEEDRESCHED;
@@ -98,38 +116,32 @@ sched_run(struct thread *from, struct thread *to)
 void
 mi_switch(void)
 {
-	struct thread *td = pcpu->pc_curthread, *next = TAILQ_FIRST(&runq);
+	struct thread *td = pcpu->pc_curthread, *next = runq_choose();
 
 	KASSERT(!(td->td_flags & TDF_IDLE), "the idle thread cannot block");
-	if (next == td) {		/* it yielded and is alone */
-		TAILQ_REMOVE(&runq, td, td_runq);
+	if (next == td) {		/* it yielded and is still owed the CPU */
 		td->td_state = TDS_RUNNING;
+		td->td_flags &= ~TDF_NEEDRESCHED;
 		return;
 	}
-	if (next != NULL)
-		TAILQ_REMOVE(&runq, next, td_runq);
-	else
-		next = &pcpu->idle;
-	sched_run(td, next);
+	sched_run(td, next != NULL ? next : &pcpu->idle);
 }
 
 void
 thread_yield(void)
 {
 	struct thread *td = curthread;
-	td->td_state = TDS_RUNQ;
-	TAILQ_INSERT_TAIL(&runq, td, td_runq);
+	/* Charged first: its place in the queue depends on what it ran. */
+	sched_account(td, nanouptime());
+	runq_add(td);
 	mi_switch();
 }
 
 int
 sched_nrunning(void)
 {
-	struct thread *td;
-	int n = 0;
+	int n = runq_length();
 
-	TAILQ_FOREACH(td, &runq, td_runq)
-		n++;
 	for (int i = 0; i < cpu_count(); i++)
 		if (pcpus[i].pc_curthread != NULL &&
 		    pcpus[i].pc_curthread != &pcpus[i].idle)
@@ -192,12 +204,13 @@ sched_interrupts(void)
 		sleepq_expire(nanouptime());
 		callout_expire(nanouptime());
 		loadavg_sample(nanouptime());
-		if (!TAILQ_EMPTY(&runq))
-			pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
 	}
 	bits &= ~INTR_KICK;
 	if (bits != 0 && sched_intr_hook != NULL)
 		sched_intr_hook(pcpu->cpu, bits);
+	/* A slice ended, or a device woke someone who may be owed the CPU. */
+	if (bits != 0 && runq_length() > 0)
+		pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
 }
 
 void
@@ -230,9 +243,8 @@ sched_cpu_main(struct vcpu *cpu, void *arg)
 		sched_interrupts();
 		sleepq_expire(nanouptime());
 		callout_expire(nanouptime());
-		struct thread *td = TAILQ_FIRST(&runq);
+		struct thread *td = runq_choose();
 		if (td != NULL) {
-			TAILQ_REMOVE(&runq, td, td_runq);
 			sched_run(&pcpu->idle, td);
 			continue;
 		}

@@ -43,6 +43,7 @@ thread_create(const char *name, void (*fn)(void *), void *arg)
 	td->td_func = fn;
 	td->td_arg = arg;
 	td->td_state = TDS_NEW;
+	td->td_group = &sched_group0;
 	snprintf(td->td_name, sizeof(td->td_name), "%s", name);
 
 	/*
@@ -84,9 +85,6 @@ thread_switch(struct thread *from, struct thread *to)
 {
 	if (from->td_kstack != NULL && *(uint64_t *)from->td_kstack != KSTACK_CANARY)
 		panic("kernel stack overflow in thread %s", from->td_name);
-	uint64_t now = nanouptime();
-	from->td_runtime += now - from->td_switched_at;
-	to->td_switched_at = now;
 #ifdef __SANITIZE_ADDRESS__
 	__sanitizer_start_switch_fiber(from->td_state == TDS_DEAD ? NULL :
 	    &from->td_asan_fake, to->td_asan_bottom, to->td_asan_size);

@@ -169,6 +169,13 @@ int proc_count_uid(uid_t uid);
 int chgproccnt(uid_t uid, int diff);
 
 /*
+ * The share of the CPUs of uid's processes (kern/kern_runq.c), which
+ * lives while chgproccnt counts any process of uid: each user gets an
+ * equal share, however many processes it runs.  uid must be counted.
+ */
+struct sched_group *uid_sched_group(uid_t uid);
+
+/*
  * A set*uid call never fails for RLIMIT_NPROC: as Linux, nproc_setuid
  * (called before p's real uid becomes newruid) notes that newruid is
  * over p's limit, and nproc_exec_check makes p's next execve fail with

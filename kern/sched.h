@@ -7,8 +7,22 @@
 
 #include "kern/thread.h"
 
-/* Puts td on the run queue and wakes an idle CPU for it. */
+/*
+ * Puts a new or woken thread on the run queue, wakes an idle CPU for it,
+ * and has this CPU's running thread reconsider at its next chance.
+ */
 void sched_setrunnable(struct thread *td);
+
+/*
+ * The run queue (kern_runq.c).  runq_add queues td (new, woken, or
+ * yielding if running, by its td_state), placed by its vruntime.  runq_choose takes
+ * off the thread owed the CPU most, or returns NULL if none is runnable.
+ * runq_charge counts ns more run by td, which is not on the queue.
+ */
+void runq_add(struct thread *td);
+struct thread *runq_choose(void);
+void runq_charge(struct thread *td, uint64_t ns);
+int runq_length(void);
 
 /*
  * Switches away from curthread, whose state the caller has set: TDS_RUNQ

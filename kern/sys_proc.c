@@ -216,6 +216,10 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 			crfree(cr);
 			return -ENOMEM;
 		}
+		/* Its threads go to the new user's share (the old may end). */
+		struct lwp *l;
+		TAILQ_FOREACH(l, &p->p_lwps, lwp_link)
+			thread_setgroup(l->lwp_thread, uid_sched_group(want[0]));
 		(void)chgproccnt(cur[0], -1);
 	}
 	if (is_gid) {

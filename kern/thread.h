@@ -29,6 +29,8 @@ enum thread_state {
 #define KSTACK_ORDER	2			/* 16 KiB kernel stacks */
 #define KSTACK_SIZE	(PAGE_SIZE << KSTACK_ORDER)
 
+struct sched_group;
+
 struct thread {
 	uint64_t td_sp;			/* saved stack pointer (switch.S) */
 	enum thread_state td_state;
@@ -44,16 +46,34 @@ struct thread {
 	void *td_arg;
 	struct lwp *td_lwp;		/* the guest thread it serves, if any */
 	uint64_t td_runtime;		/* ns on a CPU */
-	uint64_t td_switched_at;
+	uint64_t td_switched_at;	/* when it last went on or off a CPU */
+	uint64_t td_vruntime;		/* ns run, as placed (kern_runq.c) */
+	struct sched_group *td_group;	/* its share of the CPUs */
 	void *td_asan_fake;		/* AddressSanitizer's stack switching */
 	const void *td_asan_bottom;
 	size_t td_asan_size;
-	TAILQ_ENTRY(thread) td_runq;	/* run queue or sleep queue */
+	TAILQ_ENTRY(thread) td_runq;	/* its group's run queue or a sleep queue */
 	TAILQ_ENTRY(thread) td_timeq;	/* threads sleeping with a timeout */
 	char td_name[24];
 };
 
 TAILQ_HEAD(threadq, thread);
+
+/*
+ * A share of the CPUs (kern_runq.c).  Groups with runnable threads get
+ * equal CPU time however many threads each has, and so do the runnable
+ * threads of a group.  The process layer makes one per real uid, so that
+ * one user's fork bomb costs the others one share; kernel threads are in
+ * sched_group0.
+ */
+struct sched_group {
+	uint64_t sg_vruntime;		/* ns its threads ran, as placed */
+	uint64_t sg_floor;		/* least vruntime of its threads run */
+	struct threadq sg_runq;		/* its runnable threads, by vruntime */
+	TAILQ_ENTRY(sched_group) sg_link; /* on the queue while sg_runq is not empty */
+};
+
+extern struct sched_group sched_group0;
 
 #define TDF_NEEDRESCHED	0x01	/* give up the CPU at the next chance */
 #define TDF_IDLE	0x02	/* a CPU's idle thread */
@@ -70,6 +90,19 @@ struct thread *thread_create(const char *name, void (*fn)(void *), void *arg);
 
 /* Makes a new thread runnable. */
 void thread_start(struct thread *td);
+
+/* Readies a group, which starts level with those that have run. */
+void sched_group_init(struct sched_group *sg);
+
+/* Ends a group; no thread may be in it any more. */
+void sched_group_fini(struct sched_group *sg);
+
+/*
+ * Moves td to group sg, level with sg's threads.  td is the calling
+ * thread or one not yet started (never one on the run queue).  Threads
+ * start in sched_group0.
+ */
+void thread_setgroup(struct thread *td, struct sched_group *sg);
 
 /* Ends the calling thread; its stack is freed once another runs. */
 void thread_exit(void) __attribute__((noreturn));
@@ -100,7 +133,10 @@ void thread_interrupt(struct thread *td);
  */
 void sched_interrupts(void);
 
-/* Lets other runnable threads run first (round robin). */
+/*
+ * Gives up the CPU to whichever runnable thread is owed it first (maybe
+ * the caller, which then just goes on).
+ */
 void thread_yield(void);
 
 /* Readies the scheduler; before the CPUs start (cpu_start). */

@@ -12,7 +12,9 @@
  */
 #include <sys/mman.h>
 
+#include "host/cpu.h"
 #include "host/vmspace.h"
+#include "kern/thread.h"
 #include "vm/kmem.h"
 #include "vm/pmap.h"
 #include "vm/vm.h"
@@ -211,12 +213,31 @@ pmap_take_host(struct pmap *pm, struct pmap *old)
 	return 0;
 }
 
+/* What threads waiting for their host vmspace to go sleep on. */
+static char pmap_reap_chan;
+
 void
 pmap_unhost(struct pmap *pm)
 {
-	if (pm->pm_hosted)
-		vmspace_destroy(pm);
+	if (!pm->pm_hosted)
+		return;
+	/*
+	 * The host process goes away in the background; none of pm's pages
+	 * may be reused before it is gone.  The timeout only guards against
+	 * a lost interrupt (a kernel without the dispatch, in tests).
+	 */
+	if (curthread != NULL && vmspace_kill(pm, cpu_self()) == 0) {
+		while (!vmspace_gone(pm))
+			tsleep(&pmap_reap_chan, 0, "unhost", 10000000);
+	}
+	vmspace_destroy(pm);
 	pm->pm_hosted = false;
+}
+
+void
+pmap_reaped(void)
+{
+	wakeup(&pmap_reap_chan);
 }
 
 void

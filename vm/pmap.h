@@ -70,9 +70,12 @@ int pmap_take_host(struct pmap *pm, struct pmap *old);
 /*
  * Destroys pm's host vmspace: no guest thread of it runs again and no
  * host mapping of its pages survives.  Then its remaining mappings can
- * be removed without invalidations (pmap_remove skips them).
+ * be removed without invalidations (pmap_remove skips them).  Called by
+ * a kernel thread, it sleeps while the host takes the vmspace down, and
+ * the CPU runs others; pmap_reaped (on INTR_VMSPACE) wakes it.
  */
 void pmap_unhost(struct pmap *pm);
+void pmap_reaped(void);
 
 /*
  * Frees pm's page-table pages.  pm must map nothing any more, and its

@@ -80,6 +80,8 @@ struct vmspace_host {
 	uint32_t nops;			/* ops in the batch being built */
 
 	bool dead;			/* the stub is gone or being killed */
+	bool reaping;			/* handed to the reaper (trap_reaper.c) */
+	int reaped;			/* the reaper collected it (atomic) */
 	bool parked;			/* guest thread waits in its handler */
 	const char *dead_why;
 
@@ -138,6 +140,18 @@ bool trap_alive(struct vmspace_host *vh);
  * gain any, shrinks the stack limit.  0, or -1 with errno.
  */
 int trap_confine_child(void);
+
+/*
+ * Kills the stub and has the reaper thread collect it, which then posts
+ * INTR_VMSPACE to cpu; trap_gone is true from then on, and trap_reap
+ * does not wait.  Returns 0, or -1 with errno if no reaper thread runs.
+ */
+int trap_kill_async(struct vmspace_host *vh, struct vcpu *cpu);
+bool trap_gone(struct vmspace_host *vh);
+/* waitpid, again when a signal (the CPU's tick) interrupts it. */
+pid_t stub_waitpid(pid_t pid, int *status);
+/* Waits until the reaper has collected vh's stub (after trap_kill_async). */
+void trap_reaper_wait(struct vmspace_host *vh);
 
 /* trap_filter.c: writes both programs into the boot page. */
 int trap_filter_build(struct stub_boot *boot);

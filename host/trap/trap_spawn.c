@@ -108,8 +108,7 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	return 127;
 }
 
-/* waitpid, again when a signal (the CPU's tick) interrupts it. */
-static pid_t
+pid_t
 stub_waitpid(pid_t pid, int *status)
 {
 	pid_t r;
@@ -303,9 +302,11 @@ trap_reap(struct vmspace_host *vh)
 {
 	if (vh == NULL)
 		return;
+	if (vh->reaping)
+		trap_reaper_wait(vh);
 	if (vh->pidfd >= 0) {
 		trap_kill(vh, NULL);
-		if (vh->pid > 0)
+		if (vh->pid > 0 && !vh->reaping)
 			stub_waitpid(vh->pid, NULL);
 		close(vh->pidfd);
 	}

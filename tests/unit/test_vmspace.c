@@ -1216,6 +1216,29 @@ TEST(vmspace_inval_waits_for_killed_stub)
 }
 
 /*
+ * vmspace_kill: the stub dies at once and is collected in the background;
+ * vmspace_gone tells when, and vmspace_destroy then finds nothing to wait
+ * for.  (No CPU asked: no interrupt is posted.)
+ */
+TEST(vmspace_kill_then_gone)
+{
+	struct vmt v;
+	static char nobody;
+	REQUIRE(mem_setup(&v, NULL, GUEST_CODE(syscall)) == 0);
+	pid_t pid = vmt_host(&v)->pid;
+	CHECK_EQ(vmt_run(&v), T_SYSCALL);
+	CHECK_EQ(vmspace_kill(&v, NULL), 0);
+	CHECK_EQ(vmt_run(&v), T_DEAD);
+	for (int i = 0; i < 500 && !vmspace_gone(&v); i++)
+		usleep(10000);
+	CHECK(vmspace_gone(&v));
+	CHECK_ERR(kill(pid, 0), ESRCH);		/* reaped, not a zombie */
+	CHECK_EQ(vmspace_destroy(&v), 0);
+	v.created = 0;
+	CHECK_ERR(vmspace_kill(&nobody, NULL), ENOENT);
+}
+
+/*
  * 5. In a 2 MiB page entry, bits 20:13 are reserved (x86 SDM 4.5.4, table
  * 4-17), bit 12 is PAT: a frame with bit 13 set is a reserved-bit fault,
  * as the CPU (and so the kvm backend) would report it; bit 12 is ignored

@@ -1,0 +1,110 @@
+/*
+ * The reaper: a host thread that collects killed stubs, so that the
+ * virtual CPU whose process exits does not wait in waitpid while the
+ * host takes the stub down (a millisecond on average, tens of
+ * milliseconds on a loaded host, per process).  The kernel sleeps the
+ * exiting thread instead and runs others; the reaper posts INTR_VMSPACE
+ * to the CPU that asked once the stub is gone, and only then may the
+ * kernel reuse the pages the stub could map (a SIGKILLed stub runs guest
+ * code until the host takes its threads off their CPUs).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "host/cpu.h"
+#include "host/trap/trap.h"
+
+struct reap_req {
+	struct vmspace_host *vh;
+	struct vcpu *cpu;
+	struct reap_req *next;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* requests queued */
+	pthread_cond_t done;		/* a stub collected */
+	pthread_once_t once;
+	bool running;
+	struct reap_req *head, **tail;
+} reaper = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+	.once = PTHREAD_ONCE_INIT,
+	.tail = &reaper.head,
+};
+
+static void *
+reaper_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&reaper.lock);
+	for (;;) {
+		struct reap_req *r = reaper.head;
+		if (r == NULL) {
+			pthread_cond_wait(&reaper.work, &reaper.lock);
+			continue;
+		}
+		if ((reaper.head = r->next) == NULL)
+			reaper.tail = &reaper.head;
+		pthread_mutex_unlock(&reaper.lock);
+		stub_waitpid(r->vh->pid, NULL);
+		pthread_mutex_lock(&reaper.lock);
+		__atomic_store_n(&r->vh->reaped, 1, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&reaper.done);
+		if (r->cpu != NULL)
+			cpu_post(r->cpu, INTR_VMSPACE);
+		free(r);
+	}
+	return NULL;
+}
+
+static void
+reaper_start(void)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0)
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	reaper.running = pthread_create(&t, &attr, reaper_main, NULL) == 0;
+	pthread_attr_destroy(&attr);
+}
+
+int
+trap_kill_async(struct vmspace_host *vh, struct vcpu *cpu)
+{
+	pthread_once(&reaper.once, reaper_start);
+	struct reap_req *r = malloc(sizeof(*r));
+	if (!reaper.running || r == NULL || vh->pid <= 0 || vh->reaping) {
+		free(r);
+		errno = ENOSYS;
+		return -1;
+	}
+	trap_kill(vh, NULL);
+	*r = (struct reap_req){ .vh = vh, .cpu = cpu };
+	vh->reaping = true;
+	pthread_mutex_lock(&reaper.lock);
+	*reaper.tail = r;
+	reaper.tail = &r->next;
+	pthread_cond_signal(&reaper.work);
+	pthread_mutex_unlock(&reaper.lock);
+	return 0;
+}
+
+bool
+trap_gone(struct vmspace_host *vh)
+{
+	return __atomic_load_n(&vh->reaped, __ATOMIC_ACQUIRE);
+}
+
+void
+trap_reaper_wait(struct vmspace_host *vh)
+{
+	pthread_mutex_lock(&reaper.lock);
+	while (!__atomic_load_n(&vh->reaped, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&reaper.done, &reaper.lock);
+	pthread_mutex_unlock(&reaper.lock);
+}
