@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${BUILD:-build}
 vk=$(pwd)/$build/vkernel
-work=$(pwd)/$build/durability
+work=${DURABILITY_DIR:-$(pwd)/$build/durability}
 PATH=$PATH:/sbin:/usr/sbin
 rm -rf "$work" && mkdir -p "$work/stage/t/bin"
 musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/fsyncloop" \

@@ -4,22 +4,23 @@
 # with tools/ext2damage, seeds FIRST .. FIRST+COUNT-1, and has vkernel
 # (from an intact initramfs) mount each as a second disk and walk it:
 # ls -lR, stat, cat and readlink of everything find lists, then create,
-# write, rename and unlink in every directory, and umount.  JOBS boots
+# write, rename and unlink in every directory, grow a file, truncate one
+# and remove the trees (freeing what damaged pointers point at), umount.  JOBS boots
 # run at once (default 1).
 #
 # A seed passes when the walk reaches its end ("survived"): a mount
 # error, EIO/EUCLEAN or any other failure of the commands is fine.  It
 # fails ("crash") on a panic, a host signal, a sanitizer report or a
 # hang (60 s).  Prints "ok   imgfuzz seed N" or "FAIL imgfuzz seed N: why"
-# (the damage and the log's tail are kept in $BUILD/imgfuzz/), then
-# "imgfuzz: N images, N crashes".
+# (the image, its damage and the log stay in $IMGFUZZ_DIR, by default
+# $BUILD/imgfuzz), then "imgfuzz: N images (N mounted), N crashes".
 set -u
 first=$1 count=$2 jobs=${3:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${BUILD:-build}
 vk=$(pwd)/$build/vkernel
-work=$(pwd)/$build/imgfuzz
+work=${IMGFUZZ_DIR:-$(pwd)/$build/imgfuzz}
 PATH=$PATH:/sbin:/usr/sbin
 rm -rf "$work" && mkdir -p "$work/tree" "$work/boot"
 
@@ -58,8 +59,9 @@ if mount -t ext2 /dev/vkd0 /mnt 2>/dev/null; then
 		mkdir "$f/.fd" && rmdir "$f/.fd"
 		rm -f "$f/.fy"
 	done < /tmp/list 2> /dev/null
-	rm -f /mnt/small/f /mnt/ind 2> /dev/null
 	dd if=/dev/zero of=/mnt/grow bs=4k count=64 2> /dev/null
+	(: > /mnt/dind) 2> /dev/null
+	rm -rf /mnt/small /mnt/ind /mnt/hole /mnt/a /mnt/big 2> /dev/null
 	umount /mnt 2> /dev/null
 	echo "mounted, $(wc -l < /tmp/list) names"
 else

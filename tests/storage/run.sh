@@ -275,13 +275,13 @@ done
 
 # 9. Targeted damage (tools/ext2damage) to a second disk, walked from an
 # intact initramfs: a sample of what make fuzz-images does by the thousand.
-BUILD=$build sh "$here/imgfuzz.sh" 1 20 2 > "$work/imgfuzz"
-tally images "$work/imgfuzz"
+BUILD=$build IMGFUZZ_DIR=$work/imgfuzz sh "$here/imgfuzz.sh" 1 20 2 > "$work/imgfuzz.out"
+tally images "$work/imgfuzz.out"
 
 # 10. kill -9 during fsync loops: nothing acknowledged is lost (make
 # fuzz-durability does many more).
-BUILD=$build sh "$here/durability.sh" 1 3 > "$work/durability"
-tally kill9 "$work/durability"
+BUILD=$build DURABILITY_DIR=$work/durability sh "$here/durability.sh" 1 3 > "$work/durability.out"
+tally kill9 "$work/durability.out"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
