@@ -3,7 +3,7 @@
 # small ext2 images (1 KiB blocks, 4 KiB blocks with 128-byte inodes)
 # with tools/ext2damage, seeds FIRST .. FIRST+COUNT-1, and has vkernel
 # (from an intact initramfs) mount each as a second disk and walk it:
-# ls -lR, stat, cat and readlink of everything find lists, then create,
+# stat, ls -la, cat or readlink of everything find lists, then create,
 # write, rename and unlink in every directory, grow a file, truncate one
 # and remove the trees (freeing what damaged pointers point at), umount.  JOBS boots
 # run at once (default 1).
@@ -46,11 +46,12 @@ mke2fs -q -F -t ext2 -b 4096 -I 128 -E root_owner=0:0 -d "$t" \
 cat > "$work/boot/walk.sh" <<'EOF'
 mkdir -p /mnt
 if mount -t ext2 /dev/vkd0 /mnt 2>/dev/null; then
-	ls -lR /mnt > /dev/null 2>&1
-	find /mnt 2>/dev/null | head -2000 > /tmp/list
+	# Bounded: a damaged directory may link back to an ancestor.
+	find /mnt -maxdepth 8 2>/dev/null | head -2000 > /tmp/list
 	while read -r f; do
 		stat "$f"
 		if [ -L "$f" ]; then readlink "$f"
+		elif [ -d "$f" ]; then ls -la "$f"
 		elif [ -f "$f" ]; then cat "$f"; fi
 	done < /tmp/list > /dev/null 2>&1
 	while read -r f; do
