@@ -8,6 +8,10 @@
 #                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
 #   make bench      the host-layer, kernel and storage benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
+#   make fuzz-abi   the trap-ABI fuzzers at length, under ASan/UBSan
+#   make fuzz-images  1,000 damaged ext2 images, under ASan/UBSan
+#   make fuzz-durability  kill -9 during fsync loops, 100 times
+#                   (FUZZ_SEED: the first seed; each run is reproducible)
 
 CC       ?= cc
 BUILD    ?= build
@@ -42,7 +46,8 @@ TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 
-.PHONY: all run test asan fuzz bench clean
+.PHONY: all run test asan fuzz bench clean fuzz-abi fuzz-images \
+	fuzz-durability fuzz-abi-run fuzz-images-run
 all: $(BUILD)/vkernel
 
 $(BUILD)/vkernel: $(KERN_OBJS) $(CORE_OBJS)
@@ -99,18 +104,46 @@ test: $(BUILD)/unittest $(BUILD)/vkernel
 ASAN_VARS := BUILD=build-asan OPT=-O1 \
 	SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
+ASAN_MAKE := $(MAKE) $(ASAN_VARS)
+
 asan:
-	$(MAKE) $(ASAN_VARS) test
+	$(ASAN_MAKE) test
 
 # trinity as nobody inside vkernel; see tests/fuzz/trinity.sh for the
 # FUZZ_* knobs (FUZZ_SECONDS, FUZZ_SEED...); FUZZ_ASAN=1 under ASan/UBSan.
 ifeq ($(FUZZ_ASAN),1)
 fuzz:
-	$(MAKE) $(ASAN_VARS) FUZZ_ASAN=0 fuzz
+	$(ASAN_MAKE) FUZZ_ASAN=0 fuzz
 else
 fuzz: $(BUILD)/vkernel
 	BUILD=$(BUILD) tests/fuzz/trinity.sh
 endif
+
+# Fuzzing, bounded and seeded: the same FUZZ_SEED gives the same inputs.
+FUZZ_SEED ?= 1
+FUZZ_ABI_CHILDREN ?= 3000
+FUZZ_VPT_ROUNDS ?= 20000
+FUZZ_IMAGES ?= 1000
+FUZZ_KILLS ?= 100
+
+fuzz-abi:
+	$(ASAN_MAKE) fuzz-abi-run
+
+fuzz-abi-run: $(BUILD)/unittest $(BUILD)/vkernel
+	VPTFUZZ_SEED=$(FUZZ_SEED) VPTFUZZ_ROUNDS=$(FUZZ_VPT_ROUNDS) \
+	    $(BUILD)/unittest vptfuzz
+	ABIFUZZ_SEEDS="$(shell seq $(FUZZ_SEED) $$(($(FUZZ_SEED) + 4)))" \
+	    ABIFUZZ_COUNT=$(FUZZ_ABI_CHILDREN) BUILD=$(BUILD) \
+	    sh tests/system/run.sh abifuzz
+
+fuzz-images:
+	$(ASAN_MAKE) fuzz-images-run
+
+fuzz-images-run: $(BUILD)/vkernel
+	BUILD=$(BUILD) sh tests/storage/imgfuzz.sh $(FUZZ_SEED) $(FUZZ_IMAGES) 2
+
+fuzz-durability: $(BUILD)/vkernel
+	BUILD=$(BUILD) sh tests/storage/durability.sh $(FUZZ_SEED) $(FUZZ_KILLS)
 
 $(BUILD)/bootwatch: $(BUILD)/bench/bootwatch.o
 	$(CC) $(LDFLAGS) -o $@ $^

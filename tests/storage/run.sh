@@ -273,5 +273,15 @@ for seed in 1 2 3 4 5 6; do
 	    "status $rc, $(tail -1 "$work/fuzz$seed.err")"
 done
 
+# 9. Targeted damage (tools/ext2damage) to a second disk, walked from an
+# intact initramfs: a sample of what make fuzz-images does by the thousand.
+BUILD=$build IMGFUZZ_DIR=$work/imgfuzz sh "$here/imgfuzz.sh" 1 20 2 > "$work/imgfuzz.out"
+tally images "$work/imgfuzz.out"
+
+# 10. kill -9 during fsync loops: nothing acknowledged is lost (make
+# fuzz-durability does many more).
+BUILD=$build DURABILITY_DIR=$work/durability sh "$here/durability.sh" 1 3 > "$work/durability.out"
+tally kill9 "$work/durability.out"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

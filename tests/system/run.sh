@@ -2,7 +2,8 @@
 # System tests: host-side scripts (tests/system/*.t) that boot vkernel
 # and check what only the whole machine shows (shutdown, exit statuses,
 # the host's signals).  Each prints "ok NAME" or "FAIL NAME: why" per
-# check; this counts them.  Last line: "N passed, N failed".
+# check; this counts them.  Last line: "N passed, N failed".  An argument
+# runs only that test (tests/system/NAME.t).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export BUILD=${BUILD:-build}
@@ -20,7 +21,7 @@ export SYSROOT=$BUILD/system.cpio
 tools/mkinitramfs "$SYSROOT" "$stage" >/dev/null || exit 1
 out=$BUILD/system.out
 : > "$out"
-for t in "$here"/*.t; do
+for t in "$here"/${1:-*}.t; do
 	timeout 600 sh "$t" >> "$out" 2>&1 || echo "FAIL $(basename "$t"): exit status $?" >> "$out"
 done
 cat "$out"

@@ -142,4 +142,25 @@ GUEST(mem_report)
 	ud2
 END(mem_report)
 
+/*
+ * %rdi = base, %rsi = pages (at most 512): loads the qword at offset 8 * i
+ * of page i and stores it back, for every page; reports 1000; repeats.
+ * Reads and writes without changing memory.
+ */
+GUEST(mem_touch_loop)
+1:	xor	%r8, %r8
+2:	mov	%r8, %rax
+	shl	$12, %rax
+	lea	(%rax,%r8,8), %rax
+	mov	(%rdi,%rax), %rdx
+	mov	%rdx, (%rdi,%rax)
+	inc	%r8
+	cmp	%rsi, %r8
+	jb	2b
+	mov	$1000, %eax
+	syscall
+	jmp	1b
+	ud2
+END(mem_touch_loop)
+
 	.section .note.GNU-stack, "", @progbits
