@@ -65,13 +65,15 @@ exit1(int xstat)
 	thread_exit();
 }
 
-SYSCALL(exit_group)
+long
+sys_exit_group(struct lwp *lp, const uint64_t *args)
 {
 	(void)lp;
 	exit1(W_EXITCODE((int)args[0] & 0xff, 0));
 }
 
-SYSCALL(exit)
+long
+sys_exit(struct lwp *lp, const uint64_t *args)
 {
 	return sys_exit_group(lp, args);	/* one lwp per process for now */
 }
@@ -212,7 +214,8 @@ kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
 	return r;
 }
 
-SYSCALL(wait4)
+long
+sys_wait4(struct lwp *lp, const uint64_t *args)
 {
 	struct rusage ru;
 	int status = 0;
@@ -226,7 +229,8 @@ SYSCALL(wait4)
 }
 
 /* waitid(idtype, id, infop, options, rusage); pidfds are not kept. */
-SYSCALL(waitid)
+long
+sys_waitid(struct lwp *lp, const uint64_t *args)
 {
 	int idtype = (int)args[0], options = (int)args[3];
 	pid_t id = (pid_t)args[1], pid;
