@@ -11,6 +11,7 @@
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "kern/syscall.h"
+#include "kern/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -50,6 +51,14 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
+	if (__builtin_expect(strace_enabled, 0)) {
+		strace_exit(p, xstat);
+		if (p != initproc && p->p_exitsig == SIGCHLD)
+			strace_signal(p->p_pptr, SIGCHLD, WIFSIGNALED(xstat) ?
+			    (WCOREDUMP(xstat) ? CLD_DUMPED : CLD_KILLED) : CLD_EXITED,
+			    p->p_pid, WIFSIGNALED(xstat) ? WTERMSIG(xstat) :
+			    WEXITSTATUS(xstat), 0);
+	}
 	lp->lwp_thread = NULL;		/* freed by thread_exit */
 	if (p->p_flags & P_VFORK) {
 		p->p_flags &= ~P_VFORK;

@@ -11,6 +11,7 @@
 #include "host/cpu.h"
 #include "kern/signal.h"
 #include "kern/syscall.h"
+#include "kern/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -282,6 +283,10 @@ postsig(struct lwp *lp)
 		sig = SIGKILL;
 	lp->lwp_siglist &= ~SIGBIT(sig);
 	p->p_siglist &= ~SIGBIT(sig);
+	/* SIGCHLD was shown when sent (exit1); SIGKILL is never seen. */
+	if (__builtin_expect(strace_enabled, 0) && sig != SIGCHLD && sig != SIGKILL)
+		strace_signal(p, sig, lp->lwp_sigcode[sig - 1],
+		    lp->lwp_sigpid[sig - 1], 0, lp->lwp_sigaddr[sig - 1]);
 
 	struct linux_sigaction *sa = &p->p_sigacts->ps_act[sig - 1];
 	if (sa->lsa_handler == (uint64_t)SIG_IGN && sig != SIGKILL) {

@@ -1,10 +1,12 @@
 /*
- * System-call dispatch through the table (syscalls.c).  An unimplemented call returns -ENOSYS and is logged once
+ * System-call dispatch through the table (syscalls.c), and the tracer's
+ * one branch.  An unimplemented call returns -ENOSYS and is logged once
  * by name (or number).
  */
 #include <limits.h>
 
 #include "kern/syscall.h"
+#include "kern/sys_trace.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
@@ -46,7 +48,10 @@ syscall_dispatch(struct lwp *lp)
 		fn = sys_nosys;
 	else
 		fn = sysent[nr].sy_call;
-	r = fn != NULL ? fn(lp, args) : -ENOSYS;
+	if (__builtin_expect(strace_enabled, 0))
+		r = strace_syscall(lp, nr, fn, args);
+	else
+		r = fn != NULL ? fn(lp, args) : -ENOSYS;
 	if (r == -EJUSTRETURN)
 		return;
 	tf->tf_rax = (uint64_t)r;

@@ -74,6 +74,7 @@ enum argkind {
 	AK_IOVIN,	/* iovec array in, ARG(n) entries */
 	AK_IOVOUT,	/* iovec array out, filled up to the result */
 	AK_OPENFLAGS,	/* O_RDONLY|O_CLOEXEC... */
+	AK_OFLAGS,	/* the same without the access mode: O_CLOEXEC */
 	AK_OPENMODE,	/* the mode, only if flags ARG(n) create a file */
 	AK_ATFLAGS,	/* AT_SYMLINK_NOFOLLOW... */
 	AK_ACCESS,	/* F_OK, R_OK|W_OK... */
@@ -115,6 +116,8 @@ enum argkind {
 	AK_DIRENTS,	/* getdents64's buffer: 0x... / * 12 entries * / */
 	AK_POLLFDS,	/* [{fd=0, events=POLLIN}], ARG(n) entries */
 	AK_CLONE,	/* clone's arguments, all printed by the first */
+	AK_PRCTL,	/* prctl's, the same, when it returns */
+	AK_GRND,	/* GRND_NONBLOCK... */
 	AK_NKINDS
 };
 #define ARG(n)		((n) << 8)
