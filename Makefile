@@ -6,6 +6,7 @@
 #   make asan       the same tests under AddressSanitizer and UBSan
 #   make fuzz       trinity, the system-call fuzzer, inside as nobody
 #                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
+#   make docs/syscalls.md   the system-call list, from kern/syscalls.tbl.h
 #   make bench      the host-layer, kernel and storage benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
 #   make fuzz-abi   the trap-ABI fuzzers at length, under ASan/UBSan
@@ -85,6 +86,15 @@ $(BUILD)/host/trap/stub_image.o: host/trap/stub_image.S $(BUILD)/vkstub
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSTUB_PATH='"$(BUILD)/vkstub"' -c -o $@ $<
 
+# The list of system calls, generated from the table (tools/sysdoc.c);
+# tests/system/syscalls_doc.t checks that the committed one is current.
+$(BUILD)/sysdoc: tools/sysdoc.c kern/syscalls.tbl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+docs/syscalls.md: $(BUILD)/sysdoc
+	$(BUILD)/sysdoc > $@
+
 # The default root: busybox-static on an ext2 image (kept across runs);
 # an initramfs for booting without a disk.
 $(BUILD)/root.img: tools/mkroot
@@ -98,7 +108,7 @@ $(BUILD)/root.cpio: tools/mkinitramfs
 run: $(BUILD)/vkernel $(BUILD)/root.img
 	$(BUILD)/vkernel $(VKFLAGS) -r $(BUILD)/root.img -- /bin/sh -i
 
-test: $(BUILD)/unittest $(BUILD)/vkernel
+test: $(BUILD)/unittest $(BUILD)/vkernel $(BUILD)/sysdoc
 	tests/run $(BUILD)
 
 ASAN_VARS := BUILD=build-asan OPT=-O1 \

@@ -30,7 +30,7 @@ struct linux_stat {
 	uint64_t st_atime_sec, st_atime_nsec;
 	uint64_t st_mtime_sec, st_mtime_nsec;
 	uint64_t st_ctime_sec, st_ctime_nsec;
-	int64_t __unused[3];
+	int64_t __reserved[3];
 };
 _Static_assert(sizeof(struct linux_stat) == 144, "struct stat");
 _Static_assert(offsetof(struct linux_stat, st_rdev) == 40, "st_rdev");

@@ -2,6 +2,8 @@
  * Host-layer messages (see hostlog.h).  One write per message, so lines
  * from different threads do not interleave.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include "hostlog.h"
 
 int host_verbose;
+static int trace_fd = STDERR_FILENO;
 
 static void
 host_vlog(const char *fmt, va_list ap)
@@ -40,4 +43,20 @@ host_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	host_vlog(fmt, ap);
 	va_end(ap);
+}
+
+int
+host_trace_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	trace_fd = fd;
+	return 0;
+}
+
+void
+host_trace_write(const char *buf, size_t len)
+{
+	(void)!write(trace_fd, buf, len);
 }

@@ -5,9 +5,19 @@
 #ifndef HOST_HOSTLOG_H
 #define HOST_HOSTLOG_H
 
+#include <stddef.h>
+
 extern int host_verbose;	/* -v: also print host_debug messages */
 
 void host_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void host_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The system-call trace (--strace): host_trace_open sends it to a new file
+ * at path instead of standard error (0, or -errno); host_trace_write
+ * writes one whole line with one write(2).
+ */
+int host_trace_open(const char *path);
+void host_trace_write(const char *buf, size_t len);
 
 #endif /* HOST_HOSTLOG_H */

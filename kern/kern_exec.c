@@ -277,7 +277,8 @@ out:
 	return error;
 }
 
-SYSCALL(execve)
+long
+sys_execve(struct lwp *lp, const uint64_t *args)
 {
 	struct exec_args ea = { 0 };
 	int error;

@@ -11,6 +11,7 @@
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "kern/syscall.h"
+#include "kern/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -50,6 +51,14 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
+	if (__builtin_expect(strace_enabled, 0)) {
+		strace_exit(p, xstat);
+		if (p != initproc && p->p_exitsig == SIGCHLD)
+			strace_signal(p->p_pptr, SIGCHLD, WIFSIGNALED(xstat) ?
+			    (WCOREDUMP(xstat) ? CLD_DUMPED : CLD_KILLED) : CLD_EXITED,
+			    p->p_pid, WIFSIGNALED(xstat) ? WTERMSIG(xstat) :
+			    WEXITSTATUS(xstat), 0);
+	}
 	lp->lwp_thread = NULL;		/* freed by thread_exit */
 	if (p->p_flags & P_VFORK) {
 		p->p_flags &= ~P_VFORK;
@@ -65,13 +74,15 @@ exit1(int xstat)
 	thread_exit();
 }
 
-SYSCALL(exit_group)
+long
+sys_exit_group(struct lwp *lp, const uint64_t *args)
 {
 	(void)lp;
 	exit1(W_EXITCODE((int)args[0] & 0xff, 0));
 }
 
-SYSCALL(exit)
+long
+sys_exit(struct lwp *lp, const uint64_t *args)
 {
 	return sys_exit_group(lp, args);	/* one lwp per process for now */
 }
@@ -212,7 +223,8 @@ kern_wait4(struct lwp *lp, pid_t pid, int *status, int options,
 	return r;
 }
 
-SYSCALL(wait4)
+long
+sys_wait4(struct lwp *lp, const uint64_t *args)
 {
 	struct rusage ru;
 	int status = 0;
@@ -226,7 +238,8 @@ SYSCALL(wait4)
 }
 
 /* waitid(idtype, id, infop, options, rusage); pidfds are not kept. */
-SYSCALL(waitid)
+long
+sys_waitid(struct lwp *lp, const uint64_t *args)
 {
 	int idtype = (int)args[0], options = (int)args[3];
 	pid_t id = (pid_t)args[1], pid;

@@ -90,13 +90,15 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 	return pid;
 }
 
-SYSCALL(fork)
+long
+sys_fork(struct lwp *lp, const uint64_t *args)
 {
 	(void)args;
 	return fork1(lp, SIGCHLD, 0, 0, 0, 0);
 }
 
-SYSCALL(vfork)
+long
+sys_vfork(struct lwp *lp, const uint64_t *args)
 {
 	(void)args;
 	return fork1(lp, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
@@ -106,7 +108,8 @@ SYSCALL(vfork)
  * clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64.  Linux
  * reads only the low 32 bits of flags (clone3 has the others).
  */
-SYSCALL(clone)
+long
+sys_clone(struct lwp *lp, const uint64_t *args)
 {
 	return fork1(lp, (uint32_t)args[0], args[1], args[2], args[3], args[4]);
 }

@@ -160,7 +160,8 @@ prlimit_allowed(const struct ucred *cr, const struct proc *p)
  * limit; RLIMIT_NOFILE, RLIMIT_AS and RLIMIT_STACK take effect at once
  * on the descriptor table and the address space.
  */
-SYSCALL(prlimit64)
+long
+sys_prlimit64(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *cur = lp->lwp_proc;
 	struct rlimit nl;
@@ -198,13 +199,15 @@ SYSCALL(prlimit64)
 	return 0;
 }
 
-SYSCALL(getrlimit)
+long
+sys_getrlimit(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[4] = { 0, args[0], 0, args[1] };
 	return sys_prlimit64(lp, a);
 }
 
-SYSCALL(setrlimit)
+long
+sys_setrlimit(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[4] = { 0, args[0], args[1], 0 };
 	return sys_prlimit64(lp, a);

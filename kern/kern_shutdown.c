@@ -71,7 +71,8 @@ kern_shutdown(int xstat)
  * reboot(2).  Halting, powering off and restarting all stop the virtual
  * machine and vkernel exits with 0: restarting it is the host's business.
  */
-SYSCALL(reboot)
+long
+sys_reboot(struct lwp *lp, const uint64_t *args)
 {
 	if ((uint32_t)args[0] != 0xfee1dead ||
 	    ((uint32_t)args[1] != 672274793 && (uint32_t)args[1] != 85072278 &&

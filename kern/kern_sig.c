@@ -11,6 +11,7 @@
 #include "host/cpu.h"
 #include "kern/signal.h"
 #include "kern/syscall.h"
+#include "kern/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -282,6 +283,10 @@ postsig(struct lwp *lp)
 		sig = SIGKILL;
 	lp->lwp_siglist &= ~SIGBIT(sig);
 	p->p_siglist &= ~SIGBIT(sig);
+	/* SIGCHLD was shown when sent (exit1); SIGKILL is never seen. */
+	if (__builtin_expect(strace_enabled, 0) && sig != SIGCHLD && sig != SIGKILL)
+		strace_signal(p, sig, lp->lwp_sigcode[sig - 1],
+		    lp->lwp_sigpid[sig - 1], 0, lp->lwp_sigaddr[sig - 1]);
 
 	struct linux_sigaction *sa = &p->p_sigacts->ps_act[sig - 1];
 	if (sa->lsa_handler == (uint64_t)SIG_IGN && sig != SIGKILL) {
@@ -339,7 +344,8 @@ syscall_restart(struct lwp *lp, const struct linux_sigaction *sa)
 }
 
 /* Continues the call that returned -ERESTART_RESTARTBLOCK. */
-SYSCALL(restart_syscall)
+long
+sys_restart_syscall(struct lwp *lp, const uint64_t *args __unused)
 {
 	struct restart_block *rb = &lp->lwp_restart;
 	long (*fn)(struct lwp *) = rb->rb_fn;
@@ -381,7 +387,8 @@ sigacts_free(struct proc *p)
 	p->p_sigacts = NULL;
 }
 
-SYSCALL(rt_sigaction)
+long
+sys_rt_sigaction(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = lp->lwp_proc;
 	int sig = (int)args[0];
@@ -408,7 +415,8 @@ SYSCALL(rt_sigaction)
 	return 0;
 }
 
-SYSCALL(rt_sigprocmask)
+long
+sys_rt_sigprocmask(struct lwp *lp, const uint64_t *args)
 {
 	ksigset_t set, old = lp->lwp_sigmask;
 
@@ -430,7 +438,8 @@ SYSCALL(rt_sigprocmask)
 	return 0;
 }
 
-SYSCALL(rt_sigpending)
+long
+sys_rt_sigpending(struct lwp *lp, const uint64_t *args)
 {
 	ksigset_t set = (lp->lwp_siglist | lp->lwp_proc->p_siglist) &
 	    lp->lwp_sigmask;
@@ -440,7 +449,8 @@ SYSCALL(rt_sigpending)
 }
 
 /* Waits with the given mask until a signal is delivered (EINTR). */
-SYSCALL(rt_sigsuspend)
+long
+sys_rt_sigsuspend(struct lwp *lp, const uint64_t *args)
 {
 	ksigset_t set, old = lp->lwp_sigmask;
 	if (args[1] != sizeof(ksigset_t))
@@ -456,7 +466,8 @@ SYSCALL(rt_sigsuspend)
 	return -ERESTARTNOHAND;
 }
 
-SYSCALL(rt_sigreturn)
+long
+sys_rt_sigreturn(struct lwp *lp, const uint64_t *args)
 {
 	struct trapframe *tf = &lp->lwp_tf;
 	struct vmspace *vm = lp->lwp_proc->p_vmspace;
@@ -522,7 +533,8 @@ kill1(struct lwp *lp, struct proc *p, int sig)
 	return 0;
 }
 
-SYSCALL(kill)
+long
+sys_kill(struct lwp *lp, const uint64_t *args)
 {
 	pid_t pid = (pid_t)args[0];
 	int sig = (int)args[1];
@@ -573,21 +585,24 @@ tkill1(struct lwp *lp, pid_t tgid, pid_t tid, int sig)
 	return kill1(lp, p, sig);
 }
 
-SYSCALL(tgkill)
+long
+sys_tgkill(struct lwp *lp, const uint64_t *args)
 {
 	if ((pid_t)args[0] <= 0 || (pid_t)args[1] <= 0)
 		return -EINVAL;
 	return tkill1(lp, (pid_t)args[0], (pid_t)args[1], (int)args[2]);
 }
 
-SYSCALL(tkill)
+long
+sys_tkill(struct lwp *lp, const uint64_t *args)
 {
 	if ((pid_t)args[0] <= 0)
 		return -EINVAL;
 	return tkill1(lp, 0, (pid_t)args[0], (int)args[1]);
 }
 
-SYSCALL(sigaltstack)
+long
+sys_sigaltstack(struct lwp *lp, const uint64_t *args)
 {
 	stack_t ss, old;
 	old.ss_sp = lp->lwp_sigstk.ss_sp;
@@ -619,7 +634,8 @@ SYSCALL(sigaltstack)
 }
 
 /* pause: sleeps until a signal is delivered (EINTR). */
-SYSCALL(pause)
+long
+sys_pause(struct lwp *lp, const uint64_t *args __unused)
 {
 	while (!issignal_pending(lp))
 		tsleep(&lp->lwp_sigmask, PCATCH, "pause", 0);

@@ -21,6 +21,9 @@
 /* The Linux release the machine claims to be (uname, /proc/version). */
 #define UNAME_RELEASE	"6.1.0-vkernel"
 
+/* A parameter a function of a table's signature may not need. */
+#define __unused	__attribute__((unused))
+
 #define howmany(x, y)	(((x) + ((y) - 1)) / (y))
 #define roundup2(x, y)	(((x) + ((y) - 1)) & ~((__typeof__(x))(y) - 1))
 #define rounddown2(x, y) ((x) & ~((__typeof__(x))(y) - 1))

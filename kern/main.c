@@ -23,6 +23,7 @@
 #include "host/physmem.h"
 #include "host/vmspace_backend.h"
 #include "kern/init.h"
+#include "kern/sys_trace.h"
 
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
 #define VMSPACE_POOL	2
@@ -33,7 +34,8 @@ usage(FILE *f)
 	fprintf(f,
 "usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
 "               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
-"               [--initramfs file.cpio] [--backend trap] [-- init [args...]]\n"
+"               [--initramfs file.cpio] [--backend trap] [--strace[=spec]]\n"
+"               [-- init [args...]]\n"
 "  -m size      RAM (k, m, g suffixes; default 256m)\n"
 "  -i file      back RAM with this file instead of anonymous memory\n"
 "  -n ncpus     virtual CPUs (default 1)\n"
@@ -44,7 +46,9 @@ usage(FILE *f)
 "  -p file      write the vkernel's pid to file\n"
 "  -e name=val  kernel environment variable\n"
 "  -v           verbose boot\n"
-"  --initramfs f  root file system from a cpio newc archive\n");
+"  --initramfs f  root file system from a cpio newc archive\n"
+"  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
+"               (or F), as strace prints it; LIST as strace's -e trace=\n");
 }
 
 int
@@ -54,6 +58,7 @@ main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'B' },
 		{ "initramfs", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "strace", optional_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t ramsize = PHYSMEM_DEFAULT;
@@ -106,6 +111,10 @@ main(int argc, char **argv)
 			break;
 		case 'R':
 			initramfs = optarg;
+			break;
+		case 'S':
+			if (strace_config(optarg != NULL ? optarg : "", &why) < 0)
+				errx(EX_USAGE, "--strace=%s: %s", optarg, why);
 			break;
 		case 'h':
 			usage(stdout);

@@ -32,24 +32,35 @@
 	return r_;							\
 } while (0)
 
-SYSCALL(lseek)  { return kern_lseek(P, (int)args[0], (int64_t)args[1], (int)args[2]); }
-SYSCALL(dup)    { return kern_dup(P, (int)args[0]); }
-SYSCALL(dup2)   { return kern_dup2(P, (int)args[0], (int)args[1]); }
-SYSCALL(dup3)   { return kern_dup3(P, (int)args[0], (int)args[1], (int)args[2]); }
-SYSCALL(fcntl)  { return kern_fcntl(P, (int)args[0], (int)args[1], args[2]); }
-SYSCALL(fchdir) { return kern_fchdir(P, CR, (int)args[0]); }
-SYSCALL(fchmod) { return kern_fchmod(P, CR, (int)args[0], (mode_t)args[1]); }
-SYSCALL(fchown) { return kern_fchown(P, CR, (int)args[0], (uid_t)args[1], (gid_t)args[2]); }
-SYSCALL(ftruncate) { return kern_ftruncate(P, (int)args[0], (int64_t)args[1]); }
+long
+sys_lseek(struct lwp *lp, const uint64_t *args)  { return kern_lseek(P, (int)args[0], (int64_t)args[1], (int)args[2]); }
+long
+sys_dup(struct lwp *lp, const uint64_t *args)    { return kern_dup(P, (int)args[0]); }
+long
+sys_dup2(struct lwp *lp, const uint64_t *args)   { return kern_dup2(P, (int)args[0], (int)args[1]); }
+long
+sys_dup3(struct lwp *lp, const uint64_t *args)   { return kern_dup3(P, (int)args[0], (int)args[1], (int)args[2]); }
+long
+sys_fcntl(struct lwp *lp, const uint64_t *args)  { return kern_fcntl(P, (int)args[0], (int)args[1], args[2]); }
+long
+sys_fchdir(struct lwp *lp, const uint64_t *args) { return kern_fchdir(P, CR, (int)args[0]); }
+long
+sys_fchmod(struct lwp *lp, const uint64_t *args) { return kern_fchmod(P, CR, (int)args[0], (mode_t)args[1]); }
+long
+sys_fchown(struct lwp *lp, const uint64_t *args) { return kern_fchown(P, CR, (int)args[0], (uid_t)args[1], (gid_t)args[2]); }
+long
+sys_ftruncate(struct lwp *lp, const uint64_t *args) { return kern_ftruncate(P, (int)args[0], (int64_t)args[1]); }
 
-SYSCALL(umask)
+long
+sys_umask(struct lwp *lp, const uint64_t *args)
 {
 	mode_t old = P->fp_umask;
 	P->fp_umask = (mode_t)args[0] & 0777;
 	return old;
 }
 
-SYSCALL(fstat)
+long
+sys_fstat(struct lwp *lp, const uint64_t *args)
 {
 	struct linux_stat st;
 	int error = kern_fstat(P, (int)args[0], &st);
@@ -69,11 +80,15 @@ fstatat1(struct lwp *lp, int dirfd, uint64_t upath, uint64_t ust, int flags)
 	return error < 0 ? error : copyout(&st, ust, sizeof(st));
 }
 
-SYSCALL(newfstatat) { return fstatat1(lp, (int)args[0], args[1], args[2], (int)args[3]); }
-SYSCALL(stat)       { return fstatat1(lp, AT_FDCWD, args[0], args[1], 0); }
-SYSCALL(lstat)      { return fstatat1(lp, AT_FDCWD, args[0], args[1], AT_SYMLINK_NOFOLLOW); }
+long
+sys_newfstatat(struct lwp *lp, const uint64_t *args) { return fstatat1(lp, (int)args[0], args[1], args[2], (int)args[3]); }
+long
+sys_stat(struct lwp *lp, const uint64_t *args)       { return fstatat1(lp, AT_FDCWD, args[0], args[1], 0); }
+long
+sys_lstat(struct lwp *lp, const uint64_t *args)      { return fstatat1(lp, AT_FDCWD, args[0], args[1], AT_SYMLINK_NOFOLLOW); }
 
-SYSCALL(statx)
+long
+sys_statx(struct lwp *lp, const uint64_t *args)
 {
 	struct linux_statx stx;
 	int error;
@@ -86,7 +101,8 @@ SYSCALL(statx)
 	return error < 0 ? error : copyout(&stx, args[4], sizeof(stx));
 }
 
-SYSCALL(getdents64)
+long
+sys_getdents64(struct lwp *lp, const uint64_t *args)
 {
 	struct uio uio;
 	struct kiovec iov = { args[1], args[2] };
@@ -95,24 +111,42 @@ SYSCALL(getdents64)
 	return kern_getdents64(P, (int)args[0], &uio);
 }
 
-SYSCALL(mkdirat) { WITH_PATH(args[1], kern_mkdirat(P, CR, (int)args[0], path, (mode_t)args[2])); }
-SYSCALL(mkdir)   { WITH_PATH(args[0], kern_mkdirat(P, CR, AT_FDCWD, path, (mode_t)args[1])); }
-SYSCALL(unlinkat) { WITH_PATH(args[1], kern_unlinkat(P, CR, (int)args[0], path, (int)args[2])); }
-SYSCALL(unlink)  { WITH_PATH(args[0], kern_unlinkat(P, CR, AT_FDCWD, path, 0)); }
-SYSCALL(rmdir)   { WITH_PATH(args[0], kern_unlinkat(P, CR, AT_FDCWD, path, AT_REMOVEDIR)); }
-SYSCALL(chdir)   { WITH_PATH(args[0], kern_chdir(P, CR, path)); }
-SYSCALL(chroot)  { WITH_PATH(args[0], kern_chroot(P, CR, path)); }
-SYSCALL(mknodat) { WITH_PATH(args[1], kern_mknodat(P, CR, (int)args[0], path, (mode_t)args[2], (dev_t)args[3])); }
-SYSCALL(mknod)   { WITH_PATH(args[0], kern_mknodat(P, CR, AT_FDCWD, path, (mode_t)args[1], (dev_t)args[2])); }
-SYSCALL(faccessat) { WITH_PATH(args[1], kern_faccessat(P, CR, (int)args[0], path, (int)args[2], 0)); }
-SYSCALL(faccessat2) { WITH_PATH(args[1], kern_faccessat(P, CR, (int)args[0], path, (int)args[2], (int)args[3])); }
-SYSCALL(access)  { WITH_PATH(args[0], kern_faccessat(P, CR, AT_FDCWD, path, (int)args[1], 0)); }
-SYSCALL(fchmodat) { WITH_PATH(args[1], kern_fchmodat(P, CR, (int)args[0], path, (mode_t)args[2], 0)); }
-SYSCALL(chmod)   { WITH_PATH(args[0], kern_fchmodat(P, CR, AT_FDCWD, path, (mode_t)args[1], 0)); }
-SYSCALL(fchownat) { WITH_PATH(args[1], kern_fchownat(P, CR, (int)args[0], path, (uid_t)args[2], (gid_t)args[3], (int)args[4])); }
-SYSCALL(chown)   { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], 0)); }
-SYSCALL(lchown)  { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], AT_SYMLINK_NOFOLLOW)); }
-SYSCALL(truncate) { WITH_PATH(args[0], kern_truncate(P, CR, path, (int64_t)args[1])); }
+long
+sys_mkdirat(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_mkdirat(P, CR, (int)args[0], path, (mode_t)args[2])); }
+long
+sys_mkdir(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_mkdirat(P, CR, AT_FDCWD, path, (mode_t)args[1])); }
+long
+sys_unlinkat(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_unlinkat(P, CR, (int)args[0], path, (int)args[2])); }
+long
+sys_unlink(struct lwp *lp, const uint64_t *args)  { WITH_PATH(args[0], kern_unlinkat(P, CR, AT_FDCWD, path, 0)); }
+long
+sys_rmdir(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_unlinkat(P, CR, AT_FDCWD, path, AT_REMOVEDIR)); }
+long
+sys_chdir(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_chdir(P, CR, path)); }
+long
+sys_chroot(struct lwp *lp, const uint64_t *args)  { WITH_PATH(args[0], kern_chroot(P, CR, path)); }
+long
+sys_mknodat(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_mknodat(P, CR, (int)args[0], path, (mode_t)args[2], (dev_t)args[3])); }
+long
+sys_mknod(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_mknodat(P, CR, AT_FDCWD, path, (mode_t)args[1], (dev_t)args[2])); }
+long
+sys_faccessat(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_faccessat(P, CR, (int)args[0], path, (int)args[2], 0)); }
+long
+sys_faccessat2(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_faccessat(P, CR, (int)args[0], path, (int)args[2], (int)args[3])); }
+long
+sys_access(struct lwp *lp, const uint64_t *args)  { WITH_PATH(args[0], kern_faccessat(P, CR, AT_FDCWD, path, (int)args[1], 0)); }
+long
+sys_fchmodat(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_fchmodat(P, CR, (int)args[0], path, (mode_t)args[2], 0)); }
+long
+sys_chmod(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_fchmodat(P, CR, AT_FDCWD, path, (mode_t)args[1], 0)); }
+long
+sys_fchownat(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[1], kern_fchownat(P, CR, (int)args[0], path, (uid_t)args[2], (gid_t)args[3], (int)args[4])); }
+long
+sys_chown(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], 0)); }
+long
+sys_lchown(struct lwp *lp, const uint64_t *args)  { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], AT_SYMLINK_NOFOLLOW)); }
+long
+sys_truncate(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[0], kern_truncate(P, CR, path, (int64_t)args[1])); }
 
 /* Two paths: renames and links. */
 static long
@@ -149,25 +183,32 @@ do_symlink(struct lwp *lp, const char *a, const char *b, const uint64_t *args)
 	return kern_symlinkat(P, CR, a, (int)args[1], b);
 }
 
-SYSCALL(renameat2) { return twopaths(lp, args[1], args[3], do_rename, args); }
-SYSCALL(renameat)
+long
+sys_renameat2(struct lwp *lp, const uint64_t *args) { return twopaths(lp, args[1], args[3], do_rename, args); }
+long
+sys_renameat(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[5] = { args[0], args[1], args[2], args[3], 0 };
 	return twopaths(lp, args[1], args[3], do_rename, a);
 }
-SYSCALL(rename)
+long
+sys_rename(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[5] = { FDCWD, args[0], FDCWD, args[1], 0 };
 	return twopaths(lp, args[0], args[1], do_rename, a);
 }
-SYSCALL(linkat) { return twopaths(lp, args[1], args[3], do_link, args); }
-SYSCALL(link)
+long
+sys_linkat(struct lwp *lp, const uint64_t *args) { return twopaths(lp, args[1], args[3], do_link, args); }
+long
+sys_link(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[5] = { FDCWD, args[0], FDCWD, args[1], 0 };
 	return twopaths(lp, args[0], args[1], do_link, a);
 }
-SYSCALL(symlinkat) { return twopaths(lp, args[0], args[2], do_symlink, args); }
-SYSCALL(symlink)
+long
+sys_symlinkat(struct lwp *lp, const uint64_t *args) { return twopaths(lp, args[0], args[2], do_symlink, args); }
+long
+sys_symlink(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[3] = { args[0], FDCWD, args[1] };
 	return twopaths(lp, args[0], args[1], do_symlink, a);
@@ -192,10 +233,13 @@ readlink1(struct lwp *lp, int dirfd, uint64_t upath, uint64_t ubuf, uint64_t siz
 	return error;
 }
 
-SYSCALL(readlinkat) { return readlink1(lp, (int)args[0], args[1], args[2], args[3]); }
-SYSCALL(readlink)   { return readlink1(lp, AT_FDCWD, args[0], args[1], args[2]); }
+long
+sys_readlinkat(struct lwp *lp, const uint64_t *args) { return readlink1(lp, (int)args[0], args[1], args[2], args[3]); }
+long
+sys_readlink(struct lwp *lp, const uint64_t *args)   { return readlink1(lp, AT_FDCWD, args[0], args[1], args[2]); }
 
-SYSCALL(getcwd)
+long
+sys_getcwd(struct lwp *lp, const uint64_t *args)
 {
 	char *buf = kmalloc(PATH_MAX, 0);
 	if (buf == NULL)
@@ -207,7 +251,8 @@ SYSCALL(getcwd)
 	return r;
 }
 
-SYSCALL(pipe2)
+long
+sys_pipe2(struct lwp *lp, const uint64_t *args)
 {
 	int fds[2];
 	int error = kern_pipe2(P, CR, fds, (int)args[1]);
@@ -221,14 +266,16 @@ SYSCALL(pipe2)
 	return 0;
 }
 
-SYSCALL(pipe)
+long
+sys_pipe(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[2] = { args[0], 0 };
 	return sys_pipe2(lp, a);
 }
 
 /* poll(fds, nfds, timeout in ms; negative: forever). */
-SYSCALL(poll)
+long
+sys_poll(struct lwp *lp, const uint64_t *args)
 {
 	unsigned nfds = (unsigned)args[1];
 	if (nfds > lp->lwp_proc->p_rlimit[RLIMIT_NOFILE].rlim_cur)
@@ -247,7 +294,8 @@ SYSCALL(poll)
 	return r;
 }
 
-SYSCALL(pread64)
+long
+sys_pread64(struct lwp *lp, const uint64_t *args)
 {
 	if (!user_range_ok(args[1], args[2]))
 		return -EFAULT;
@@ -257,7 +305,8 @@ SYSCALL(pread64)
 	return kern_preadv(P, (int)args[0], &uio, (int64_t)args[3]);
 }
 
-SYSCALL(pwrite64)
+long
+sys_pwrite64(struct lwp *lp, const uint64_t *args)
 {
 	if (!user_range_ok(args[1], args[2]))
 		return -EFAULT;
@@ -267,7 +316,8 @@ SYSCALL(pwrite64)
 	return kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]);
 }
 
-SYSCALL(utimensat)
+long
+sys_utimensat(struct lwp *lp, const uint64_t *args)
 {
 	struct timespec ts[2];
 	int error;
@@ -343,7 +393,8 @@ select1(struct lwp *lp, int nfds, uint64_t urd, uint64_t uwr, uint64_t uex,
 	return count;
 }
 
-SYSCALL(select)
+long
+sys_select(struct lwp *lp, const uint64_t *args)
 {
 	int64_t timeout = -1;
 	if (args[4] != 0) {
@@ -358,7 +409,8 @@ SYSCALL(select)
 }
 
 /* pselect6: a timespec, and a signal mask for the wait ({ mask, size }). */
-SYSCALL(pselect6)
+long
+sys_pselect6(struct lwp *lp, const uint64_t *args)
 {
 	int64_t timeout = -1;
 	if (args[4] != 0) {
@@ -393,11 +445,15 @@ SYSCALL(pselect6)
 	return r;
 }
 
-SYSCALL(fsync)     { return kern_fsync(P, (int)args[0], false); }
-SYSCALL(fdatasync) { return kern_fsync(P, (int)args[0], true); }
-SYSCALL(syncfs)    { return kern_syncfs(P, (int)args[0]); }
+long
+sys_fsync(struct lwp *lp, const uint64_t *args)     { return kern_fsync(P, (int)args[0], false); }
+long
+sys_fdatasync(struct lwp *lp, const uint64_t *args) { return kern_fsync(P, (int)args[0], true); }
+long
+sys_syncfs(struct lwp *lp, const uint64_t *args)    { return kern_syncfs(P, (int)args[0]); }
 
-SYSCALL(sync)
+long
+sys_sync(struct lwp *lp __unused, const uint64_t *args __unused)
 {
 	kern_sync();
 	return 0;

@@ -58,7 +58,8 @@ uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
 	return 0;
 }
 
-SYSCALL(read)
+long
+sys_read(struct lwp *lp, const uint64_t *args)
 {
 	struct uio uio;
 	struct kiovec iov;
@@ -68,7 +69,8 @@ SYSCALL(read)
 	return kern_readv(&lp->lwp_proc->p_fs, (int)args[0], &uio);
 }
 
-SYSCALL(write)
+long
+sys_write(struct lwp *lp, const uint64_t *args)
 {
 	struct uio uio;
 	struct kiovec iov;
@@ -97,10 +99,13 @@ rwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw)
 	return r;
 }
 
-SYSCALL(readv)  { return rwv(lp, args, UIO_READ); }
-SYSCALL(writev) { return rwv(lp, args, UIO_WRITE); }
+long
+sys_readv(struct lwp *lp, const uint64_t *args)  { return rwv(lp, args, UIO_READ); }
+long
+sys_writev(struct lwp *lp, const uint64_t *args) { return rwv(lp, args, UIO_WRITE); }
 
-SYSCALL(openat)
+long
+sys_openat(struct lwp *lp, const uint64_t *args)
 {
 	int error;
 	char *path = copyin_path(args[1], &error);
@@ -113,19 +118,22 @@ SYSCALL(openat)
 	return error;
 }
 
-SYSCALL(open)
+long
+sys_open(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[4] = { (uint64_t)AT_FDCWD, args[0], args[1], args[2] };
 	return sys_openat(lp, a);
 }
 
-SYSCALL(close)
+long
+sys_close(struct lwp *lp, const uint64_t *args)
 {
 	return kern_close(&lp->lwp_proc->p_fs, (int)args[0]);
 }
 
 /* ioctl: the argument is copied in and out by the size the command encodes. */
-SYSCALL(ioctl)
+long
+sys_ioctl(struct lwp *lp, const uint64_t *args)
 {
 	unsigned long cmd = args[1];
 	uint8_t data[256];

@@ -10,7 +10,8 @@
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 
-SYSCALL(brk)
+long
+sys_brk(struct lwp *lp, const uint64_t *args)
 {
 	return (long)vm_brk(lp->lwp_proc->p_vmspace, args[0]);
 }
@@ -73,7 +74,8 @@ out:
 	return r;
 }
 
-SYSCALL(mmap)
+long
+sys_mmap(struct lwp *lp, const uint64_t *args)
 {
 	int flags = (int)args[3];
 	if (!(flags & MAP_ANONYMOUS))
@@ -83,17 +85,20 @@ SYSCALL(mmap)
 	    flags, NULL, 0);
 }
 
-SYSCALL(munmap)
+long
+sys_munmap(struct lwp *lp, const uint64_t *args)
 {
 	return vm_munmap(lp->lwp_proc->p_vmspace, args[0], args[1]);
 }
 
-SYSCALL(mprotect)
+long
+sys_mprotect(struct lwp *lp, const uint64_t *args)
 {
 	return vm_mprotect(lp->lwp_proc->p_vmspace, args[0], args[1], (int)args[2]);
 }
 
-SYSCALL(madvise)
+long
+sys_madvise(struct lwp *lp, const uint64_t *args)
 {
 	return vm_madvise(lp->lwp_proc->p_vmspace, args[0], args[1], (int)args[2]);
 }

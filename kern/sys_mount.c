@@ -69,7 +69,8 @@ mount_unsupported(const char *what)
  * taken); MS_REMOUNT, MS_BIND, MS_MOVE and propagation changes give
  * EINVAL.  data is the file system's option string.
  */
-SYSCALL(mount)
+long
+sys_mount(struct lwp *lp, const uint64_t *args)
 {
 	unsigned long flags = args[3];
 	char *source = NULL, *target = NULL, *fstype = NULL, *data = NULL;
@@ -107,7 +108,8 @@ out:
 }
 
 /* umount2(target, flags): MNT_FORCE is taken; MNT_DETACH is EINVAL. */
-SYSCALL(umount2)
+long
+sys_umount2(struct lwp *lp, const uint64_t *args)
 {
 	int flags = (int)args[1];
 
@@ -148,7 +150,8 @@ statfs_out(const struct statfs_info *sf, uint64_t ubuf)
 	return copyout(&st, ubuf, sizeof(st));
 }
 
-SYSCALL(statfs)
+long
+sys_statfs(struct lwp *lp, const uint64_t *args)
 {
 	struct statfs_info sf;
 	int error;
@@ -161,7 +164,8 @@ SYSCALL(statfs)
 	return error < 0 ? error : statfs_out(&sf, args[1]);
 }
 
-SYSCALL(fstatfs)
+long
+sys_fstatfs(struct lwp *lp, const uint64_t *args)
 {
 	struct statfs_info sf;
 	int error = kern_fstatfs(&lp->lwp_proc->p_fs, (int)args[0], &sf);

@@ -12,31 +12,39 @@
 #include "vm/vm.h"
 #include "vm/vm_page.h"
 
-SYSCALL(getpid)
+long
+sys_getpid(struct lwp *lp, const uint64_t *args)
 {
 	(void)args;
 	return lp->lwp_proc->p_pid;
 }
 
-SYSCALL(gettid)
+long
+sys_gettid(struct lwp *lp, const uint64_t *args)
 {
 	(void)args;
 	return lp->lwp_tid;
 }
 
-SYSCALL(getppid)
+long
+sys_getppid(struct lwp *lp, const uint64_t *args)
 {
 	(void)args;
 	struct proc *pp = lp->lwp_proc->p_pptr;
 	return pp != NULL ? pp->p_pid : 0;
 }
 
-SYSCALL(getuid)  { (void)args; return lp->lwp_proc->p_ucred->cr_ruid; }
-SYSCALL(geteuid) { (void)args; return lp->lwp_proc->p_ucred->cr_uid; }
-SYSCALL(getgid)  { (void)args; return lp->lwp_proc->p_ucred->cr_rgid; }
-SYSCALL(getegid) { (void)args; return lp->lwp_proc->p_ucred->cr_gid; }
+long
+sys_getuid(struct lwp *lp, const uint64_t *args)  { (void)args; return lp->lwp_proc->p_ucred->cr_ruid; }
+long
+sys_geteuid(struct lwp *lp, const uint64_t *args) { (void)args; return lp->lwp_proc->p_ucred->cr_uid; }
+long
+sys_getgid(struct lwp *lp, const uint64_t *args)  { (void)args; return lp->lwp_proc->p_ucred->cr_rgid; }
+long
+sys_getegid(struct lwp *lp, const uint64_t *args) { (void)args; return lp->lwp_proc->p_ucred->cr_gid; }
 
-SYSCALL(set_tid_address)
+long
+sys_set_tid_address(struct lwp *lp, const uint64_t *args)
 {
 	lp->lwp_clear_child_tid = args[0];
 	return lp->lwp_tid;
@@ -46,7 +54,8 @@ SYSCALL(set_tid_address)
  * The thread pointer.  The host layer loads the bases on the next run
  * (FSGSBASE or arch_prctl in the stub), so this is bookkeeping only.
  */
-SYSCALL(arch_prctl)
+long
+sys_arch_prctl(struct lwp *lp, const uint64_t *args)
 {
 	switch (args[0]) {
 	case ARCH_SET_FS:
@@ -66,7 +75,8 @@ SYSCALL(arch_prctl)
 	return -EINVAL;
 }
 
-SYSCALL(uname)
+long
+sys_uname(struct lwp *lp, const uint64_t *args)
 {
 	struct utsname u;
 	(void)lp;
@@ -80,32 +90,37 @@ SYSCALL(uname)
 	return copyout(&u, args[0], sizeof(u));
 }
 
-SYSCALL(sched_yield)
+long
+sys_sched_yield(struct lwp *lp, const uint64_t *args)
 {
 	(void)lp, (void)args;
 	thread_yield();
 	return 0;
 }
 
-SYSCALL(getpgid)
+long
+sys_getpgid(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = args[0] == 0 ? lp->lwp_proc : pfind((pid_t)args[0]);
 	return p != NULL && p->p_pgrp != NULL ? p->p_pgrp->pg_id : -ESRCH;
 }
 
-SYSCALL(getpgrp)
+long
+sys_getpgrp(struct lwp *lp, const uint64_t *args __unused)
 {
 	const uint64_t a[1] = { 0 };
 	return sys_getpgid(lp, a);
 }
 
-SYSCALL(getsid)
+long
+sys_getsid(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = args[0] == 0 ? lp->lwp_proc : pfind((pid_t)args[0]);
 	return p != NULL && p->p_pgrp != NULL ? p->p_pgrp->pg_session->s_sid : -ESRCH;
 }
 
-SYSCALL(setsid)
+long
+sys_setsid(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = lp->lwp_proc;
 	(void)args;
@@ -116,7 +131,8 @@ SYSCALL(setsid)
 }
 
 /* setpgid(pid, pgid): ourselves or a child not yet exec'd, same session. */
-SYSCALL(setpgid)
+long
+sys_setpgid(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *cur = lp->lwp_proc;
 	pid_t pid = (pid_t)args[0], pgid = (pid_t)args[1];
@@ -142,13 +158,15 @@ SYSCALL(setpgid)
 	return enterpgrp(p, pgid, false);
 }
 
-SYSCALL(set_robust_list)
+long
+sys_set_robust_list(struct lwp *lp, const uint64_t *args)
 {
 	(void)lp;
 	return args[1] == 24 ? 0 : -EINVAL;	/* futexes come with threads */
 }
 
-SYSCALL(prctl)
+long
+sys_prctl(struct lwp *lp, const uint64_t *args)
 {
 	switch (args[0]) {
 	case PR_SET_NAME: {
@@ -173,7 +191,8 @@ SYSCALL(prctl)
 	return -EINVAL;
 }
 
-SYSCALL(sysinfo)
+long
+sys_sysinfo(struct lwp *lp, const uint64_t *args)
 {
 	struct sysinfo si;
 	memset(&si, 0, sizeof(si));
@@ -232,19 +251,25 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 	return 0;
 }
 
-SYSCALL(setresuid) { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)args[2], false); }
-SYSCALL(setresgid) { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)args[2], true); }
-SYSCALL(setreuid)  { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)-1, false); }
-SYSCALL(setregid)  { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)-1, true); }
+long
+sys_setresuid(struct lwp *lp, const uint64_t *args) { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)args[2], false); }
+long
+sys_setresgid(struct lwp *lp, const uint64_t *args) { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)args[2], true); }
+long
+sys_setreuid(struct lwp *lp, const uint64_t *args)  { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)-1, false); }
+long
+sys_setregid(struct lwp *lp, const uint64_t *args)  { return setcred(lp, (uid_t)args[0], (uid_t)args[1], (uid_t)-1, true); }
 
-SYSCALL(setuid)
+long
+sys_setuid(struct lwp *lp, const uint64_t *args)
 {
 	uid_t u = (uid_t)args[0];
 	return cred_is_root(lp->lwp_proc->p_ucred) ? setcred(lp, u, u, u, false) :
 	    setcred(lp, (uid_t)-1, u, (uid_t)-1, false);
 }
 
-SYSCALL(setgid)
+long
+sys_setgid(struct lwp *lp, const uint64_t *args)
 {
 	uid_t g = (uid_t)args[0];
 	return cred_is_root(lp->lwp_proc->p_ucred) ? setcred(lp, g, g, g, true) :
@@ -260,7 +285,8 @@ getres(uint64_t *uaddr, const uid_t *v)
 	return 0;
 }
 
-SYSCALL(getresuid)
+long
+sys_getresuid(struct lwp *lp, const uint64_t *args)
 {
 	const struct ucred *cr = lp->lwp_proc->p_ucred;
 	uid_t v[3] = { cr->cr_ruid, cr->cr_uid, cr->cr_svuid };
@@ -268,7 +294,8 @@ SYSCALL(getresuid)
 	return getres(a, v);
 }
 
-SYSCALL(getresgid)
+long
+sys_getresgid(struct lwp *lp, const uint64_t *args)
 {
 	const struct ucred *cr = lp->lwp_proc->p_ucred;
 	uid_t v[3] = { cr->cr_rgid, cr->cr_gid, cr->cr_svgid };
@@ -276,7 +303,8 @@ SYSCALL(getresgid)
 	return getres(a, v);
 }
 
-SYSCALL(getgroups)
+long
+sys_getgroups(struct lwp *lp, const uint64_t *args)
 {
 	const struct ucred *cr = lp->lwp_proc->p_ucred;
 	if (args[0] == 0)
@@ -287,7 +315,8 @@ SYSCALL(getgroups)
 	    -EFAULT : cr->cr_ngroups;
 }
 
-SYSCALL(setgroups)
+long
+sys_setgroups(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = lp->lwp_proc;
 	if (!cred_is_root(p->p_ucred))

@@ -34,7 +34,8 @@ clock_ns(struct lwp *lp, int clock)
 	return -EINVAL;
 }
 
-SYSCALL(clock_gettime)
+long
+sys_clock_gettime(struct lwp *lp, const uint64_t *args)
 {
 	int64_t ns = clock_ns(lp, (int)args[0]);
 	if (ns < 0)
@@ -43,7 +44,8 @@ SYSCALL(clock_gettime)
 	return copyout(&ts, args[1], sizeof(ts));
 }
 
-SYSCALL(clock_getres)
+long
+sys_clock_getres(struct lwp *lp, const uint64_t *args)
 {
 	if (clock_ns(lp, (int)args[0]) < 0)
 		return -EINVAL;
@@ -51,7 +53,8 @@ SYSCALL(clock_getres)
 	return args[1] != 0 ? copyout(&ts, args[1], sizeof(ts)) : 0;
 }
 
-SYSCALL(gettimeofday)
+long
+sys_gettimeofday(struct lwp *lp, const uint64_t *args)
 {
 	struct timeval tv;
 	int64_t ns = clock_ns(lp, CLOCK_REALTIME);
@@ -66,7 +69,8 @@ SYSCALL(gettimeofday)
 	return 0;
 }
 
-SYSCALL(time)
+long
+sys_time(struct lwp *lp, const uint64_t *args)
 {
 	int64_t t = clock_ns(lp, CLOCK_REALTIME) / 1000000000;
 	if (args[0] != 0 && copyout(&t, args[0], sizeof(t)) < 0)
@@ -153,12 +157,14 @@ nanosleep1(struct lwp *lp, int clock, int flags, uint64_t ureq, uint64_t urem)
 	return nanosleep_to(lp, clock, deadline, absolute, urem);
 }
 
-SYSCALL(nanosleep)
+long
+sys_nanosleep(struct lwp *lp, const uint64_t *args)
 {
 	return nanosleep1(lp, CLOCK_MONOTONIC, 0, args[0], args[1]);
 }
 
-SYSCALL(clock_nanosleep)
+long
+sys_clock_nanosleep(struct lwp *lp, const uint64_t *args)
 {
 	if (clock_ns(lp, (int)args[0]) < 0)
 		return -EINVAL;
@@ -167,7 +173,8 @@ SYSCALL(clock_nanosleep)
 	return nanosleep1(lp, (int)args[0], (int)args[1], args[2], args[3]);
 }
 
-SYSCALL(times)
+long
+sys_times(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = lp->lwp_proc;
 	struct tms t = {
@@ -186,7 +193,8 @@ SYSCALL(times)
  * Linux, a buffer that turns bad part way gives the count stored before
  * the bad page, and a signal pending after some bytes ends the call.
  */
-SYSCALL(getrandom)
+long
+sys_getrandom(struct lwp *lp, const uint64_t *args)
 {
 	char buf[256];
 	size_t len = MIN(args[1], (uint64_t)INT_MAX), done = 0;
@@ -257,7 +265,8 @@ itimer_set(struct proc *p, const struct itimerval *it)
 		callout_reset(&p->p_itimer, tv_ns(&it->it_value), itimer_expire, p);
 }
 
-SYSCALL(setitimer)
+long
+sys_setitimer(struct lwp *lp, const uint64_t *args)
 {
 	struct itimerval it, old;
 	struct proc *p = lp->lwp_proc;
@@ -279,7 +288,8 @@ SYSCALL(setitimer)
 	return 0;
 }
 
-SYSCALL(getitimer)
+long
+sys_getitimer(struct lwp *lp, const uint64_t *args)
 {
 	struct itimerval it;
 	if (args[0] != ITIMER_REAL)
@@ -289,7 +299,8 @@ SYSCALL(getitimer)
 }
 
 /* alarm: seconds left of the previous alarm (rounded up), 0 if none. */
-SYSCALL(alarm)
+long
+sys_alarm(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = lp->lwp_proc;
 	struct itimerval old, it = { { 0, 0 }, { (time_t)(unsigned)args[0], 0 } };

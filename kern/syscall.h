@@ -1,13 +1,13 @@
 /*
- * System calls: the Linux x86-64 numbers, a table of handlers, and the
- * copyin family for the calling process.  A handler gets the six argument
- * registers and returns the result or a negative errno, which go to rax.
+ * System calls: the Linux x86-64 numbers and the table of handlers, both
+ * from kern/syscalls.tbl.h, and the copyin family for the calling
+ * process.  A handler gets the six argument registers and returns the
+ * result or a negative errno, which go to rax.
  */
 #ifndef KERN_SYSCALL_H
 #define KERN_SYSCALL_H
 
 #include <stdint.h>
-#include <sys/syscall.h>		/* SYS_* numbers */
 
 #include "kern/proc.h"
 
@@ -15,12 +15,124 @@
 
 typedef long (*sy_call_t)(struct lwp *lp, const uint64_t *args);
 
-#define SYS_MAXSYSCALL	512
-extern const sy_call_t sysent[SYS_MAXSYSCALL];		/* kern/syscalls.c */
-extern const char *const syscallnames[SYS_MAXSYSCALL];
+/* SYS_read = 0 ... : Linux's numbers, from the table. */
+enum sysnum {
+#define SYSCALL(nr, name, ...)	SYS_##name = (nr),
+#include "kern/syscalls.tbl.h"
+#undef SYSCALL
+};
+#define SYS_MAXSYSCALL	463	/* one past the table's highest number */
 
-#define SYSCALL(name)	long sys_##name(struct lwp *lp __attribute__((unused)), \
-	    const uint64_t *args __attribute__((unused)))
+/* The handlers: long sys_read(struct lwp *, const uint64_t *args)... */
+#define SYSCALL(nr, name, handler, ...)	long handler(struct lwp *, const uint64_t *);
+#include "kern/syscalls.tbl.h"
+#undef SYSCALL
+
+/*
+ * An entry's flags.  The classes are strace's, for --strace=trace=%file.
+ * SY_MPSAFE: the call may run without the big kernel lock.  No call has
+ * it yet: the dispatcher holds the lock around every call (kernel.h), and
+ * the SMP lock split will mark the calls it frees, one by one.
+ */
+#define SY_FILE		0x0001	/* takes a file name */
+#define SY_DESC		0x0002	/* takes or returns a file descriptor */
+#define SY_PROC		0x0004	/* process management */
+#define SY_SIG		0x0008	/* signals */
+#define SY_MEM		0x0010	/* memory mapping */
+#define SY_NET		0x0020	/* sockets */
+#define SY_IPC		0x0040	/* System V IPC */
+#define SY_CREDS	0x0080	/* user and group ids, capabilities */
+#define SY_CLOCK	0x0100	/* clocks and timers */
+#define SY_NORETURN	0x1000	/* never returns to its caller (exit) */
+#define SY_MPSAFE	0x2000	/* runs without the big kernel lock */
+
+/* How the tracer prints a result. */
+enum { RV_DEC, RV_HEX, RV_OCT };
+
+/*
+ * How the tracer prints an argument (sys_trace_args.c).  Kinds named ...IN
+ * are read when the call starts, ...OUT when it has returned (and only if
+ * it succeeded), as strace does.  ARG(n) adds the index of the argument
+ * that holds the size or count the kind needs.
+ */
+enum argkind {
+	AK_HEX,		/* unsigned, %#lx: 0x1f, or 0 */
+	AK_INT,		/* int */
+	AK_UINT,	/* unsigned int */
+	AK_LONG,	/* long */
+	AK_ULONG,	/* unsigned long (sizes) */
+	AK_OCT,		/* octal: modes and masks */
+	AK_PTR,		/* an address or NULL */
+	AK_FD,		/* a file descriptor */
+	AK_DIRFD,	/* a file descriptor or AT_FDCWD */
+	AK_STR,		/* a string (strace's length limit) */
+	AK_PATH,	/* a path (whole) */
+	AK_OSTR,	/* a string the call fills (getcwd) */
+	AK_IBUF,	/* bytes in, ARG(n) long */
+	AK_OBUF,	/* bytes out, as many as the call returned */
+	AK_OBUFHEX,	/* the same, every byte in hex (getrandom) */
+	AK_IOVIN,	/* iovec array in, ARG(n) entries */
+	AK_IOVOUT,	/* iovec array out, filled up to the result */
+	AK_OPENFLAGS,	/* O_RDONLY|O_CLOEXEC... */
+	AK_OFLAGS,	/* the same without the access mode: O_CLOEXEC */
+	AK_OPENMODE,	/* the mode, only if flags ARG(n) create a file */
+	AK_ATFLAGS,	/* AT_SYMLINK_NOFOLLOW... */
+	AK_ACCESS,	/* F_OK, R_OK|W_OK... */
+	AK_MODET,	/* S_IFCHR|0620 */
+	AK_PROT,	/* PROT_READ|PROT_WRITE */
+	AK_MAPFLAGS,	/* MAP_PRIVATE|MAP_ANONYMOUS */
+	AK_MADV,	/* MADV_DONTNEED... */
+	AK_WHENCE,	/* SEEK_SET... */
+	AK_SIG,		/* SIGINT... */
+	AK_SIGHOW,	/* SIG_BLOCK... */
+	AK_SIGSETIN,	/* [INT TERM] */
+	AK_SIGSETOUT,
+	AK_SIGACTIN,	/* {sa_handler=..., sa_mask=[], sa_flags=...} */
+	AK_SIGACTOUT,
+	AK_STATOUT,	/* {st_mode=S_IFREG|0644, st_size=N, ...} */
+	AK_STATXOUT,
+	AK_TSIN,	/* {tv_sec=1, tv_nsec=0} */
+	AK_TSOUT,
+	AK_TVIN,	/* {tv_sec=1, tv_usec=0} */
+	AK_TVOUT,
+	AK_ITVIN,	/* {it_interval=..., it_value=...} */
+	AK_ITVOUT,
+	AK_ITWHICH,	/* ITIMER_REAL... */
+	AK_CLOCK,	/* CLOCK_MONOTONIC... */
+	AK_SOCKADDR,	/* {sa_family=AF_INET, ...}, ARG(n) bytes */
+	AK_UTSOUT,	/* {sysname="Linux", nodename=..., ...} */
+	AK_WSTATUS,	/* [{WIFEXITED(s) && WEXITSTATUS(s) == 0}] */
+	AK_WAITOPTS,	/* WNOHANG|WUNTRACED... */
+	AK_PIPEFDS,	/* [3, 4] */
+	AK_ARGV,	/* ["ls", "/"] */
+	AK_ENVP,	/* 0x7ffc... / * 9 vars * / */
+	AK_FCNTLCMD,	/* F_SETFD... */
+	AK_FCNTLARG,	/* what command ARG(n) takes, if any */
+	AK_IOCTLCMD,	/* TCGETS... */
+	AK_ARCHPRCTL,	/* ARCH_SET_FS... */
+	AK_RLIMRES,	/* RLIMIT_NOFILE... */
+	AK_RLIMIN,	/* {rlim_cur=1024, rlim_max=4096} */
+	AK_RLIMOUT,
+	AK_DIRENTS,	/* getdents64's buffer: 0x... / * 12 entries * / */
+	AK_POLLFDS,	/* [{fd=0, events=POLLIN}], ARG(n) entries */
+	AK_CLONE,	/* clone's arguments, all printed by the first */
+	AK_PRCTL,	/* prctl's, the same, when it returns */
+	AK_GRND,	/* GRND_NONBLOCK... */
+	AK_NKINDS
+};
+#define ARG(n)		((n) << 8)
+#define AK_KIND(a)	((a) & 0xff)
+#define AK_ARG(a)	((a) >> 8)
+
+struct sysent {
+	sy_call_t sy_call;	/* NULL: no call has this number */
+	const char *sy_name;
+	uint16_t sy_flags;	/* SY_* */
+	uint8_t sy_ret;		/* RV_* */
+	uint8_t sy_narg;
+	uint16_t sy_args[6];	/* AK_* | ARG(n) */
+};
+extern const struct sysent sysent[SYS_MAXSYSCALL];	/* kern/syscalls.c */
 
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);

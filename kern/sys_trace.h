@@ -1,0 +1,44 @@
+/*
+ * --strace: every system call of every guest process, one line each in
+ * strace's format, with the signals they take and how they end.  Off, the
+ * only cost is the dispatcher's test of strace_enabled.
+ */
+#ifndef KERN_SYS_TRACE_H
+#define KERN_SYS_TRACE_H
+
+#include <stdbool.h>
+
+#include "kern/syscall.h"
+
+extern bool strace_enabled;
+
+/*
+ * Configures the tracer from --strace[=SPEC] before boot.  SPEC is empty
+ * (standard error), a file name, or a comma list of file=FILE and
+ * trace=LIST, LIST taking the rest of the string: strace's -e trace=
+ * syntax (names, %file %desc %process %signal %memory %network %ipc
+ * %creds %clock, all, none, a leading ! to negate).  Returns 0, or -1 with
+ * *why set.
+ */
+int strace_config(const char *spec, const char **why);
+
+/*
+ * Runs fn (NULL: the call of another ABI, -ENOSYS) for system call nr of
+ * lp with args, tracing it: its input arguments are read before the call,
+ * its output ones and the result after.  Returns what fn returned.
+ */
+long strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn,
+    const uint64_t *args);
+
+/*
+ * A signal that p takes: "--- SIGCHLD {si_signo=...} ---".  code, pid and
+ * status are the siginfo's si_code, si_pid and si_status (for SIGCHLD),
+ * addr its si_addr (for a fault).
+ */
+void strace_signal(struct proc *p, int sig, int code, int pid, int status,
+    uint64_t addr);
+
+/* p ends with wait status xstat: "+++ exited with 0 +++". */
+void strace_exit(struct proc *p, int xstat);
+
+#endif /* KERN_SYS_TRACE_H */
