@@ -50,7 +50,7 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
-	lp->lwp_thread = NULL;		/* freed by thread_exit */
+	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
 	if (p->p_flags & P_VFORK) {
 		p->p_flags &= ~P_VFORK;
 		wakeup(p);
@@ -89,23 +89,15 @@ wait_matches(const struct proc *p, const struct proc *q, pid_t pid)
 	return q->p_pgrp != NULL && q->p_pgrp->pg_id == -pid;
 }
 
-static void
-rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime)
-{
-	memset(ru, 0, sizeof(*ru));
-	ru->ru_utime.tv_sec = (time_t)(utime / 1000000000u);
-	ru->ru_utime.tv_usec = (suseconds_t)(utime % 1000000000u / 1000);
-	ru->ru_stime.tv_sec = (time_t)(stime / 1000000000u);
-	ru->ru_stime.tv_usec = (suseconds_t)(stime % 1000000000u / 1000);
-}
-
 /* Frees zombie q after its parent collected it. */
 static void
 proc_reap(struct proc *p, struct proc *q)
 {
 	struct lwp *lp;
-	p->p_cutime += q->p_utime + q->p_cutime;
-	p->p_cstime += q->p_stime + q->p_cstime;
+	uint64_t u, s;
+	proc_cputime(q, &u, &s);
+	p->p_cutime += u + q->p_cutime;
+	p->p_cstime += s + q->p_cstime;
 	while ((lp = TAILQ_FIRST(&q->p_lwps)) != NULL)
 		lwp_free(lp);
 	sigacts_free(q);
@@ -181,9 +173,11 @@ kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
 			if (q->p_state != PRS_ZOMBIE || !(options & WEXITED))
 				continue;
 			wait_found(wr, q, q->p_xstat);
-			if (ru != NULL)
-				rusage_fill(ru, q->p_utime + q->p_cutime,
-				    q->p_stime + q->p_cstime);
+			if (ru != NULL) {
+				uint64_t u, s;
+				proc_cputime(q, &u, &s);
+				rusage_fill(ru, u + q->p_cutime, s + q->p_cstime);
+			}
 			if (!keep)
 				proc_reap(p, q);
 			return wr->pid;

@@ -52,6 +52,9 @@ struct lwp {
 		uint64_t rb_rmtp;	/* where the time left goes */
 	} lwp_restart;
 	int lwp_flags;
+	uint64_t lwp_utime;		/* ns its guest ran (the host's count) */
+	uint64_t lwp_runwait;		/* ns its thread waited for the guest */
+	uint64_t lwp_runstart;		/* when the run under way began, or 0 */
 	TAILQ_ENTRY(lwp) lwp_link;
 };
 
@@ -108,7 +111,7 @@ struct proc {
 	int p_flags;
 	struct rlimit p_rlimit[RLIM_NLIMITS];
 	uint64_t p_start;		/* nanouptime at fork */
-	uint64_t p_utime, p_stime;	/* ns */
+	uint64_t p_utime, p_stime;	/* ns, of its lwps that have exited */
 	uint64_t p_cutime, p_cstime;	/* of waited-for children */
 	uint64_t p_maxrss_kb;
 	struct callout p_itimer;	/* ITIMER_REAL */
@@ -183,6 +186,21 @@ void lwp_free(struct lwp *lp);
 
 /* The kernel side of a guest thread: run it, handle its traps. */
 void lwp_main(void *arg);
+
+/*
+ * CPU time (kern/kern_cputime.c), in ns.  lwp_run_begin and lwp_run_end
+ * bracket each run of the guest (cputime: the host layer's tf_cputime).
+ * lwp_cputime gives an lwp's user and system time so far; lwp_cputime_fold
+ * adds an exiting lwp's to its process (its thread is about to go);
+ * proc_cputime gives a process's, all its lwps together.
+ */
+void lwp_run_begin(struct lwp *lp);
+void lwp_run_end(struct lwp *lp, uint64_t cputime);
+void lwp_cputime(const struct lwp *lp, uint64_t *utime, uint64_t *stime);
+void lwp_cputime_fold(struct lwp *lp);
+void proc_cputime(const struct proc *p, uint64_t *utime, uint64_t *stime);
+/* A struct rusage with these times (ns) and nothing else counted. */
+void rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime);
 
 /* Ends the calling process with the given wait status; no return. */
 void exit1(int xstat) __attribute__((noreturn));

@@ -43,6 +43,7 @@ SYSCALL(setitimer); SYSCALL(getitimer); SYSCALL(alarm);
 SYSCALL(select); SYSCALL(pselect6);
 SYSCALL(mount); SYSCALL(umount2); SYSCALL(statfs); SYSCALL(fstatfs);
 SYSCALL(fsync); SYSCALL(fdatasync); SYSCALL(sync); SYSCALL(syncfs);
+SYSCALL(getrusage);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -76,4 +77,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(select), S(pselect6),
 	S(mount), S(umount2), S(statfs), S(fstatfs),
 	S(fsync), S(fdatasync), S(sync), S(syncfs),
+	S(getrusage),
 };
