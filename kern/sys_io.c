@@ -1,6 +1,7 @@
 /*
- * Descriptor I/O system calls: read, write and their vector forms,
- * open and close.  They copy arguments in and call the file layer.
+ * Descriptor I/O system calls: read, write and their vector and
+ * positioned vector forms, open, creat and close.  They copy arguments
+ * in and call the file layer.
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -100,6 +101,64 @@ rwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw)
 SYSCALL(readv)  { return rwv(lp, args, UIO_READ); }
 SYSCALL(writev) { return rwv(lp, args, UIO_WRITE); }
 
+/* Linux's RWF_* flags of preadv2 and pwritev2. */
+#define RWF_HIPRI	0x01
+#define RWF_DSYNC	0x02
+#define RWF_SYNC	0x04
+#define RWF_NOWAIT	0x08
+#define RWF_APPEND	0x10
+
+/*
+ * preadv, pwritev (fd, iov, cnt, pos_l, pos_h) and their "2" forms with
+ * flags: at the offset pos_l (pos_h is its high half on 32-bit ABIs only),
+ * or for the "2" forms at the file's offset if it is -1.  Of the flags,
+ * HIPRI and NOWAIT change nothing here (nothing polls, and a read from
+ * the buffer cache may sleep: it is not refused); DSYNC and SYNC write
+ * the file out as fdatasync and fsync would; APPEND is not supported.
+ */
+static long
+prwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw, bool v2)
+{
+	struct fsproc *fsp = &lp->lwp_proc->p_fs;
+	int64_t off = (int64_t)args[3];
+	uint64_t flags = v2 ? args[5] : 0;
+	struct uio uio;
+	struct kiovec *iov;
+
+	if (flags & ~(uint64_t)(RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT |
+	    RWF_APPEND))
+		return -EOPNOTSUPP;
+	if (flags & RWF_APPEND) {
+		kprintf_ratelimited("pid %d: pwritev2 RWF_APPEND not implemented\n",
+		    lp->lwp_proc->p_pid);
+		return -EOPNOTSUPP;
+	}
+	int error = uio_userv(&uio, &iov, lp, args[1], args[2], rw);
+	if (error < 0)
+		return error;
+	int64_t r;
+	if (v2 && off == -1)
+		r = rw == UIO_READ ? kern_readv(fsp, (int)args[0], &uio) :
+		    kern_writev(fsp, (int)args[0], &uio);
+	else
+		r = rw == UIO_READ ? kern_preadv(fsp, (int)args[0], &uio, off) :
+		    kern_pwritev(fsp, (int)args[0], &uio, off);
+	kfree(iov);
+	if (r == -EPIPE)
+		psignal_proc(lp->lwp_proc, SIGPIPE);
+	if (r > 0 && rw == UIO_WRITE && (flags & (RWF_DSYNC | RWF_SYNC))) {
+		error = kern_fsync(fsp, (int)args[0], !(flags & RWF_SYNC));
+		if (error < 0)
+			return error;
+	}
+	return r;
+}
+
+SYSCALL(preadv)   { return prwv(lp, args, UIO_READ, false); }
+SYSCALL(pwritev)  { return prwv(lp, args, UIO_WRITE, false); }
+SYSCALL(preadv2)  { return prwv(lp, args, UIO_READ, true); }
+SYSCALL(pwritev2) { return prwv(lp, args, UIO_WRITE, true); }
+
 SYSCALL(openat)
 {
 	int error;
@@ -116,6 +175,13 @@ SYSCALL(openat)
 SYSCALL(open)
 {
 	const uint64_t a[4] = { (uint64_t)AT_FDCWD, args[0], args[1], args[2] };
+	return sys_openat(lp, a);
+}
+
+SYSCALL(creat)
+{
+	const uint64_t a[4] = { (uint64_t)AT_FDCWD, args[0],
+	    O_CREAT | O_WRONLY | O_TRUNC, args[1] };
 	return sys_openat(lp, a);
 }
 

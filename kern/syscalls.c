@@ -44,6 +44,11 @@ SYSCALL(select); SYSCALL(pselect6);
 SYSCALL(mount); SYSCALL(umount2); SYSCALL(statfs); SYSCALL(fstatfs);
 SYSCALL(fsync); SYSCALL(fdatasync); SYSCALL(sync); SYSCALL(syncfs);
 SYSCALL(getrusage);
+SYSCALL(creat);
+SYSCALL(preadv);
+SYSCALL(pwritev);
+SYSCALL(preadv2);
+SYSCALL(pwritev2);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -78,4 +83,9 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(mount), S(umount2), S(statfs), S(fstatfs),
 	S(fsync), S(fdatasync), S(sync), S(syncfs),
 	S(getrusage),
+	S(creat),
+	S(preadv),
+	S(pwritev),
+	S(preadv2),
+	S(pwritev2),
 };
