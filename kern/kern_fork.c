@@ -73,6 +73,7 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 	if (flags & CLONE_SETTLS)
 		lp2->lwp_vf->vx_fsbase = tls;
 	lp2->lwp_sigmask = lp->lwp_sigmask;
+	lwp_sched_init(lp2, lp);
 	if (flags & CLONE_CHILD_CLEARTID)
 		lp2->lwp_clear_child_tid = ctid;
 	pid_t pid = p2->p_pid;

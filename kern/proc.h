@@ -52,6 +52,8 @@ struct lwp {
 		uint64_t rb_rmtp;	/* where the time left goes */
 	} lwp_restart;
 	int lwp_flags;
+	int lwp_nice;			/* -20..19 */
+	uint64_t lwp_cpumask;		/* sched_setaffinity: bit n for CPU n */
 	uint64_t lwp_utime;		/* ns its guest ran (the host's count) */
 	uint64_t lwp_runwait;		/* ns its thread waited for the guest */
 	uint64_t lwp_runstart;		/* when the run under way began, or 0 */
@@ -186,6 +188,12 @@ void lwp_free(struct lwp *lp);
 
 /* The kernel side of a guest thread: run it, handle its traps. */
 void lwp_main(void *arg);
+
+/*
+ * An lwp's nice value and CPU affinity, its parent thread's or (NULL)
+ * the defaults (kern/sys_sched.c).
+ */
+void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
 
 /*
  * CPU time (kern/kern_cputime.c), in ns.  lwp_run_begin and lwp_run_end

@@ -49,6 +49,10 @@ SYSCALL(preadv);
 SYSCALL(pwritev);
 SYSCALL(preadv2);
 SYSCALL(pwritev2);
+SYSCALL(getpriority);
+SYSCALL(setpriority);
+SYSCALL(sched_getaffinity);
+SYSCALL(sched_setaffinity);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -88,4 +92,8 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(pwritev),
 	S(preadv2),
 	S(pwritev2),
+	S(getpriority),
+	S(setpriority),
+	S(sched_getaffinity),
+	S(sched_setaffinity),
 };

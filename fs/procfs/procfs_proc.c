@@ -111,8 +111,9 @@ procfs_pstat(struct sbuf *sb, struct proc *p)
 	proc_sigsets(p, set);
 	uint64_t utime, stime;
 	proc_cputime(p, &utime, &stime);
+	int nice = first_lwp(p) != NULL ? first_lwp(p)->lwp_nice : 0;
 	sbuf_printf(sb, "%d (%s) %c %d %d %d %d %d %u 0 0 0 0 %lu %lu %lu %lu "
-	    "20 0 %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
+	    "%d %d %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
 	    "0 0 0 0 0 0 0 %lu %lu %lu %lu %lu %d\n",
 	    p->p_pid, p->p_comm, proc_state(p),
 	    p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
@@ -123,7 +124,7 @@ procfs_pstat(struct sbuf *sb, struct proc *p)
 	    (unsigned long)(stime / NS_PER_TICK),
 	    (unsigned long)(p->p_cutime / NS_PER_TICK),
 	    (unsigned long)(p->p_cstime / NS_PER_TICK),
-	    p->p_nlwps > 0 ? p->p_nlwps : 1,
+	    20 + nice, nice, p->p_nlwps > 0 ? p->p_nlwps : 1,
 	    (unsigned long)(start / NS_PER_TICK),
 	    (unsigned long)proc_vsize(p), (unsigned long)proc_rss(p),
 	    (unsigned long)RLIM_INFINITY,
