@@ -31,19 +31,34 @@ exit1(int xstat)
 	p->p_vmspace = NULL;
 
 	/*
-	 * Orphans go to init, which reaps them; when init itself exits the
-	 * machine goes down (kern_shutdown), and its children are killed.
+	 * Orphans go to the nearest living ancestor that asked to be a
+	 * subreaper, else to init, which reaps them; a zombie among them is
+	 * announced to its new parent.  Each gets its PR_SET_PDEATHSIG
+	 * signal.  When init itself exits the machine goes down
+	 * (kern_shutdown), and its children are killed.
 	 */
+	struct proc *reaper = initproc;
+	for (q = p->p_pptr; q != NULL && q != initproc; q = q->p_pptr) {
+		if ((q->p_flags & P_SUBREAPER) && q->p_state == PRS_NORMAL) {
+			reaper = q;
+			break;
+		}
+	}
 	TAILQ_FOREACH_SAFE(q, &p->p_children, p_sibling, tmp) {
 		if (p == initproc) {
 			psignal_proc(q, SIGKILL);
 			continue;
 		}
 		TAILQ_REMOVE(&p->p_children, q, p_sibling);
-		q->p_pptr = initproc;
-		TAILQ_INSERT_TAIL(&initproc->p_children, q, p_sibling);
-		if (q->p_state == PRS_ZOMBIE)
-			wakeup(initproc);
+		q->p_pptr = reaper;
+		TAILQ_INSERT_TAIL(&reaper->p_children, q, p_sibling);
+		if (q->p_state == PRS_ZOMBIE) {
+			if (reaper != initproc && q->p_exitsig != 0)
+				psignal_proc(reaper, q->p_exitsig);
+			wakeup(reaper);
+		} else if (q->p_pdeathsig != 0) {
+			psignal_proc(q, q->p_pdeathsig);
+		}
 	}
 	/* Its session lives on, unled: its terminal is free to go (dev/tty.c). */
 	if (p->p_pgrp != NULL && p->p_pgrp->pg_session->s_leader == p)

@@ -110,6 +110,7 @@ struct proc {
 	int p_nlwps;
 	int p_xstat;			/* wait status once a zombie */
 	int p_exitsig;			/* sent to the parent: SIGCHLD */
+	int p_pdeathsig;		/* PR_SET_PDEATHSIG: sent when the parent exits */
 	int p_flags;
 	struct rlimit p_rlimit[RLIM_NLIMITS];
 	uint64_t p_start;		/* nanouptime at fork */
@@ -130,6 +131,10 @@ struct proc {
 #define P_CONTINUED	0x10
 #define P_EXEC		0x20		/* has exec'd since fork */
 #define P_NPROC_EXCEEDED 0x40		/* set*uid went past RLIMIT_NPROC */
+#define P_NOTDUMPABLE	0x80		/* PR_SET_DUMPABLE 0; exec clears it */
+#define P_NO_NEW_PRIVS	0x100		/* PR_SET_NO_NEW_PRIVS: for good */
+#define P_SUBREAPER	0x200		/* PR_SET_CHILD_SUBREAPER */
+#define P_INHERITED	(P_NOTDUMPABLE | P_NO_NEW_PRIVS)	/* kept at fork */
 
 extern struct proc *initproc;
 extern int nprocs, maxprocs;
