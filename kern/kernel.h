@@ -56,6 +56,17 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * Reading the log, by byte positions since boot: klog_end is the next to
+ * be written; klog_start(from) the first whole line at or after from
+ * that the ring still holds; klog_copy copies from there up to len
+ * bytes into dst and returns how many.
+ */
+uint64_t klog_end(void);
+uint64_t klog_start(uint64_t from);
+size_t klog_copy(uint64_t from, char *dst, size_t len);
+#define KLOG_SIZE	16384
+
+/*
  * For lines a guest can cause at will (an option vkernel does not
  * support): as Linux's printk_ratelimited, each call site logs at most
  * KLOG_BURST lines every KLOG_INTERVAL seconds, and says how many it

@@ -53,6 +53,7 @@ SYSCALL(getpriority);
 SYSCALL(setpriority);
 SYSCALL(sched_getaffinity);
 SYSCALL(sched_setaffinity);
+SYSCALL(syslog);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -96,4 +97,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(setpriority),
 	S(sched_getaffinity),
 	S(sched_setaffinity),
+	S(syslog),
 };
