@@ -7,6 +7,7 @@
  * is free, so allocation after a run of opens does not rescan from 0.
  */
 #include "fs/file.h"
+#include "fs/pipe.h"
 #include "fs/vnode.h"
 #include "vm/kmem.h"
 
@@ -301,6 +302,15 @@ kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
 	case F_SETFL:
 		fp->f_flag = (fp->f_flag & ~FSETFL_MASK) | ((int)arg & FSETFL_MASK);
 		ret = 0;
+		break;
+	case F_GETPIPE_SZ:
+	case F_SETPIPE_SZ:
+		if (fp->f_type != DTYPE_PIPE && fp->f_type != DTYPE_FIFO)
+			ret = -EBADF;
+		else if (cmd == F_GETPIPE_SZ)
+			ret = pipe_getsize(fp);
+		else
+			ret = pipe_setsize(fp, (unsigned)arg);
 		break;
 	default:
 		ret = -EINVAL;
