@@ -54,6 +54,7 @@ SYSCALL(setpriority);
 SYSCALL(sched_getaffinity);
 SYSCALL(sched_setaffinity);
 SYSCALL(syslog);
+SYSCALL(ppoll);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -98,4 +99,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(sched_getaffinity),
 	S(sched_setaffinity),
 	S(syslog),
+	S(ppoll),
 };
