@@ -7,6 +7,7 @@
  * is free, so allocation after a run of opens does not rescan from 0.
  */
 #include "fs/file.h"
+#include "fs/lockf.h"
 #include "fs/pipe.h"
 #include "fs/vnode.h"
 #include "vm/kmem.h"
@@ -40,6 +41,8 @@ fdrop(struct file *fp)
 	KASSERT(fp->f_count > 0, "fdrop: dead file");
 	if (--fp->f_count > 0)
 		return;
+	if (fp->f_vnode != NULL)
+		vfs_lock_release(fp->f_vnode, fp);
 	fp->f_ops->fo_close(fp);
 	kfree(fp);
 }
@@ -94,6 +97,9 @@ fdremove(struct filedesc *fdp, int fd)
 {
 	struct file *fp = fdp->fd_ofiles[fd].fde_file;
 
+	/* Closing any descriptor of a file drops the process's POSIX locks. */
+	if (fp->f_vnode != NULL)
+		vfs_lock_close(fp->f_vnode, fdp);
 	fdp->fd_ofiles[fd].fde_file = NULL;
 	fdp->fd_ofiles[fd].fde_flags = 0;
 	if (fd < fdp->fd_freefile)

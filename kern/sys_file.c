@@ -9,6 +9,7 @@
 #include <sys/select.h>
 
 #include "fs/file.h"
+#include "fs/lockf.h"
 #include "fs/poll.h"
 #include "fs/stat.h"
 #include "fs/vfs.h"
@@ -36,7 +37,47 @@ SYSCALL(lseek)  { return kern_lseek(P, (int)args[0], (int64_t)args[1], (int)args
 SYSCALL(dup)    { return kern_dup(P, (int)args[0]); }
 SYSCALL(dup2)   { return kern_dup2(P, (int)args[0], (int)args[1]); }
 SYSCALL(dup3)   { return kern_dup3(P, (int)args[0], (int)args[1], (int)args[2]); }
-SYSCALL(fcntl)  { return kern_fcntl(P, (int)args[0], (int)args[1], args[2]); }
+/* fcntl's record locks: the struct flock in and (F_GETLK) out. */
+static long
+fcntl_lock(struct lwp *lp, int fd, int cmd, uint64_t ufl)
+{
+	struct file *fp = fget(P, fd);
+	struct flock fl;
+	long error;
+
+	if (fp == NULL)
+		return -EBADF;
+	if (copyin(ufl, &fl, sizeof(fl)) < 0) {
+		fdrop(fp);
+		return -EFAULT;
+	}
+	error = vfs_advlock(fp, &P->fp_fd, lp->lwp_proc->p_pid, cmd, &fl);
+	fdrop(fp);
+	if (error == 0 && (cmd == F_GETLK || cmd == F_OFD_GETLK))
+		error = copyout(&fl, ufl, sizeof(fl));
+	return error;
+}
+
+SYSCALL(fcntl)
+{
+	int cmd = (int)args[1];
+	switch (cmd) {
+	case F_GETLK: case F_SETLK: case F_SETLKW:
+	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+		return fcntl_lock(lp, (int)args[0], cmd, args[2]);
+	}
+	return kern_fcntl(P, (int)args[0], cmd, args[2]);
+}
+
+SYSCALL(flock)
+{
+	struct file *fp = fget(P, (int)args[0]);
+	if (fp == NULL)
+		return -EBADF;
+	int error = vfs_flock(fp, (int)args[1]);
+	fdrop(fp);
+	return error;
+}
 SYSCALL(fchdir) { return kern_fchdir(P, CR, (int)args[0]); }
 SYSCALL(fchmod) { return kern_fchmod(P, CR, (int)args[0], (mode_t)args[1]); }
 SYSCALL(fchown) { return kern_fchown(P, CR, (int)args[0], (uid_t)args[1], (gid_t)args[2]); }

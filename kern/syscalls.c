@@ -55,6 +55,7 @@ SYSCALL(sched_getaffinity);
 SYSCALL(sched_setaffinity);
 SYSCALL(syslog);
 SYSCALL(ppoll);
+SYSCALL(flock);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -100,4 +101,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(sched_setaffinity),
 	S(syslog),
 	S(ppoll),
+	S(flock),
 };
