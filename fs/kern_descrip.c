@@ -136,6 +136,7 @@ fsproc_init(struct fsproc *p, struct vnode *root)
 	p->fp_cdir = vref(root);
 	p->fp_rdir = vref(root);
 	p->fp_umask = 022;
+	p->fp_fsize = UINT64_MAX;
 	return 0;
 }
 
@@ -148,6 +149,7 @@ fsproc_fork(struct fsproc *child, const struct fsproc *parent)
 	memset(child, 0, sizeof(*child));
 	cfd->fd_lastfile = -1;
 	cfd->fd_limit = pfd->fd_limit;
+	child->fp_fsize = parent->fp_fsize;
 	if (pfd->fd_lastfile >= 0) {
 		int n = pfd->fd_lastfile + 1;
 		cfd->fd_ofiles = kmalloc((size_t)n * sizeof(struct fdent), KM_ZERO);
@@ -203,6 +205,12 @@ fsproc_setlimit(struct fsproc *p, unsigned lim)
 		return -EPERM;
 	p->fp_fd.fd_limit = lim;
 	return 0;
+}
+
+void
+fsproc_setfsize(struct fsproc *p, uint64_t max)
+{
+	p->fp_fsize = max;
 }
 
 int

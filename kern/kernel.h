@@ -42,6 +42,12 @@
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516
+/*
+ * -EXFSZ: a write or truncate past the caller's RLIMIT_FSIZE; the system
+ * call sends SIGXFSZ and gives -EFBIG (a file system's own size limit
+ * gives -EFBIG with no signal).
+ */
+#define EXFSZ			1025
 
 /* A broken kernel invariant: prints why and where, and stops the machine. */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -81,7 +81,7 @@ SYSCALL(flock)
 SYSCALL(fchdir) { return kern_fchdir(P, CR, (int)args[0]); }
 SYSCALL(fchmod) { return kern_fchmod(P, CR, (int)args[0], (mode_t)args[1]); }
 SYSCALL(fchown) { return kern_fchown(P, CR, (int)args[0], (uid_t)args[1], (gid_t)args[2]); }
-SYSCALL(ftruncate) { return kern_ftruncate(P, (int)args[0], (int64_t)args[1]); }
+SYSCALL(ftruncate) { return syscall_write_result(lp, kern_ftruncate(P, (int)args[0], (int64_t)args[1])); }
 
 SYSCALL(umask)
 {
@@ -153,7 +153,7 @@ SYSCALL(chmod)   { WITH_PATH(args[0], kern_fchmodat(P, CR, AT_FDCWD, path, (mode
 SYSCALL(fchownat) { WITH_PATH(args[1], kern_fchownat(P, CR, (int)args[0], path, (uid_t)args[2], (gid_t)args[3], (int)args[4])); }
 SYSCALL(chown)   { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], 0)); }
 SYSCALL(lchown)  { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], AT_SYMLINK_NOFOLLOW)); }
-SYSCALL(truncate) { WITH_PATH(args[0], kern_truncate(P, CR, path, (int64_t)args[1])); }
+SYSCALL(truncate) { WITH_PATH(args[0], syscall_write_result(lp, kern_truncate(P, CR, path, (int64_t)args[1]))); }
 
 /* Two paths: renames and links. */
 static long
@@ -310,7 +310,7 @@ SYSCALL(pwrite64)
 	struct kiovec iov = { args[1], args[2] };
 	struct uio uio = { &iov, 1, 0, args[2], UIO_USERSPACE, UIO_WRITE,
 	    lp->lwp_proc->p_vmspace };
-	return kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]);
+	return syscall_write_result(lp, kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]));
 }
 
 SYSCALL(utimensat)

@@ -59,6 +59,18 @@ uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
 	return 0;
 }
 
+long
+syscall_write_result(struct lwp *lp, long r)
+{
+	if (r == -EPIPE)
+		psignal_proc(lp->lwp_proc, SIGPIPE);
+	if (r == -EXFSZ) {
+		psignal_proc(lp->lwp_proc, SIGXFSZ);
+		r = -EFBIG;
+	}
+	return r;
+}
+
 SYSCALL(read)
 {
 	struct uio uio;
@@ -76,10 +88,8 @@ SYSCALL(write)
 	if (!user_range_ok(args[1], args[2]))
 		return -EFAULT;
 	uio_user1(&uio, &iov, lp, args[1], args[2], UIO_WRITE);
-	int64_t r = kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio);
-	if (r == -EPIPE)
-		psignal_proc(lp->lwp_proc, SIGPIPE);
-	return r;
+	return syscall_write_result(lp,
+	    kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio));
 }
 
 static long
@@ -93,9 +103,7 @@ rwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw)
 	int64_t r = rw == UIO_READ ? kern_readv(&lp->lwp_proc->p_fs, (int)args[0], &uio) :
 	    kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio);
 	kfree(iov);
-	if (r == -EPIPE)
-		psignal_proc(lp->lwp_proc, SIGPIPE);
-	return r;
+	return syscall_write_result(lp, r);
 }
 
 SYSCALL(readv)  { return rwv(lp, args, UIO_READ); }
@@ -144,8 +152,7 @@ prwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw, bool v2)
 		r = rw == UIO_READ ? kern_preadv(fsp, (int)args[0], &uio, off) :
 		    kern_pwritev(fsp, (int)args[0], &uio, off);
 	kfree(iov);
-	if (r == -EPIPE)
-		psignal_proc(lp->lwp_proc, SIGPIPE);
+	r = syscall_write_result(lp, r);
 	if (r > 0 && rw == UIO_WRITE && (flags & (RWF_DSYNC | RWF_SYNC))) {
 		error = kern_fsync(fsp, (int)args[0], !(flags & RWF_SYNC));
 		if (error < 0)

@@ -22,6 +22,12 @@ extern const char *const syscallnames[SYS_MAXSYSCALL];
 #define SYSCALL(name)	long sys_##name(struct lwp *lp __attribute__((unused)), \
 	    const uint64_t *args __attribute__((unused)))
 
+/*
+ * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE,
+ * -EXFSZ (past RLIMIT_FSIZE) sends SIGXFSZ and becomes -EFBIG.
+ */
+long syscall_write_result(struct lwp *lp, long r);
+
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);
 
