@@ -185,6 +185,80 @@ SYSCALL(open)
 	return sys_openat(lp, a);
 }
 
+/*
+ * sendfile(out_fd, in_fd, offset, count): copies from a regular file (at
+ * *offset, which it advances, or at in_fd's offset) to any file, 64 KiB
+ * at a time through a kernel buffer.  As Linux: the bytes copied if any,
+ * else the error; at most 0x7ffff000 bytes; EINVAL for an input that is
+ * not a regular file or an output opened O_APPEND.
+ */
+SYSCALL(sendfile)
+{
+	struct fsproc *fsp = &lp->lwp_proc->p_fs;
+	int out = (int)args[0], in = (int)args[1];
+	uint64_t count = MIN(args[3], (uint64_t)0x7ffff000);
+	int64_t pos;
+	long error = 0;
+
+	struct file *ifp = fget(fsp, in);
+	if (ifp == NULL)
+		return -EBADF;
+	struct file *ofp = fget(fsp, out);
+	if (!FREAD(ifp) || ofp == NULL || !FWRITE(ofp))
+		error = -EBADF;
+	else if (ifp->f_type != DTYPE_VNODE || ifp->f_vnode->v_type != VREG ||
+	    (ofp->f_flag & O_APPEND))
+		error = -EINVAL;
+	if (ofp != NULL)
+		fdrop(ofp);
+	fdrop(ifp);
+	if (error < 0)
+		return error;
+	if (args[2] != 0) {
+		if (copyin(args[2], &pos, sizeof(pos)) < 0)
+			return -EFAULT;
+		if (pos < 0)
+			return -EINVAL;
+	} else {
+		pos = kern_lseek(fsp, in, 0, SEEK_CUR);
+	}
+	size_t bsize = MIN(count, (uint64_t)65536);
+	char *buf = kmalloc(bsize + 1, 0);
+	if (buf == NULL)
+		return -ENOMEM;
+	uint64_t done = 0;
+	while (done < count) {
+		struct kiovec iov = { (uint64_t)buf, MIN(count - done, bsize) };
+		struct uio uio = { &iov, 1, 0, iov.iov_len, UIO_SYSSPACE, UIO_READ, NULL };
+		int64_t n = kern_preadv(fsp, in, &uio, pos + (int64_t)done);
+		if (n <= 0) {
+			error = n;
+			break;
+		}
+		iov = (struct kiovec){ (uint64_t)buf, (uint64_t)n };
+		uio = (struct uio){ &iov, 1, 0, (uint64_t)n, UIO_SYSSPACE, UIO_WRITE, NULL };
+		int64_t w = kern_writev(fsp, out, &uio);
+		if (w <= 0) {
+			error = w;
+			break;
+		}
+		done += (uint64_t)w;
+		if (w < n)
+			break;
+	}
+	kfree(buf);
+	if (done == 0 && error < 0)
+		return syscall_write_result(lp, error);
+	pos += (int64_t)done;
+	if (args[2] != 0) {
+		if (copyout(&pos, args[2], sizeof(pos)) < 0)
+			return -EFAULT;
+	} else {
+		(void)kern_lseek(fsp, in, pos, SEEK_SET);
+	}
+	return (long)done;
+}
+
 SYSCALL(creat)
 {
 	const uint64_t a[4] = { (uint64_t)AT_FDCWD, args[0],

@@ -56,6 +56,7 @@ SYSCALL(sched_setaffinity);
 SYSCALL(syslog);
 SYSCALL(ppoll);
 SYSCALL(flock);
+SYSCALL(sendfile);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -102,4 +103,5 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(syslog),
 	S(ppoll),
 	S(flock),
+	S(sendfile),
 };
