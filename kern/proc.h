@@ -53,6 +53,7 @@ struct lwp {
 	} lwp_restart;
 	int lwp_flags;
 	int lwp_nice;			/* -20..19 */
+	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
 	uint64_t lwp_cpumask;		/* sched_setaffinity: bit n for CPU n */
 	uint64_t lwp_utime;		/* ns its guest ran (the host's count) */
 	uint64_t lwp_runwait;		/* ns its thread waited for the guest */

@@ -1,9 +1,9 @@
 /*
  * Scheduling parameters a program may set and read: nice values
- * (getpriority, setpriority) and CPU affinity (sched_getaffinity,
- * sched_setaffinity), with Linux's checks.  Both are kept per thread and
- * inherited at fork; the scheduler (one round-robin queue) does not act
- * on them yet.
+ * (getpriority, setpriority), CPU affinity (sched_getaffinity,
+ * sched_setaffinity) and I/O priorities (ioprio_get, ioprio_set), with
+ * Linux's checks.  All are kept per thread and inherited at fork; the
+ * scheduler (one round-robin queue) and the disks do not act on them yet.
  */
 #include <sys/resource.h>
 
@@ -29,6 +29,7 @@ void
 lwp_sched_init(struct lwp *lp, const struct lwp *parent)
 {
 	lp->lwp_nice = parent != NULL ? parent->lwp_nice : 0;
+	lp->lwp_ioprio = parent != NULL ? parent->lwp_ioprio : 0;
 	lp->lwp_cpumask = parent != NULL ? parent->lwp_cpumask : cpus_online();
 }
 
@@ -208,4 +209,119 @@ SYSCALL(sched_setaffinity)
 		return -EINVAL;
 	t->lwp_cpumask = mask;
 	return 0;
+}
+
+/* Linux's I/O priority classes and ioprio_* "which" values. */
+#define IOPRIO_CLASS_SHIFT	13
+#define IOPRIO_CLASS_NONE	0
+#define IOPRIO_CLASS_RT		1
+#define IOPRIO_CLASS_BE		2
+#define IOPRIO_CLASS_IDLE	3
+#define IOPRIO_WHO_PROCESS	1
+#define IOPRIO_WHO_PGRP		2
+#define IOPRIO_WHO_USER		3
+
+struct ioprio_walk {
+	struct lwp *self;
+	int which;
+	uid_t uid;
+	pid_t pgid;
+	int ioprio;		/* ioprio_set: the value */
+	bool set;
+	long result;		/* ioprio_get: the best; ioprio_set: the error */
+};
+
+/*
+ * Of two I/O priorities, the one Linux's ioprio_best keeps: the lower
+ * value, one of class none counting as the default (best-effort 4).
+ */
+static int
+ioprio_best(int a, int b)
+{
+	const int dflt = IOPRIO_CLASS_BE << IOPRIO_CLASS_SHIFT | 4;
+	if (a >> IOPRIO_CLASS_SHIFT == IOPRIO_CLASS_NONE)
+		a = dflt;
+	if (b >> IOPRIO_CLASS_SHIFT == IOPRIO_CLASS_NONE)
+		b = dflt;
+	return a < b ? a : b;
+}
+
+static long
+ioprio_one(struct ioprio_walk *w, struct lwp *lp)
+{
+	if (!w->set)
+		return lp->lwp_ioprio;
+	if (!sched_perm(w->self->lwp_proc->p_ucred, lp->lwp_proc))
+		return -EPERM;
+	lp->lwp_ioprio = w->ioprio;
+	return 0;
+}
+
+static void
+ioprio_visit(struct proc *p, void *arg)
+{
+	struct ioprio_walk *w = arg;
+	struct lwp *lp;
+
+	if (p->p_state != PRS_NORMAL ||
+	    (w->which == IOPRIO_WHO_PGRP && (p->p_pgrp == NULL ||
+	    p->p_pgrp->pg_id != w->pgid)) ||
+	    (w->which == IOPRIO_WHO_USER && p->p_ucred->cr_ruid != w->uid))
+		return;
+	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link) {
+		long r = ioprio_one(w, lp);
+		if (!w->set)
+			w->result = w->result < 0 ? r : ioprio_best((int)w->result, (int)r);
+		else if (r < 0 || w->result == -ESRCH)
+			w->result = r;
+	}
+}
+
+/* ioprio_get and ioprio_set over the threads which and who name. */
+static long
+ioprio_walk(struct ioprio_walk *w, int who)
+{
+	struct lwp *self = w->self;
+	switch (w->which) {
+	case IOPRIO_WHO_PROCESS: {
+		struct lwp *lp = lwp_find(self, (pid_t)who);
+		return lp == NULL ? -ESRCH : ioprio_one(w, lp);
+	}
+	case IOPRIO_WHO_PGRP:
+		w->pgid = who != 0 ? (pid_t)who : self->lwp_proc->p_pgrp->pg_id;
+		break;
+	case IOPRIO_WHO_USER:
+		w->uid = who != 0 ? (uid_t)who : self->lwp_proc->p_ucred->cr_ruid;
+		break;
+	default:
+		return -EINVAL;
+	}
+	w->result = -ESRCH;
+	proc_foreach(ioprio_visit, w);
+	return w->result;
+}
+
+/* ioprio_get(which, who): the I/O priority, the best of those named. */
+SYSCALL(ioprio_get)
+{
+	struct ioprio_walk w = { .self = lp, .which = (int)args[0] };
+	return ioprio_walk(&w, (int)args[1]);
+}
+
+/*
+ * ioprio_set(which, who, ioprio): the class in bits 13-15, the level in
+ * bits 0-2 (bits 3-12 are Linux's hints, kept as given); real-time takes
+ * root, class none level 0; -EINVAL for a class past idle.
+ */
+SYSCALL(ioprio_set)
+{
+	int ioprio = (int)(uint16_t)args[2];
+	int class = ioprio >> IOPRIO_CLASS_SHIFT, level = ioprio & 7;
+	if (class > IOPRIO_CLASS_IDLE || (class == IOPRIO_CLASS_NONE && level != 0))
+		return -EINVAL;
+	if (class == IOPRIO_CLASS_RT && !cred_is_root(lp->lwp_proc->p_ucred))
+		return -EPERM;
+	struct ioprio_walk w = { .self = lp, .which = (int)args[0],
+	    .ioprio = ioprio, .set = true };
+	return ioprio_walk(&w, (int)args[1]);
 }

@@ -57,6 +57,8 @@ SYSCALL(syslog);
 SYSCALL(ppoll);
 SYSCALL(flock);
 SYSCALL(sendfile);
+SYSCALL(ioprio_get);
+SYSCALL(ioprio_set);
 
 const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(getpid), S(gettid), S(getppid),
@@ -104,4 +106,6 @@ const sy_call_t sysent[SYS_MAXSYSCALL] = {
 	S(ppoll),
 	S(flock),
 	S(sendfile),
+	S(ioprio_get),
+	S(ioprio_set),
 };
