@@ -73,6 +73,7 @@ bio_undirty(struct buf *bp)
 	if (bp->b_flags & B_DELWRI) {
 		bp->b_flags &= ~B_DELWRI;
 		biostats.ndirty--;
+		biostats.dirtybytes -= bp->b_bcount;
 	}
 }
 
@@ -300,6 +301,7 @@ bdwrite(struct buf *bp)
 		bp->b_flags |= B_DELWRI;
 		bp->b_dirtied = nanouptime();
 		biostats.ndirty++;
+		biostats.dirtybytes += bp->b_bcount;
 	}
 	bp->b_flags |= B_CACHE;
 	brelse(bp);

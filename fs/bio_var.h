@@ -22,6 +22,7 @@ struct biostats {
 	size_t maxbytes;	/* the cap on bytes: a share of RAM */
 	size_t nbufs;
 	size_t ndirty;		/* buffers with B_DELWRI */
+	size_t dirtybytes;	/* their data */
 };
 extern struct biostats biostats;
 

@@ -98,6 +98,7 @@ struct fsproc {
 	struct vnode *fp_cdir;	/* current directory (referenced) */
 	struct vnode *fp_rdir;	/* root directory (referenced) */
 	mode_t fp_umask;
+	uint64_t fp_fsize;	/* RLIMIT_FSIZE: no write past it */
 };
 
 /* Files (kern_descrip.c). */
@@ -153,6 +154,12 @@ void fsproc_exit(struct fsproc *p);
  * NOFILE_MAX.  Open descriptors above it stay open, as in Linux.
  */
 int fsproc_setlimit(struct fsproc *p, unsigned lim);
+
+/*
+ * RLIMIT_FSIZE for p's writes and truncations of regular files: past it
+ * they fail with -EXFSZ (kern/kernel.h); a write across it is cut short.
+ */
+void fsproc_setfsize(struct fsproc *p, uint64_t max);
 
 /* Descriptor system calls (kern_descrip.c). */
 

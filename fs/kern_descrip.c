@@ -7,6 +7,8 @@
  * is free, so allocation after a run of opens does not rescan from 0.
  */
 #include "fs/file.h"
+#include "fs/lockf.h"
+#include "fs/pipe.h"
 #include "fs/vnode.h"
 #include "vm/kmem.h"
 
@@ -39,6 +41,8 @@ fdrop(struct file *fp)
 	KASSERT(fp->f_count > 0, "fdrop: dead file");
 	if (--fp->f_count > 0)
 		return;
+	if (fp->f_vnode != NULL)
+		vfs_lock_release(fp->f_vnode, fp);
 	fp->f_ops->fo_close(fp);
 	kfree(fp);
 }
@@ -93,6 +97,9 @@ fdremove(struct filedesc *fdp, int fd)
 {
 	struct file *fp = fdp->fd_ofiles[fd].fde_file;
 
+	/* Closing any descriptor of a file drops the process's POSIX locks. */
+	if (fp->f_vnode != NULL)
+		vfs_lock_close(fp->f_vnode, fdp);
 	fdp->fd_ofiles[fd].fde_file = NULL;
 	fdp->fd_ofiles[fd].fde_flags = 0;
 	if (fd < fdp->fd_freefile)
@@ -129,6 +136,7 @@ fsproc_init(struct fsproc *p, struct vnode *root)
 	p->fp_cdir = vref(root);
 	p->fp_rdir = vref(root);
 	p->fp_umask = 022;
+	p->fp_fsize = UINT64_MAX;
 	return 0;
 }
 
@@ -141,6 +149,7 @@ fsproc_fork(struct fsproc *child, const struct fsproc *parent)
 	memset(child, 0, sizeof(*child));
 	cfd->fd_lastfile = -1;
 	cfd->fd_limit = pfd->fd_limit;
+	child->fp_fsize = parent->fp_fsize;
 	if (pfd->fd_lastfile >= 0) {
 		int n = pfd->fd_lastfile + 1;
 		cfd->fd_ofiles = kmalloc((size_t)n * sizeof(struct fdent), KM_ZERO);
@@ -196,6 +205,12 @@ fsproc_setlimit(struct fsproc *p, unsigned lim)
 		return -EPERM;
 	p->fp_fd.fd_limit = lim;
 	return 0;
+}
+
+void
+fsproc_setfsize(struct fsproc *p, uint64_t max)
+{
+	p->fp_fsize = max;
 }
 
 int
@@ -301,6 +316,15 @@ kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
 	case F_SETFL:
 		fp->f_flag = (fp->f_flag & ~FSETFL_MASK) | ((int)arg & FSETFL_MASK);
 		ret = 0;
+		break;
+	case F_GETPIPE_SZ:
+	case F_SETPIPE_SZ:
+		if (fp->f_type != DTYPE_PIPE && fp->f_type != DTYPE_FIFO)
+			ret = -EBADF;
+		else if (cmd == F_GETPIPE_SZ)
+			ret = pipe_getsize(fp);
+		else
+			ret = pipe_setsize(fp, (unsigned)arg);
 		break;
 	default:
 		ret = -EINVAL;

@@ -24,6 +24,7 @@ pipe_alloc(void)
 		return NULL;
 	selinfo_init(&pi->pi_rsel);
 	selinfo_init(&pi->pi_wsel);
+	pi->pi_size = PIPE_SIZE;
 	pi->pi_ino = vfs_newino();
 	vfs_timestamp(&pi->pi_ctime);
 	return pi;
@@ -34,7 +35,7 @@ pipe_free(struct pipe *pi)
 {
 	seldrain(&pi->pi_rsel);
 	seldrain(&pi->pi_wsel);
-	for (int i = 0; i < PIPE_PAGES; i++)
+	for (int i = 0; i < PIPE_MAX_PAGES; i++)
 		if (pi->pi_page[i] != NULL)
 			vm_page_free(DMAP_TO_VM_PAGE(pi->pi_page[i]), 0);
 	kfree(pi);
@@ -95,7 +96,7 @@ ring_copy(struct pipe *pi, uint32_t pos, size_t n, struct uio *uio,
 {
 	*done = 0;
 	while (*done < n) {
-		uint32_t at = (pos + *done) % PIPE_SIZE;
+		uint32_t at = (pos + *done) % pi->pi_size;
 		char **pg = &pi->pi_page[at / PAGE_SIZE];
 		size_t chunk = MIN(n - *done, PAGE_SIZE - at % PAGE_SIZE);
 		if (*pg == NULL) {
@@ -125,7 +126,7 @@ ring_append(struct pipe *pi, size_t n, struct uio *uio)
 {
 	while (n > 0) {
 		size_t piece = MIN(n, PAGE_SIZE), done;
-		int error = ring_copy(pi, (pi->pi_head + pi->pi_count) % PIPE_SIZE,
+		int error = ring_copy(pi, (pi->pi_head + pi->pi_count) % pi->pi_size,
 		    piece, uio, &done);
 		if (error < 0) {
 			uio->uio_resid += done;
@@ -148,7 +149,7 @@ pipe_read(struct file *fp, struct uio *uio)
 		if (pi->pi_count > 0) {
 			size_t n = MIN(pi->pi_count, uio->uio_resid), got;
 			error = ring_copy(pi, pi->pi_head, n, uio, &got);
-			pi->pi_head = (uint32_t)((pi->pi_head + got) % PIPE_SIZE);
+			pi->pi_head = (uint32_t)((pi->pi_head + got) % pi->pi_size);
 			pi->pi_count -= (uint32_t)got;
 			if (got > 0)
 				pipe_wake_writers(pi);
@@ -182,7 +183,7 @@ pipe_write(struct file *fp, struct uio *uio)
 			error = -EPIPE;
 			break;
 		}
-		size_t space = PIPE_SIZE - pi->pi_count;
+		size_t space = pi->pi_size - pi->pi_count;
 		if (space > 0 && (!atomic || space >= uio->uio_resid)) {
 			uint32_t count0 = pi->pi_count;
 			error = ring_append(pi, MIN(space, uio->uio_resid), uio);
@@ -229,7 +230,7 @@ pipe_poll(struct file *fp, int events, struct pollwaiter *pw)
 		selrecord(pw, &pi->pi_rsel);
 	}
 	if (FWRITE(fp)) {
-		if (PIPE_SIZE - pi->pi_count >= PIPE_BUF)
+		if (pi->pi_size - pi->pi_count >= PIPE_BUF)
 			revents |= POLLOUT | POLLWRNORM;
 		if (pi->pi_readers == 0)
 			revents |= POLLERR;
@@ -426,4 +427,77 @@ fifo_open(struct vnode *vp, struct file *fp)
 	fp->f_data = pi;
 	fp->f_ops = &fifo_fileops;
 	return 0;
+}
+
+int
+pipe_getsize(struct file *fp)
+{
+	struct pipe *pi = fp->f_data;
+	return (int)pi->pi_size;
+}
+
+/*
+ * Moves the ring's bytes to new pages from position 0 of a ring of size
+ * bytes and frees the old pages.  0, or -ENOMEM with the ring unchanged.
+ */
+static int
+ring_relayout(struct pipe *pi, uint32_t size)
+{
+	char **np = kmalloc(PIPE_MAX_PAGES * sizeof(*np), KM_ZERO);
+	if (np == NULL)
+		return -ENOMEM;
+	uint32_t npages = (pi->pi_count + PAGE_SIZE - 1) / PAGE_SIZE;
+	for (uint32_t i = 0; i < npages; i++) {
+		struct vm_page *m = vm_page_alloc(0, 0);
+		if (m == NULL) {
+			while (i-- > 0)
+				vm_page_free(DMAP_TO_VM_PAGE(np[i]), 0);
+			kfree(np);
+			return -ENOMEM;
+		}
+		np[i] = VM_PAGE_TO_DMAP(m);
+	}
+	for (uint32_t done = 0; done < pi->pi_count; ) {
+		uint32_t at = (pi->pi_head + done) % pi->pi_size;
+		uint32_t chunk = MIN(pi->pi_count - done, MIN(PAGE_SIZE - at % PAGE_SIZE,
+		    PAGE_SIZE - done % PAGE_SIZE));
+		memcpy(np[done / PAGE_SIZE] + done % PAGE_SIZE,
+		    pi->pi_page[at / PAGE_SIZE] + at % PAGE_SIZE, chunk);
+		done += chunk;
+	}
+	for (int i = 0; i < PIPE_MAX_PAGES; i++)
+		if (pi->pi_page[i] != NULL)
+			vm_page_free(DMAP_TO_VM_PAGE(pi->pi_page[i]), 0);
+	memcpy(pi->pi_page, np, sizeof(pi->pi_page));
+	kfree(np);
+	pi->pi_head = 0;
+	pi->pi_size = size;
+	return 0;
+}
+
+int
+pipe_setsize(struct file *fp, uint64_t size)
+{
+	struct pipe *pi = fp->f_data;
+	uint32_t pages = 1;
+
+	if (size > (1ULL << 31))
+		return -EINVAL;
+	while ((uint64_t)pages * PAGE_SIZE < size)
+		pages <<= 1;
+	size = (uint64_t)pages * PAGE_SIZE;
+	/* Past pipe-max-size Linux asks for CAP_SYS_RESOURCE; nobody has it here. */
+	if (size > PIPE_MAX_SIZE)
+		return -EPERM;
+	int error = pipe_lock(pi);
+	if (error < 0)
+		return error;
+	if (pi->pi_count > size)
+		error = -EBUSY;
+	else if (size != pi->pi_size)
+		error = ring_relayout(pi, (uint32_t)size);
+	pipe_unlock(pi);
+	if (error == 0)
+		pipe_wake_writers(pi);	/* there may be room now */
+	return error < 0 ? error : (int)size;
 }

@@ -19,14 +19,16 @@
 #include "kern/kernel.h"
 
 #define PIPE_SIZE	(64 * 1024)	/* capacity, as Linux's default */
+#define PIPE_MAX_SIZE	(1024 * 1024)	/* F_SETPIPE_SZ's limit: Linux's pipe-max-size */
 #define PIPE_BUF	4096		/* writes up to this are atomic */
-#define PIPE_PAGES	((int)(PIPE_SIZE / PAGE_SIZE))
+#define PIPE_MAX_PAGES	((int)(PIPE_MAX_SIZE / PAGE_SIZE))
 
 struct vnode;
 struct file;
 
 struct pipe {
-	char *pi_page[PIPE_PAGES];	/* the ring's pages, NULL until used */
+	char *pi_page[PIPE_MAX_PAGES];	/* the ring's pages, NULL until used */
+	uint32_t pi_size;		/* capacity: a power of two, in pages */
 	uint32_t pi_head;		/* where the next read starts */
 	uint32_t pi_count;		/* bytes in the ring */
 	int pi_readers, pi_writers;	/* open ends */
@@ -48,5 +50,13 @@ struct pipe {
  * -ERESTARTSYS, -ENOMEM.
  */
 int fifo_open(struct vnode *vp, struct file *fp);
+
+/*
+ * F_GETPIPE_SZ and F_SETPIPE_SZ on fp, a pipe or fifo: the capacity, or
+ * sets it to size rounded up to a power of two pages and returns that;
+ * -EBUSY if it holds more, -EPERM past PIPE_MAX_SIZE, -EINVAL past 2 GiB.
+ */
+int pipe_getsize(struct file *fp);
+int pipe_setsize(struct file *fp, uint64_t size);
 
 #endif /* FS_PIPE_H */

@@ -2,9 +2,11 @@
  * read, write and their vector and positioned forms, lseek and ioctl: the
  * descriptor side of I/O, common to every kind of file.
  */
+#include <fcntl.h>
 #include <sys/ioctl.h>
 
 #include "fs/file.h"
+#include "fs/vnode.h"
 #include "kern/kernel.h"
 #include "kern/uio.h"
 
@@ -16,11 +18,32 @@ has_offset(const struct file *fp)
 }
 
 /*
+ * Cuts a write to a regular file short at the writer's RLIMIT_FSIZE, as
+ * Linux's generic_write_check_limits: -EXFSZ if it would start there or
+ * past it.
+ */
+static int
+write_limit(struct fsproc *p, struct file *fp, struct uio *uio)
+{
+	if (p->fp_fsize == UINT64_MAX || fp->f_type != DTYPE_VNODE ||
+	    fp->f_vnode->v_type != VREG)
+		return 0;
+	uint64_t pos = (fp->f_flag & O_APPEND) ? fp->f_vnode->v_size :
+	    (uint64_t)uio->uio_offset;
+	if (pos >= p->fp_fsize)
+		return -EXFSZ;
+	if (uio->uio_resid > p->fp_fsize - pos)
+		uio->uio_resid = p->fp_fsize - pos;
+	return 0;
+}
+
+/*
  * Runs one transfer: the bytes moved if any (a short count hides a late
  * error, as in Linux), else the error.
  */
 static int64_t
-dorw(struct file *fp, struct uio *uio, int64_t offset, bool positioned)
+dorw(struct fsproc *p, struct file *fp, struct uio *uio, int64_t offset,
+    bool positioned)
 {
 	uint64_t resid0 = uio->uio_resid;
 	bool write = uio->uio_rw == UIO_WRITE;
@@ -37,6 +60,9 @@ dorw(struct file *fp, struct uio *uio, int64_t offset, bool positioned)
 	uio->uio_offset = positioned ? offset : fp->f_offset;
 	if (resid0 == 0)
 		return 0;
+	if (write && (error = write_limit(p, fp, uio)) < 0)
+		return error;
+	resid0 = uio->uio_resid;
 	error = write ? fp->f_ops->fo_write(fp, uio) :
 	    fp->f_ops->fo_read(fp, uio);
 	if (!positioned && has_offset(fp))
@@ -52,7 +78,7 @@ rw_fd(struct fsproc *p, int fd, struct uio *uio, int64_t offset,
 	struct file *fp = fget(p, fd);
 	if (fp == NULL)
 		return -EBADF;
-	int64_t ret = dorw(fp, uio, offset, positioned);
+	int64_t ret = dorw(p, fp, uio, offset, positioned);
 	fdrop(fp);
 	return ret;
 }

@@ -302,9 +302,9 @@ kern_utimensat(struct fsproc *p, struct ucred *cr, int dirfd,
 	return error;
 }
 
-/* Truncates vp to length, for truncate and ftruncate. */
+/* Truncates vp to length, for truncate and ftruncate by p. */
 static int
-do_truncate(struct vnode *vp, int64_t length)
+do_truncate(struct fsproc *p, struct vnode *vp, int64_t length)
 {
 	if (length < 0)
 		return -EINVAL;
@@ -312,6 +312,8 @@ do_truncate(struct vnode *vp, int64_t length)
 		return -EISDIR;
 	if (vp->v_type != VREG)
 		return -EINVAL;
+	if ((uint64_t)length > p->fp_fsize)
+		return -EXFSZ;
 	struct vattr va = { .va_mask = VA_SIZE | VA_MTIME,
 	    .va_size = (uint64_t)length };
 	vfs_timestamp(&va.va_mtime);
@@ -333,7 +335,7 @@ kern_truncate(struct fsproc *p, struct ucred *cr, const char *path,
 	if (vp->v_type == VDIR)
 		error = -EISDIR;
 	else if ((error = vaccess(vp, W_OK, cr)) == 0)
-		error = do_truncate(vp, length);
+		error = do_truncate(p, vp, length);
 	namei_done(&nd);
 	return error;
 }
@@ -347,7 +349,7 @@ kern_ftruncate(struct fsproc *p, int fd, int64_t length)
 	int error = -EINVAL;
 	if (fp->f_type == DTYPE_VNODE && FWRITE(fp) &&
 	    fp->f_vnode->v_type == VREG)
-		error = do_truncate(fp->f_vnode, length);
+		error = do_truncate(p, fp->f_vnode, length);
 	fdrop(fp);
 	return error;
 }

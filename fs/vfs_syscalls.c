@@ -104,8 +104,8 @@ open_vnode(struct fsproc *p, struct ucred *cr, struct vnode *vp, int flags,
 	}
 
 	struct file *fp;
-	int fflags = (flags & OPEN_FLAGS_KEPT & ~(O_DIRECTORY | O_NOFOLLOW)) |
-	    LINUX_O_LARGEFILE;
+	/* F_GETFL shows O_DIRECTORY and O_NOFOLLOW, as Linux keeps them. */
+	int fflags = (flags & OPEN_FLAGS_KEPT) | LINUX_O_LARGEFILE;
 	if ((error = vn_open(vp, fflags, &fp)) < 0)
 		return error;
 	int fd = fdalloc(p, fp, 0, (flags & O_CLOEXEC) ? FD_CLOEXEC : 0);

@@ -124,6 +124,12 @@ struct trapframe {
 	 * sigreturn does: a selector user mode may not load faults (#GP).
 	 */
 	uint64_t tf_cs, tf_ss;
+	/*
+	 * Out of VMSPACE_CTL_RUN: the host CPU time (ns) the guest used
+	 * during the run, its traps' host handling included; the kernel
+	 * counts it as the thread's user time.
+	 */
+	uint64_t tf_cputime;
 };
 
 /* Size of the FPU save area: an XSAVE image, standard format. */

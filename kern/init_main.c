@@ -127,6 +127,9 @@ create_init(void)
 	p->p_rlimit[RLIMIT_NOFILE].rlim_max = 4096;
 	p->p_rlimit[RLIMIT_STACK].rlim_cur = 8 << 20;
 	p->p_rlimit[RLIMIT_CORE].rlim_cur = 0;
+	/* Only root lowers its nice value or takes a real-time priority. */
+	p->p_rlimit[RLIMIT_NICE].rlim_cur = p->p_rlimit[RLIMIT_NICE].rlim_max = 0;
+	p->p_rlimit[RLIMIT_RTPRIO].rlim_cur = p->p_rlimit[RLIMIT_RTPRIO].rlim_max = 0;
 	if (p->p_vmspace == NULL ||
 	    fsproc_init(&p->p_fs, rootvnode) < 0 || sigacts_fork(p, NULL) < 0 ||
 	    enterpgrp(p, p->p_pid, true) < 0 || lwp_alloc(p, start_init) == NULL)

@@ -264,6 +264,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	vmspace_fpu_init(lp->lwp_vf);
 	lp->lwp_vf->vx_fsbase = lp->lwp_vf->vx_gsbase = 0;
 	p->p_flags |= P_EXEC;
+	p->p_flags &= ~P_NOTDUMPABLE;	/* as Linux for an exec that gains nothing */
 	if (p->p_flags & P_VFORK) {
 		p->p_flags &= ~P_VFORK;
 		wakeup(p);

@@ -32,19 +32,34 @@ exit1(int xstat)
 	p->p_vmspace = NULL;
 
 	/*
-	 * Orphans go to init, which reaps them; when init itself exits the
-	 * machine goes down (kern_shutdown), and its children are killed.
+	 * Orphans go to the nearest living ancestor that asked to be a
+	 * subreaper, else to init, which reaps them; a zombie among them is
+	 * announced to its new parent.  Each gets its PR_SET_PDEATHSIG
+	 * signal.  When init itself exits the machine goes down
+	 * (kern_shutdown), and its children are killed.
 	 */
+	struct proc *reaper = initproc;
+	for (q = p->p_pptr; q != NULL && q != initproc; q = q->p_pptr) {
+		if ((q->p_flags & P_SUBREAPER) && q->p_state == PRS_NORMAL) {
+			reaper = q;
+			break;
+		}
+	}
 	TAILQ_FOREACH_SAFE(q, &p->p_children, p_sibling, tmp) {
 		if (p == initproc) {
 			psignal_proc(q, SIGKILL);
 			continue;
 		}
 		TAILQ_REMOVE(&p->p_children, q, p_sibling);
-		q->p_pptr = initproc;
-		TAILQ_INSERT_TAIL(&initproc->p_children, q, p_sibling);
-		if (q->p_state == PRS_ZOMBIE)
-			wakeup(initproc);
+		q->p_pptr = reaper;
+		TAILQ_INSERT_TAIL(&reaper->p_children, q, p_sibling);
+		if (q->p_state == PRS_ZOMBIE) {
+			if (reaper != initproc && q->p_exitsig != 0)
+				psignal_proc(reaper, q->p_exitsig);
+			wakeup(reaper);
+		} else if (q->p_pdeathsig != 0) {
+			psignal_proc(q, q->p_pdeathsig);
+		}
 	}
 	/* Its session lives on, unled: its terminal is free to go (dev/tty.c). */
 	if (p->p_pgrp != NULL && p->p_pgrp->pg_session->s_leader == p)
@@ -59,7 +74,7 @@ exit1(int xstat)
 			    p->p_pid, WIFSIGNALED(xstat) ? WTERMSIG(xstat) :
 			    WEXITSTATUS(xstat), 0);
 	}
-	lp->lwp_thread = NULL;		/* freed by thread_exit */
+	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
 	if (p->p_flags & P_VFORK) {
 		p->p_flags &= ~P_VFORK;
 		wakeup(p);
@@ -100,23 +115,15 @@ wait_matches(const struct proc *p, const struct proc *q, pid_t pid)
 	return q->p_pgrp != NULL && q->p_pgrp->pg_id == -pid;
 }
 
-static void
-rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime)
-{
-	memset(ru, 0, sizeof(*ru));
-	ru->ru_utime.tv_sec = (time_t)(utime / 1000000000u);
-	ru->ru_utime.tv_usec = (suseconds_t)(utime % 1000000000u / 1000);
-	ru->ru_stime.tv_sec = (time_t)(stime / 1000000000u);
-	ru->ru_stime.tv_usec = (suseconds_t)(stime % 1000000000u / 1000);
-}
-
 /* Frees zombie q after its parent collected it. */
 static void
 proc_reap(struct proc *p, struct proc *q)
 {
 	struct lwp *lp;
-	p->p_cutime += q->p_utime + q->p_cutime;
-	p->p_cstime += q->p_stime + q->p_cstime;
+	uint64_t u, s;
+	proc_cputime(q, &u, &s);
+	p->p_cutime += u + q->p_cutime;
+	p->p_cstime += s + q->p_cstime;
 	while ((lp = TAILQ_FIRST(&q->p_lwps)) != NULL)
 		lwp_free(lp);
 	sigacts_free(q);
@@ -192,9 +199,11 @@ kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
 			if (q->p_state != PRS_ZOMBIE || !(options & WEXITED))
 				continue;
 			wait_found(wr, q, q->p_xstat);
-			if (ru != NULL)
-				rusage_fill(ru, q->p_utime + q->p_cutime,
-				    q->p_stime + q->p_cstime);
+			if (ru != NULL) {
+				uint64_t u, s;
+				proc_cputime(q, &u, &s);
+				rusage_fill(ru, u + q->p_cutime, s + q->p_cstime);
+			}
 			if (!keep)
 				proc_reap(p, q);
 			return wr->pid;

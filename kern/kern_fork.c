@@ -37,6 +37,7 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 		return error;
 	p2->p_vmspace = vmspace_fork(p->p_vmspace);
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
+	p2->p_flags |= p->p_flags & P_INHERITED;
 	memcpy(p2->p_comm, p->p_comm, sizeof(p2->p_comm));
 	/* /proc/PID/exe; only that link is lost if memory is short. */
 	if (p->p_exe != NULL &&
@@ -73,6 +74,7 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 	if (flags & CLONE_SETTLS)
 		lp2->lwp_vf->vx_fsbase = tls;
 	lp2->lwp_sigmask = lp->lwp_sigmask;
+	lwp_sched_init(lp2, lp);
 	if (flags & CLONE_CHILD_CLEARTID)
 		lp2->lwp_clear_child_tid = ctid;
 	pid_t pid = p2->p_pid;

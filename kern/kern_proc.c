@@ -219,6 +219,7 @@ lwp_alloc(struct proc *p, void (*fn)(void *))
 	lp->lwp_proc = p;
 	lp->lwp_tid = p->p_pid;
 	vmspace_fpu_init(lp->lwp_vf);
+	lwp_sched_init(lp, NULL);
 	TAILQ_INSERT_TAIL(&p->p_lwps, lp, lwp_link);
 	p->p_nlwps++;
 	return lp;

@@ -157,8 +157,8 @@ prlimit_allowed(const struct ucred *cr, const struct proc *p)
  * prlimit64(pid, resource, new, old): pid 0 is the caller.  As Linux, the
  * new limit is in place before the old one is stored (so a bad old
  * pointer gives -EFAULT after the change); only root raises a hard
- * limit; RLIMIT_NOFILE, RLIMIT_AS and RLIMIT_STACK take effect at once
- * on the descriptor table and the address space.
+ * limit; RLIMIT_NOFILE, RLIMIT_FSIZE, RLIMIT_AS and RLIMIT_STACK take
+ * effect at once on the descriptor table and the address space.
  */
 long
 sys_prlimit64(struct lwp *lp, const uint64_t *args)
@@ -190,6 +190,9 @@ sys_prlimit64(struct lwp *lp, const uint64_t *args)
 			(void)fsproc_setlimit(&p->p_fs, (unsigned)nl.rlim_cur);
 		if (res == RLIMIT_AS && p->p_vmspace != NULL)
 			p->p_vmspace->vm_as_max = nl.rlim_cur;
+		if (res == RLIMIT_FSIZE && p->p_state == PRS_NORMAL)
+			fsproc_setfsize(&p->p_fs, nl.rlim_cur == RLIM_INFINITY ?
+			    UINT64_MAX : nl.rlim_cur);
 		if (res == RLIMIT_STACK && p->p_vmspace != NULL)
 			p->p_vmspace->vm_stack_max = exec_stack_max(nl.rlim_cur);
 		p->p_rlimit[res] = nl;

@@ -176,7 +176,7 @@ sched_loadavg(unsigned long avg[3])
 uint64_t
 sched_uptime(void)
 {
-	return nanouptime() - boottime;
+	return boottime != 0 ? nanouptime() - boottime : 0;
 }
 
 uint64_t

@@ -196,9 +196,11 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		void *vmid = vmspace_host_id(vm);
+		lwp_run_begin(lp);
 		kernel_unlock();
 		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
 		kernel_lock();
+		lwp_run_end(lp, r == 0 ? lp->lwp_tf.tf_cputime : 0);
 		if (r < 0) {
 			/*
 			 * The host layer refused the thread's state (a base

@@ -45,6 +45,12 @@
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516
+/*
+ * -EXFSZ: a write or truncate past the caller's RLIMIT_FSIZE; the system
+ * call sends SIGXFSZ and gives -EFBIG (a file system's own size limit
+ * gives -EFBIG with no signal).
+ */
+#define EXFSZ			1025
 
 /* A broken kernel invariant: prints why and where, and stops the machine. */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -57,6 +63,17 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
 
 /* The kernel log (dmesg); printed on the console with -v. */
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Reading the log, by byte positions since boot: klog_end is the next to
+ * be written; klog_start(from) the first whole line at or after from
+ * that the ring still holds; klog_copy copies from there up to len
+ * bytes into dst and returns how many.
+ */
+uint64_t klog_end(void);
+uint64_t klog_start(uint64_t from);
+size_t klog_copy(uint64_t from, char *dst, size_t len);
+#define KLOG_SIZE	16384
 
 /*
  * For lines a guest can cause at will (an option vkernel does not

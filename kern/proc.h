@@ -52,6 +52,12 @@ struct lwp {
 		uint64_t rb_rmtp;	/* where the time left goes */
 	} lwp_restart;
 	int lwp_flags;
+	int lwp_nice;			/* -20..19 */
+	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
+	uint64_t lwp_cpumask;		/* sched_setaffinity: bit n for CPU n */
+	uint64_t lwp_utime;		/* ns its guest ran (the host's count) */
+	uint64_t lwp_runwait;		/* ns its thread waited for the guest */
+	uint64_t lwp_runstart;		/* when the run under way began, or 0 */
 	TAILQ_ENTRY(lwp) lwp_link;
 };
 
@@ -105,10 +111,11 @@ struct proc {
 	int p_nlwps;
 	int p_xstat;			/* wait status once a zombie */
 	int p_exitsig;			/* sent to the parent: SIGCHLD */
+	int p_pdeathsig;		/* PR_SET_PDEATHSIG: sent when the parent exits */
 	int p_flags;
 	struct rlimit p_rlimit[RLIM_NLIMITS];
 	uint64_t p_start;		/* nanouptime at fork */
-	uint64_t p_utime, p_stime;	/* ns */
+	uint64_t p_utime, p_stime;	/* ns, of its lwps that have exited */
 	uint64_t p_cutime, p_cstime;	/* of waited-for children */
 	uint64_t p_maxrss_kb;
 	struct callout p_itimer;	/* ITIMER_REAL */
@@ -125,6 +132,10 @@ struct proc {
 #define P_CONTINUED	0x10
 #define P_EXEC		0x20		/* has exec'd since fork */
 #define P_NPROC_EXCEEDED 0x40		/* set*uid went past RLIMIT_NPROC */
+#define P_NOTDUMPABLE	0x80		/* PR_SET_DUMPABLE 0; exec clears it */
+#define P_NO_NEW_PRIVS	0x100		/* PR_SET_NO_NEW_PRIVS: for good */
+#define P_SUBREAPER	0x200		/* PR_SET_CHILD_SUBREAPER */
+#define P_INHERITED	(P_NOTDUMPABLE | P_NO_NEW_PRIVS)	/* kept at fork */
 
 extern struct proc *initproc;
 extern int nprocs, maxprocs;
@@ -190,6 +201,27 @@ void lwp_free(struct lwp *lp);
 
 /* The kernel side of a guest thread: run it, handle its traps. */
 void lwp_main(void *arg);
+
+/*
+ * An lwp's nice value and CPU affinity, its parent thread's or (NULL)
+ * the defaults (kern/sys_sched.c).
+ */
+void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
+
+/*
+ * CPU time (kern/kern_cputime.c), in ns.  lwp_run_begin and lwp_run_end
+ * bracket each run of the guest (cputime: the host layer's tf_cputime).
+ * lwp_cputime gives an lwp's user and system time so far; lwp_cputime_fold
+ * adds an exiting lwp's to its process (its thread is about to go);
+ * proc_cputime gives a process's, all its lwps together.
+ */
+void lwp_run_begin(struct lwp *lp);
+void lwp_run_end(struct lwp *lp, uint64_t cputime);
+void lwp_cputime(const struct lwp *lp, uint64_t *utime, uint64_t *stime);
+void lwp_cputime_fold(struct lwp *lp);
+void proc_cputime(const struct proc *p, uint64_t *utime, uint64_t *stime);
+/* A struct rusage with these times (ns) and nothing else counted. */
+void rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime);
 
 /* Ends the calling process with the given wait status; no return. */
 void exit1(int xstat) __attribute__((noreturn));

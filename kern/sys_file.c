@@ -9,6 +9,7 @@
 #include <sys/select.h>
 
 #include "fs/file.h"
+#include "fs/lockf.h"
 #include "fs/poll.h"
 #include "fs/stat.h"
 #include "fs/vfs.h"
@@ -40,8 +41,49 @@ long
 sys_dup2(struct lwp *lp, const uint64_t *args)   { return kern_dup2(P, (int)args[0], (int)args[1]); }
 long
 sys_dup3(struct lwp *lp, const uint64_t *args)   { return kern_dup3(P, (int)args[0], (int)args[1], (int)args[2]); }
+/* fcntl's record locks: the struct flock in and (F_GETLK) out. */
+static long
+fcntl_lock(struct lwp *lp, int fd, int cmd, uint64_t ufl)
+{
+	struct file *fp = fget(P, fd);
+	struct flock fl;
+	long error;
+
+	if (fp == NULL)
+		return -EBADF;
+	if (copyin(ufl, &fl, sizeof(fl)) < 0) {
+		fdrop(fp);
+		return -EFAULT;
+	}
+	error = vfs_advlock(fp, &P->fp_fd, lp->lwp_proc->p_pid, cmd, &fl);
+	fdrop(fp);
+	if (error == 0 && (cmd == F_GETLK || cmd == F_OFD_GETLK))
+		error = copyout(&fl, ufl, sizeof(fl));
+	return error;
+}
+
 long
-sys_fcntl(struct lwp *lp, const uint64_t *args)  { return kern_fcntl(P, (int)args[0], (int)args[1], args[2]); }
+sys_fcntl(struct lwp *lp, const uint64_t *args)
+{
+	int cmd = (int)args[1];
+	switch (cmd) {
+	case F_GETLK: case F_SETLK: case F_SETLKW:
+	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
+		return fcntl_lock(lp, (int)args[0], cmd, args[2]);
+	}
+	return kern_fcntl(P, (int)args[0], cmd, args[2]);
+}
+
+long
+sys_flock(struct lwp *lp, const uint64_t *args)
+{
+	struct file *fp = fget(P, (int)args[0]);
+	if (fp == NULL)
+		return -EBADF;
+	int error = vfs_flock(fp, (int)args[1]);
+	fdrop(fp);
+	return error;
+}
 long
 sys_fchdir(struct lwp *lp, const uint64_t *args) { return kern_fchdir(P, CR, (int)args[0]); }
 long
@@ -49,7 +91,7 @@ sys_fchmod(struct lwp *lp, const uint64_t *args) { return kern_fchmod(P, CR, (in
 long
 sys_fchown(struct lwp *lp, const uint64_t *args) { return kern_fchown(P, CR, (int)args[0], (uid_t)args[1], (gid_t)args[2]); }
 long
-sys_ftruncate(struct lwp *lp, const uint64_t *args) { return kern_ftruncate(P, (int)args[0], (int64_t)args[1]); }
+sys_ftruncate(struct lwp *lp, const uint64_t *args) { return syscall_write_result(lp, kern_ftruncate(P, (int)args[0], (int64_t)args[1])); }
 
 long
 sys_umask(struct lwp *lp, const uint64_t *args)
@@ -146,7 +188,7 @@ sys_chown(struct lwp *lp, const uint64_t *args)   { WITH_PATH(args[0], kern_fcho
 long
 sys_lchown(struct lwp *lp, const uint64_t *args)  { WITH_PATH(args[0], kern_fchownat(P, CR, AT_FDCWD, path, (uid_t)args[1], (gid_t)args[2], AT_SYMLINK_NOFOLLOW)); }
 long
-sys_truncate(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[0], kern_truncate(P, CR, path, (int64_t)args[1])); }
+sys_truncate(struct lwp *lp, const uint64_t *args) { WITH_PATH(args[0], syscall_write_result(lp, kern_truncate(P, CR, path, (int64_t)args[1]))); }
 
 /* Two paths: renames and links. */
 static long
@@ -274,24 +316,29 @@ sys_pipe(struct lwp *lp, const uint64_t *args)
 }
 
 /* poll(fds, nfds, timeout in ms; negative: forever). */
-long
-sys_poll(struct lwp *lp, const uint64_t *args)
+static long
+poll1(struct lwp *lp, uint64_t ufds, unsigned nfds, int64_t timeout_ns)
 {
-	unsigned nfds = (unsigned)args[1];
 	if (nfds > lp->lwp_proc->p_rlimit[RLIMIT_NOFILE].rlim_cur)
 		return -EINVAL;
 	struct pollfd *fds = kmalloc(nfds * sizeof(*fds) + 1, 0);
 	if (fds == NULL)
 		return -ENOMEM;
-	long r = copyin(args[0], fds, nfds * sizeof(*fds));
+	long r = copyin(ufds, fds, nfds * sizeof(*fds));
 	if (r == 0) {
-		int64_t ms = (int)args[2];
-		r = kern_poll(P, fds, nfds, ms < 0 ? -1 : ms * 1000000);
-		if (r >= 0 && copyout(fds, args[0], nfds * sizeof(*fds)) < 0)
+		r = kern_poll(P, fds, nfds, timeout_ns);
+		if (r >= 0 && copyout(fds, ufds, nfds * sizeof(*fds)) < 0)
 			r = -EFAULT;
 	}
 	kfree(fds);
 	return r;
+}
+
+long
+sys_poll(struct lwp *lp, const uint64_t *args)
+{
+	int64_t ms = (int)args[2];
+	return poll1(lp, args[0], (unsigned)args[1], ms < 0 ? -1 : ms * 1000000);
 }
 
 long
@@ -313,7 +360,7 @@ sys_pwrite64(struct lwp *lp, const uint64_t *args)
 	struct kiovec iov = { args[1], args[2] };
 	struct uio uio = { &iov, 1, 0, args[2], UIO_USERSPACE, UIO_WRITE,
 	    lp->lwp_proc->p_vmspace };
-	return kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]);
+	return syscall_write_result(lp, kern_pwritev(P, (int)args[0], &uio, (int64_t)args[3]));
 }
 
 long
@@ -393,6 +440,40 @@ select1(struct lwp *lp, int nfds, uint64_t urd, uint64_t uwr, uint64_t uex,
 	return count;
 }
 
+/*
+ * The time left of a wait that was to end at deadline (ns of uptime), as
+ * select, pselect6 and ppoll write it back: 0 once past.
+ */
+static int64_t
+time_left(int64_t deadline)
+{
+	int64_t now = (int64_t)nanouptime();
+	return deadline > now ? deadline - now : 0;
+}
+
+/*
+ * Writes back the time left as Linux's poll_select_finish: nothing for
+ * a zero timeout; if the copy fails, an interrupted call is not
+ * restarted (its time would be lost) and gives EINTR.
+ */
+static long
+timeout_finish(long r, int64_t timeout, int64_t deadline, uint64_t uaddr,
+    bool timeval)
+{
+	if (timeout <= 0)
+		return r;
+	int64_t left = time_left(deadline);
+	int error;
+	if (timeval) {
+		struct timeval tv = { left / 1000000000, left % 1000000000 / 1000 };
+		error = copyout(&tv, uaddr, sizeof(tv));
+	} else {
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+		error = copyout(&ts, uaddr, sizeof(ts));
+	}
+	return error < 0 && r == -ERESTARTNOHAND ? -EINTR : r;
+}
+
 long
 sys_select(struct lwp *lp, const uint64_t *args)
 {
@@ -405,44 +486,92 @@ sys_select(struct lwp *lp, const uint64_t *args)
 			return -EINVAL;
 		timeout = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
 	}
-	return select1(lp, (int)args[0], args[1], args[2], args[3], timeout);
+	int64_t deadline = (int64_t)nanouptime() + timeout;
+	long r = select1(lp, (int)args[0], args[1], args[2], args[3], timeout);
+	return timeout_finish(r, timeout, deadline, args[4], true);
+}
+
+/* A timespec timeout in ns: -1 for none (NULL), -EFAULT, -EINVAL. */
+static int64_t
+timespec_timeout(uint64_t uts, int *error)
+{
+	struct timespec ts;
+	*error = 0;
+	if (uts == 0)
+		return -1;
+	if (copyin(uts, &ts, sizeof(ts)) < 0)
+		*error = -EFAULT;
+	else if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		*error = -EINVAL;
+	return *error < 0 ? 0 : ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Sets the signal mask for the wait of pselect6 or ppoll (umask NULL: it
+ * stays); the old one is in *old.  0, -EFAULT, -EINVAL.
+ */
+static int
+wait_sigmask(struct lwp *lp, uint64_t umask, uint64_t size, ksigset_t *old)
+{
+	ksigset_t set;
+	*old = lp->lwp_sigmask;
+	if (umask == 0)
+		return 0;
+	if (size != sizeof(set))
+		return -EINVAL;
+	if (copyin(umask, &set, sizeof(set)) < 0)
+		return -EFAULT;
+	lp->lwp_sigmask = set & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
+	return 0;
+}
+
+/* After the wait: a handler runs with the wait's mask, then the old one. */
+static void
+wait_sigmask_done(struct lwp *lp, long r, ksigset_t old)
+{
+	if (r == -ERESTARTNOHAND && lp->lwp_sigmask != old) {
+		lp->lwp_oldmask = old;
+		lp->lwp_flags |= LWP_OLDMASK;
+	} else {
+		lp->lwp_sigmask = old;
+	}
 }
 
 /* pselect6: a timespec, and a signal mask for the wait ({ mask, size }). */
 long
 sys_pselect6(struct lwp *lp, const uint64_t *args)
 {
-	int64_t timeout = -1;
-	if (args[4] != 0) {
-		struct timespec ts;
-		if (copyin(args[4], &ts, sizeof(ts)) < 0)
-			return -EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-			return -EINVAL;
-		timeout = ts.tv_sec * 1000000000LL + ts.tv_nsec;
-	}
-	ksigset_t old = lp->lwp_sigmask;
-	if (args[5] != 0) {
-		uint64_t m[2];
-		ksigset_t set;
-		if (copyin(args[5], m, sizeof(m)) < 0)
-			return -EFAULT;
-		if (m[0] != 0) {
-			if (m[1] != sizeof(set))
-				return -EINVAL;
-			if (copyin(m[0], &set, sizeof(set)) < 0)
-				return -EFAULT;
-			lp->lwp_sigmask = set & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
-		}
-	}
+	int error;
+	int64_t timeout = timespec_timeout(args[4], &error);
+	if (error < 0)
+		return error;
+	uint64_t m[2] = { 0, 0 };
+	if (args[5] != 0 && copyin(args[5], m, sizeof(m)) < 0)
+		return -EFAULT;
+	ksigset_t old;
+	if ((error = wait_sigmask(lp, m[0], m[1], &old)) < 0)
+		return error;
+	int64_t deadline = (int64_t)nanouptime() + timeout;
 	long r = select1(lp, (int)args[0], args[1], args[2], args[3], timeout);
-	if (r == -ERESTARTNOHAND && lp->lwp_sigmask != old) {
-		lp->lwp_oldmask = old;		/* the handler runs with the wait's mask */
-		lp->lwp_flags |= LWP_OLDMASK;
-	} else {
-		lp->lwp_sigmask = old;
-	}
-	return r;
+	wait_sigmask_done(lp, r, old);
+	return timeout_finish(r, timeout, deadline, args[4], false);
+}
+
+/* ppoll(fds, nfds, timeout, sigmask, sigsetsize) */
+long
+sys_ppoll(struct lwp *lp, const uint64_t *args)
+{
+	int error;
+	int64_t timeout = timespec_timeout(args[2], &error);
+	if (error < 0)
+		return error;
+	ksigset_t old;
+	if ((error = wait_sigmask(lp, args[3], args[4], &old)) < 0)
+		return error;
+	int64_t deadline = (int64_t)nanouptime() + timeout;
+	long r = poll1(lp, args[0], (unsigned)args[1], timeout);
+	wait_sigmask_done(lp, r, old);
+	return timeout_finish(r, timeout, deadline, args[2], false);
 }
 
 long

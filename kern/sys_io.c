@@ -1,6 +1,7 @@
 /*
- * Descriptor I/O system calls: read, write and their vector forms,
- * open and close.  They copy arguments in and call the file layer.
+ * Descriptor I/O system calls: read, write and their vector and
+ * positioned vector forms, open, creat and close.  They copy arguments
+ * in and call the file layer.
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -59,6 +60,18 @@ uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
 }
 
 long
+syscall_write_result(struct lwp *lp, long r)
+{
+	if (r == -EPIPE)
+		psignal_proc(lp->lwp_proc, SIGPIPE);
+	if (r == -EXFSZ) {
+		psignal_proc(lp->lwp_proc, SIGXFSZ);
+		r = -EFBIG;
+	}
+	return r;
+}
+
+long
 sys_read(struct lwp *lp, const uint64_t *args)
 {
 	struct uio uio;
@@ -77,10 +90,8 @@ sys_write(struct lwp *lp, const uint64_t *args)
 	if (!user_range_ok(args[1], args[2]))
 		return -EFAULT;
 	uio_user1(&uio, &iov, lp, args[1], args[2], UIO_WRITE);
-	int64_t r = kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio);
-	if (r == -EPIPE)
-		psignal_proc(lp->lwp_proc, SIGPIPE);
-	return r;
+	return syscall_write_result(lp,
+	    kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio));
 }
 
 static long
@@ -94,15 +105,74 @@ rwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw)
 	int64_t r = rw == UIO_READ ? kern_readv(&lp->lwp_proc->p_fs, (int)args[0], &uio) :
 	    kern_writev(&lp->lwp_proc->p_fs, (int)args[0], &uio);
 	kfree(iov);
-	if (r == -EPIPE)
-		psignal_proc(lp->lwp_proc, SIGPIPE);
-	return r;
+	return syscall_write_result(lp, r);
 }
 
 long
 sys_readv(struct lwp *lp, const uint64_t *args)  { return rwv(lp, args, UIO_READ); }
 long
 sys_writev(struct lwp *lp, const uint64_t *args) { return rwv(lp, args, UIO_WRITE); }
+
+/* Linux's RWF_* flags of preadv2 and pwritev2. */
+#define RWF_HIPRI	0x01
+#define RWF_DSYNC	0x02
+#define RWF_SYNC	0x04
+#define RWF_NOWAIT	0x08
+#define RWF_APPEND	0x10
+
+/*
+ * preadv, pwritev (fd, iov, cnt, pos_l, pos_h) and their "2" forms with
+ * flags: at the offset pos_l (pos_h is its high half on 32-bit ABIs only),
+ * or for the "2" forms at the file's offset if it is -1.  Of the flags,
+ * HIPRI and NOWAIT change nothing here (nothing polls, and a read from
+ * the buffer cache may sleep: it is not refused); DSYNC and SYNC write
+ * the file out as fdatasync and fsync would; APPEND is not supported.
+ */
+static long
+prwv(struct lwp *lp, const uint64_t *args, enum uio_rw rw, bool v2)
+{
+	struct fsproc *fsp = &lp->lwp_proc->p_fs;
+	int64_t off = (int64_t)args[3];
+	uint64_t flags = v2 ? args[5] : 0;
+	struct uio uio;
+	struct kiovec *iov;
+
+	if (flags & ~(uint64_t)(RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT |
+	    RWF_APPEND))
+		return -EOPNOTSUPP;
+	if (flags & RWF_APPEND) {
+		kprintf_ratelimited("pid %d: pwritev2 RWF_APPEND not implemented\n",
+		    lp->lwp_proc->p_pid);
+		return -EOPNOTSUPP;
+	}
+	int error = uio_userv(&uio, &iov, lp, args[1], args[2], rw);
+	if (error < 0)
+		return error;
+	int64_t r;
+	if (v2 && off == -1)
+		r = rw == UIO_READ ? kern_readv(fsp, (int)args[0], &uio) :
+		    kern_writev(fsp, (int)args[0], &uio);
+	else
+		r = rw == UIO_READ ? kern_preadv(fsp, (int)args[0], &uio, off) :
+		    kern_pwritev(fsp, (int)args[0], &uio, off);
+	kfree(iov);
+	r = syscall_write_result(lp, r);
+	if (r > 0 && rw == UIO_WRITE && (flags & (RWF_DSYNC | RWF_SYNC))) {
+		error = kern_fsync(fsp, (int)args[0], !(flags & RWF_SYNC));
+		if (error < 0)
+			return error;
+	}
+	return r;
+}
+
+long
+sys_preadv(struct lwp *lp, const uint64_t *args)   { return prwv(lp, args, UIO_READ, false); }
+long
+sys_pwritev(struct lwp *lp, const uint64_t *args)  { return prwv(lp, args, UIO_WRITE, false); }
+long
+sys_preadv2(struct lwp *lp, const uint64_t *args)  { return prwv(lp, args, UIO_READ, true); }
+long
+sys_pwritev2(struct lwp *lp, const uint64_t *args) { return prwv(lp, args, UIO_WRITE, true); }
 
 long
 sys_openat(struct lwp *lp, const uint64_t *args)
@@ -122,6 +192,89 @@ long
 sys_open(struct lwp *lp, const uint64_t *args)
 {
 	const uint64_t a[4] = { (uint64_t)AT_FDCWD, args[0], args[1], args[2] };
+	return sys_openat(lp, a);
+}
+
+/*
+ * sendfile(out_fd, in_fd, offset, count): copies from a regular file (at
+ * *offset, which it advances, or at in_fd's offset) to any file, 64 KiB
+ * at a time through a kernel buffer.  As Linux: the bytes copied if any,
+ * else the error; at most 0x7ffff000 bytes; EINVAL for an input that is
+ * not a regular file or an output opened O_APPEND.
+ */
+long
+sys_sendfile(struct lwp *lp, const uint64_t *args)
+{
+	struct fsproc *fsp = &lp->lwp_proc->p_fs;
+	int out = (int)args[0], in = (int)args[1];
+	uint64_t count = MIN(args[3], (uint64_t)0x7ffff000);
+	int64_t pos;
+	long error = 0;
+
+	struct file *ifp = fget(fsp, in);
+	if (ifp == NULL)
+		return -EBADF;
+	struct file *ofp = fget(fsp, out);
+	if (!FREAD(ifp) || ofp == NULL || !FWRITE(ofp))
+		error = -EBADF;
+	else if (ifp->f_type != DTYPE_VNODE || ifp->f_vnode->v_type != VREG ||
+	    (ofp->f_flag & O_APPEND))
+		error = -EINVAL;
+	if (ofp != NULL)
+		fdrop(ofp);
+	fdrop(ifp);
+	if (error < 0)
+		return error;
+	if (args[2] != 0) {
+		if (copyin(args[2], &pos, sizeof(pos)) < 0)
+			return -EFAULT;
+		if (pos < 0)
+			return -EINVAL;
+	} else {
+		pos = kern_lseek(fsp, in, 0, SEEK_CUR);
+	}
+	size_t bsize = MIN(count, (uint64_t)65536);
+	char *buf = kmalloc(bsize + 1, 0);
+	if (buf == NULL)
+		return -ENOMEM;
+	uint64_t done = 0;
+	while (done < count) {
+		struct kiovec iov = { (uint64_t)buf, MIN(count - done, bsize) };
+		struct uio uio = { &iov, 1, 0, iov.iov_len, UIO_SYSSPACE, UIO_READ, NULL };
+		int64_t n = kern_preadv(fsp, in, &uio, pos + (int64_t)done);
+		if (n <= 0) {
+			error = n;
+			break;
+		}
+		iov = (struct kiovec){ (uint64_t)buf, (uint64_t)n };
+		uio = (struct uio){ &iov, 1, 0, (uint64_t)n, UIO_SYSSPACE, UIO_WRITE, NULL };
+		int64_t w = kern_writev(fsp, out, &uio);
+		if (w <= 0) {
+			error = w;
+			break;
+		}
+		done += (uint64_t)w;
+		if (w < n)
+			break;
+	}
+	kfree(buf);
+	if (done == 0 && error < 0)
+		return syscall_write_result(lp, error);
+	pos += (int64_t)done;
+	if (args[2] != 0) {
+		if (copyout(&pos, args[2], sizeof(pos)) < 0)
+			return -EFAULT;
+	} else {
+		(void)kern_lseek(fsp, in, pos, SEEK_SET);
+	}
+	return (long)done;
+}
+
+long
+sys_creat(struct lwp *lp, const uint64_t *args)
+{
+	const uint64_t a[4] = { (uint64_t)AT_FDCWD, args[0],
+	    O_CREAT | O_WRONLY | O_TRUNC, args[1] };
 	return sys_openat(lp, a);
 }
 

@@ -165,9 +165,23 @@ sys_set_robust_list(struct lwp *lp, const uint64_t *args)
 	return args[1] == 24 ? 0 : -EINVAL;	/* futexes come with threads */
 }
 
+/* An int result of a prctl query, stored at uaddr. */
+static long
+prctl_putint(uint64_t uaddr, int v)
+{
+	return copyout(&v, uaddr, sizeof(v));
+}
+
+/*
+ * prctl(option, arg2, arg3, arg4, arg5): the name, dumpability, the
+ * parent-death signal, child subreaping and no_new_privs, with Linux's
+ * argument checks; other options are -EINVAL and logged.
+ */
 long
 sys_prctl(struct lwp *lp, const uint64_t *args)
 {
+	struct proc *p = lp->lwp_proc;
+
 	switch (args[0]) {
 	case PR_SET_NAME: {
 		char name[16];
@@ -180,13 +194,47 @@ sys_prctl(struct lwp *lp, const uint64_t *args)
 		} else if (error < 0) {
 			return error;
 		}
-		memcpy(lp->lwp_proc->p_comm, name, sizeof(name));
+		memcpy(p->p_comm, name, sizeof(name));
 		return 0;
 	}
 	case PR_GET_NAME:
-		return copyout(lp->lwp_proc->p_comm, args[1], 16);
+		return copyout(p->p_comm, args[1], 16);
+	case PR_GET_DUMPABLE:
+		return (p->p_flags & P_NOTDUMPABLE) ? 0 : 1;
+	case PR_SET_DUMPABLE:
+		if (args[1] > 1)
+			return -EINVAL;
+		if (args[1] == 0)
+			p->p_flags |= P_NOTDUMPABLE;
+		else
+			p->p_flags &= ~P_NOTDUMPABLE;
+		return 0;
+	case PR_SET_PDEATHSIG:
+		if (args[1] > LINUX_NSIG)
+			return -EINVAL;
+		p->p_pdeathsig = (int)args[1];
+		return 0;
+	case PR_GET_PDEATHSIG:
+		return prctl_putint(args[1], p->p_pdeathsig);
+	case PR_SET_CHILD_SUBREAPER:
+		if (args[1] != 0)
+			p->p_flags |= P_SUBREAPER;
+		else
+			p->p_flags &= ~P_SUBREAPER;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		return prctl_putint(args[1], (p->p_flags & P_SUBREAPER) != 0);
+	case PR_SET_NO_NEW_PRIVS:
+		if (args[1] != 1 || args[2] != 0 || args[3] != 0 || args[4] != 0)
+			return -EINVAL;
+		p->p_flags |= P_NO_NEW_PRIVS;
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		if (args[1] != 0 || args[2] != 0 || args[3] != 0 || args[4] != 0)
+			return -EINVAL;
+		return (p->p_flags & P_NO_NEW_PRIVS) != 0;
 	}
-	kprintf_ratelimited("pid %d: prctl %lu not implemented\n", lp->lwp_proc->p_pid,
+	kprintf_ratelimited("pid %d: prctl %lu not implemented\n", p->p_pid,
 	    (unsigned long)args[0]);
 	return -EINVAL;
 }

@@ -17,6 +17,7 @@ static int64_t
 clock_ns(struct lwp *lp, int clock)
 {
 	struct timespec ts;
+	uint64_t u, s;
 	switch (clock) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
@@ -28,8 +29,11 @@ clock_ns(struct lwp *lp, int clock)
 	case CLOCK_BOOTTIME:
 		return (int64_t)nanouptime();
 	case CLOCK_PROCESS_CPUTIME_ID:
+		proc_cputime(lp->lwp_proc, &u, &s);
+		return (int64_t)(u + s);
 	case CLOCK_THREAD_CPUTIME_ID:
-		return (int64_t)lp->lwp_thread->td_runtime;
+		lwp_cputime(lp, &u, &s);
+		return (int64_t)(u + s);
 	}
 	return -EINVAL;
 }
@@ -173,19 +177,52 @@ sys_clock_nanosleep(struct lwp *lp, const uint64_t *args)
 	return nanosleep1(lp, (int)args[0], (int)args[1], args[2], args[3]);
 }
 
+/* times(buf): CPU times in Linux's USER_HZ (100) ticks; the uptime. */
 long
 sys_times(struct lwp *lp, const uint64_t *args)
 {
 	struct proc *p = lp->lwp_proc;
+	uint64_t u, s;
+	proc_cputime(p, &u, &s);
 	struct tms t = {
-		(clock_t)(lp->lwp_thread->td_runtime / 10000000),
-		0,
+		(clock_t)(u / 10000000),
+		(clock_t)(s / 10000000),
 		(clock_t)(p->p_cutime / 10000000),
 		(clock_t)(p->p_cstime / 10000000),
 	};
 	if (args[0] != 0 && copyout(&t, args[0], sizeof(t)) < 0)
 		return -EFAULT;
 	return (long)(nanouptime() / 10000000);
+}
+
+/*
+ * getrusage(who, ru): the CPU times of the process (RUSAGE_SELF), of its
+ * waited-for children (RUSAGE_CHILDREN) or of the calling thread
+ * (RUSAGE_THREAD); the other counts are not kept (0).
+ */
+long
+sys_getrusage(struct lwp *lp, const uint64_t *args)
+{
+	struct proc *p = lp->lwp_proc;
+	struct rusage ru;
+	uint64_t u, s;
+
+	switch ((int)args[0]) {
+	case RUSAGE_SELF:
+		proc_cputime(p, &u, &s);
+		break;
+	case RUSAGE_CHILDREN:
+		u = p->p_cutime;
+		s = p->p_cstime;
+		break;
+	case RUSAGE_THREAD:
+		lwp_cputime(lp, &u, &s);
+		break;
+	default:
+		return -EINVAL;
+	}
+	rusage_fill(&ru, u, s);
+	return copyout(&ru, args[1], sizeof(ru));
 }
 
 /*

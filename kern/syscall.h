@@ -134,6 +134,12 @@ struct sysent {
 };
 extern const struct sysent sysent[SYS_MAXSYSCALL];	/* kern/syscalls.c */
 
+/*
+ * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE,
+ * -EXFSZ (past RLIMIT_FSIZE) sends SIGXFSZ and becomes -EFBIG.
+ */
+long syscall_write_result(struct lwp *lp, long r);
+
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);
 

@@ -50,24 +50,6 @@ state_name(char c)
 	}
 }
 
-/* Nanoseconds p's threads spent on a CPU, the current stretch included. */
-static uint64_t
-proc_runtime(struct proc *p)
-{
-	struct lwp *lp;
-	uint64_t t = p->p_utime + p->p_stime;
-
-	if (p->p_state == PRS_ZOMBIE)
-		return t;
-	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link) {
-		struct thread *td = lp->lwp_thread;
-		t += td->td_runtime;
-		if (td->td_state == TDS_RUNNING)
-			t += nanouptime() - td->td_switched_at;
-	}
-	return t;
-}
-
 /* Signal sets of p: pending, blocked, ignored, caught. */
 static void
 proc_sigsets(struct proc *p, ksigset_t set[4])
@@ -127,18 +109,22 @@ procfs_pstat(struct sbuf *sb, struct proc *p)
 	uint64_t start = p->p_start > boot ? p->p_start - boot : 0;
 
 	proc_sigsets(p, set);
-	sbuf_printf(sb, "%d (%s) %c %d %d %d %d %d %u 0 0 0 0 %lu 0 %lu %lu "
-	    "20 0 %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
+	uint64_t utime, stime;
+	proc_cputime(p, &utime, &stime);
+	int nice = first_lwp(p) != NULL ? first_lwp(p)->lwp_nice : 0;
+	sbuf_printf(sb, "%d (%s) %c %d %d %d %d %d %u 0 0 0 0 %lu %lu %lu %lu "
+	    "%d %d %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
 	    "0 0 0 0 0 0 0 %lu %lu %lu %lu %lu %d\n",
 	    p->p_pid, p->p_comm, proc_state(p),
 	    p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
 	    p->p_pgrp != NULL ? p->p_pgrp->pg_id : 0,
 	    p->p_pgrp != NULL ? p->p_pgrp->pg_session->s_sid : 0,
 	    tty, tpgid, 0u,
-	    (unsigned long)(proc_runtime(p) / NS_PER_TICK),
+	    (unsigned long)(utime / NS_PER_TICK),
+	    (unsigned long)(stime / NS_PER_TICK),
 	    (unsigned long)(p->p_cutime / NS_PER_TICK),
 	    (unsigned long)(p->p_cstime / NS_PER_TICK),
-	    p->p_nlwps > 0 ? p->p_nlwps : 1,
+	    20 + nice, nice, p->p_nlwps > 0 ? p->p_nlwps : 1,
 	    (unsigned long)(start / NS_PER_TICK),
 	    (unsigned long)proc_vsize(p), (unsigned long)proc_rss(p),
 	    (unsigned long)RLIM_INFINITY,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "fs/bio_var.h"
 #include "fs/procfs/procfs.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "host/cpu.h"
@@ -42,24 +43,28 @@ meminfo_line(struct sbuf *sb, const char *name, uint64_t pages)
 /*
  * RAM as the page allocator sees it.  Memory the kernel holds (the page
  * array, kmem) is neither free nor available; tmpfs data counts as
- * Shmem and Cached, as in Linux, but cannot be reclaimed.
+ * Shmem and Cached, as in Linux, but cannot be reclaimed.  The buffer
+ * cache (disk blocks, data and metadata alike: there is no page cache)
+ * shows as Buffers; its clean part can be reclaimed, so it is available.
  */
 int
 procfs_meminfo(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
 	uint64_t shmem = shmem_pages();
+	uint64_t bufs = (biostats.bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+	uint64_t dirty = (biostats.dirtybytes + PAGE_SIZE - 1) / PAGE_SIZE;
 	meminfo_line(sb, "MemTotal:", vmstats.v_page_count);
 	meminfo_line(sb, "MemFree:", vmstats.v_free_count);
-	meminfo_line(sb, "MemAvailable:", vmstats.v_free_count);
-	meminfo_line(sb, "Buffers:", 0);
+	meminfo_line(sb, "MemAvailable:", vmstats.v_free_count + bufs - dirty);
+	meminfo_line(sb, "Buffers:", bufs);
 	meminfo_line(sb, "Cached:", shmem);
 	meminfo_line(sb, "SwapCached:", 0);
 	meminfo_line(sb, "Active:", 0);
 	meminfo_line(sb, "Inactive:", 0);
 	meminfo_line(sb, "SwapTotal:", 0);
 	meminfo_line(sb, "SwapFree:", 0);
-	meminfo_line(sb, "Dirty:", 0);
+	meminfo_line(sb, "Dirty:", dirty);
 	meminfo_line(sb, "Writeback:", 0);
 	meminfo_line(sb, "Shmem:", shmem);
 	meminfo_line(sb, "Slab:", 0);

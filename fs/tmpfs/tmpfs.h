@@ -41,6 +41,7 @@ struct tmpfs_node {
 			TAILQ_HEAD(, tmpfs_dirent) tn_dirents;
 			uint64_t tn_nextcookie;
 			struct vnode *tn_parent;	/* itself for the root */
+			bool tn_dead;		/* removed: holds tn_parent */
 		};
 		struct {			/* VREG */
 			uint64_t tn_radix;	/* tree root (physical), 0: empty */

@@ -92,6 +92,8 @@ tmpfs_node_free(struct vnode *vp)
 		/* Only at unmount can a directory still have entries. */
 		TAILQ_FOREACH_SAFE(de, &tn->tn_dirents, td_link, tmp)
 			kfree(de);
+		if (tn->tn_dead)
+			vrele(tn->tn_parent);
 		break;
 	case VREG:
 		tmpfs_free_pages(vp, 0);

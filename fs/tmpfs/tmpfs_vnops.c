@@ -15,14 +15,19 @@ touch_ctime(struct vnode *vp)
 }
 
 /*
- * Directory vp lost its name.  It forgets its parent, which may be freed
- * before vp is: its ".." is gone, as in Linux's dead directories.
+ * Directory vp lost its name.  Its ".." still leads to the directory it
+ * was in, as a Linux dentry keeps its parent (chdir("..") from a removed
+ * working directory works): it holds that parent until it is freed.
  */
 static void
 tmpfs_dir_dead(struct vnode *vp)
 {
+	struct tmpfs_node *tn = VTOTN(vp);
 	vp->v_nlink = 0;
-	VTOTN(vp)->tn_parent = NULL;
+	if (!tn->tn_dead && tn->tn_parent != NULL) {
+		vref(tn->tn_parent);
+		tn->tn_dead = true;
+	}
 	touch_ctime(vp);
 }
 
@@ -34,10 +39,7 @@ tmpfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
 		return 0;
 	}
 	if (strcmp(name, "..") == 0) {
-		struct vnode *parent = VTOTN(dvp)->tn_parent;
-		if (parent == NULL)
-			return -ENOENT;		/* removed */
-		*vpp = vref(parent);
+		*vpp = vref(VTOTN(dvp)->tn_parent);
 		return 0;
 	}
 	struct tmpfs_dirent *de = tmpfs_dir_lookup(dvp, name);

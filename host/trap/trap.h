@@ -94,6 +94,7 @@ struct vmspace_host {
 	int schedfd;			/* /proc/PID/task/PID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* guest thread's CPU time at the 1st strike */
 	pid_t mapper_tid;		/* the mapper thread, once looked up (0: not yet) */
+	uint64_t cputime;		/* the stub's CPU time at the last report */
 
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
 	struct { uint64_t start, end; } gov[TRAP_MAXGOV];

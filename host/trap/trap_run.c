@@ -199,9 +199,27 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 	return true;
 }
 
+/*
+ * The CPU time (ns) the stub's threads have used, from the host's clock
+ * of the stub's process (the guest thread and its mapper: the mapper
+ * works only for the guest's faults); its last value if the host does
+ * not tell (the stub is gone).
+ */
+static uint64_t
+trap_stub_cputime(struct vmspace_host *vh)
+{
+	/* Linux's MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) */
+	clockid_t clk = (clockid_t)(~(unsigned)vh->pid << 3 | 2);
+	struct timespec ts;
+	if (clock_gettime(clk, &ts) < 0)
+		return vh->cputime;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void
 trap_dead(struct trapframe *tf)
 {
+	tf->tf_cputime = 0;
 	tf->tf_trapno = T_DEAD;
 	tf->tf_err = 0;
 	tf->tf_addr = 0;
@@ -214,6 +232,8 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 		trap_dead(tf);
 		return 0;
 	}
+	if (vh->cputime == 0)	/* its first run: what it used booting is not the guest's */
+		vh->cputime = trap_stub_cputime(vh);
 	if (tf->tf_xflags & PGEX_FPFAULT)
 		trap_fpu_load(vh, vf);
 	trap_frame_put(vh, tf, vf);
@@ -235,6 +255,9 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 	} while (!trap_decode(vh, tf, vf));
 	if (vh->dead)		/* killed while serving a fault */
 		goto dead;
+	uint64_t now = trap_stub_cputime(vh);
+	tf->tf_cputime = now >= vh->cputime ? now - vh->cputime : 0;
+	vh->cputime = now;
 	return 0;
 dead:
 	trap_dead(tf);

@@ -18,3 +18,4 @@ tar cf t.tar tree nums && tar tf t.tar | sort | head -4
 gzip -c nums > nums.gz && gzip -dc nums.gz | md5sum | cut -d' ' -f1
 ls tree | sort
 echo "expr: $(expr 6 \* 7)"
+dmesg | grep -c "^\[ *[0-9]*\.[0-9]\{6\}\] " >/dev/null && echo "dmesg: timestamped lines"
