@@ -268,14 +268,16 @@ ctty_open(struct file *fp)
 static const struct cdevsw cons_sw = {
 	.d_name = "console", .d_major = 5, .d_minor = 1, .d_mode = 0600,
 	.d_open = cons_open,
-	.d_read = cons_read, .d_write = cons_write, .d_ioctl = cons_ioctl,
+	.d_read = cons_read, .d_write = cons_write,
+	.d_ioctls = tty_ioctls, .d_ioctl = cons_ioctl,
 	.d_poll = cons_poll,
 };
 
 static const struct cdevsw tty_sw = {
 	.d_name = "tty", .d_major = 5, .d_minor = 0, .d_mode = 0666,
 	.d_open = ctty_open,
-	.d_read = cons_read, .d_write = cons_write, .d_ioctl = cons_ioctl,
+	.d_read = cons_read, .d_write = cons_write,
+	.d_ioctls = tty_ioctls, .d_ioctl = cons_ioctl,
 	.d_poll = cons_poll,
 };
 

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 #include <termios.h>
 
+#include "fs/ioctl.h"
 #include "fs/poll.h"
 
 struct file;
@@ -111,6 +112,8 @@ int tty_read(struct tty *tp, struct uio *uio, int fflags);
 int tty_write(struct tty *tp, struct uio *uio, int fflags);
 int tty_poll(struct tty *tp, int events, struct pollwaiter *pw);
 int tty_ioctl(struct tty *tp, unsigned long cmd, void *data, int fflags);
+/* The commands tty_ioctl knows (fs/ioctl.h). */
+extern const struct ioctl_cmd tty_ioctls[];
 
 /* The line discipline (tty_ldisc.c). */
 

@@ -55,11 +55,18 @@ dev_write(struct file *fp, struct uio *uio)
 	return sw->d_write != NULL ? sw->d_write(fp, uio) : -EINVAL;
 }
 
+static const struct ioctl_cmd *
+dev_ioctl_cmds(struct file *fp)
+{
+	const struct cdevsw *sw = fp->f_data;
+	return sw->d_ioctls;
+}
+
 static int
 dev_ioctl(struct file *fp, unsigned long cmd, void *data)
 {
 	const struct cdevsw *sw = fp->f_data;
-	return sw->d_ioctl != NULL ? sw->d_ioctl(fp, cmd, data) : -ENOTTY;
+	return sw->d_ioctl(fp, cmd, data);
 }
 
 static int
@@ -97,6 +104,7 @@ dev_close(struct file *fp)
 static const struct fileops dev_fileops = {
 	.fo_read = dev_read,
 	.fo_write = dev_write,
+	.fo_ioctls = dev_ioctl_cmds,
 	.fo_ioctl = dev_ioctl,
 	.fo_poll = dev_poll,
 	.fo_stat = dev_stat,

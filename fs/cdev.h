@@ -23,7 +23,7 @@ struct pollwaiter;
 
 /*
  * A driver.  Every operation is optional: a missing open or close does
- * nothing, read and write give -EINVAL, ioctl -ENOTTY, poll reports
+ * nothing, read and write give -EINVAL, no ioctl commands, poll reports
  * POLLIN|POLLOUT, lseek -ESPIPE.  Operations see the open file (fp); its
  * f_data is the cdevsw.  The contracts are those of struct fileops.
  */
@@ -35,6 +35,8 @@ struct cdevsw {
 	void (*d_close)(struct file *fp);
 	int (*d_read)(struct file *fp, struct uio *uio);
 	int (*d_write)(struct file *fp, struct uio *uio);
+	/* The commands d_ioctl knows (fs/ioctl.h); NULL for none. */
+	const struct ioctl_cmd *d_ioctls;
 	int (*d_ioctl)(struct file *fp, unsigned long cmd, void *data);
 	int (*d_poll)(struct file *fp, int events, struct pollwaiter *pw);
 	int64_t (*d_lseek)(struct file *fp, int64_t off, int whence);

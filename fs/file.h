@@ -27,6 +27,7 @@ struct file;
 struct uio;
 struct vnode;
 struct pollwaiter;
+struct ioctl_cmd;
 
 /*
  * Every operation returns 0 (or a count, for lseek and poll) or a
@@ -39,9 +40,14 @@ struct fileops {
 	int (*fo_read)(struct file *fp, struct uio *uio);
 	int (*fo_write)(struct file *fp, struct uio *uio);
 	/*
-	 * data is a kernel copy of the command's argument, which the
-	 * system-call layer copies in before and out after (it knows each
-	 * command's size).  -ENOTTY for a command the file does not know.
+	 * The commands the file knows (fs/ioctl.h), or NULL for none; only
+	 * those reach fo_ioctl.
+	 */
+	const struct ioctl_cmd *(*fo_ioctls)(struct file *fp);
+	/*
+	 * data is the kernel copy of the argument as the command's
+	 * declaration says: copied in for IOCD_IN, the value as an int for
+	 * IOCD_VALUE, copied out after success for IOCD_OUT.
 	 */
 	int (*fo_ioctl)(struct file *fp, unsigned long cmd, void *data);
 	/*
@@ -200,10 +206,13 @@ int64_t kern_pwritev(struct fsproc *p, int fd, struct uio *uio,
 int64_t kern_lseek(struct fsproc *p, int fd, int64_t off, int whence);
 
 /*
- * ioctl with data the kernel copy of the argument (see fo_ioctl).  Handles
- * FIONBIO, FIOCLEX and FIONCLEX itself.
+ * ioctl(fd, cmd, arg) by declaration (fs/ioctl.h): the commands of every
+ * file (fd_ioctls: FIOCLEX, FIONCLEX, FIONBIO, FIOASYNC) here, the
+ * others by the file's table and fo_ioctl.  0 or a negative errno:
+ * -EBADF, -ENOTTY for a command the file does not declare, -EFAULT if
+ * the argument cannot be read (before anything is done) or written back.
  */
-int kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, void *data);
+int kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, uint64_t arg);
 
 /* Vnode files (vfs_vnops.c). */
 extern const struct fileops vnops_fileops;

@@ -9,6 +9,7 @@
  */
 #include <sys/ioctl.h>
 
+#include "fs/ioctl.h"
 #include "fs/pipe.h"
 #include "fs/vfs.h"
 #include "kern/thread.h"
@@ -204,14 +205,27 @@ pipe_write(struct file *fp, struct uio *uio)
 	return error;
 }
 
+static const struct ioctl_cmd pipe_ioctls[] = {
+	IOCTL_CMD(FIONREAD, IOCD_OUT, sizeof(int)),
+	IOCTL_END,
+};
+
+static const struct ioctl_cmd *
+pipe_ioctl_cmds(struct file *fp)
+{
+	(void)fp;
+	return pipe_ioctls;
+}
+
+/* FIONREAD, the only one: the bytes waiting. */
 static int
 pipe_ioctl(struct file *fp, unsigned long cmd, void *data)
 {
 	struct pipe *pi = fp->f_data;
+	int n = (int)pi->pi_count;
 
-	if (cmd != FIONREAD)
-		return -ENOTTY;
-	*(int *)data = (int)pi->pi_count;
+	(void)cmd;
+	memcpy(data, &n, sizeof(n));
 	return 0;
 }
 
@@ -290,6 +304,7 @@ pipe_close(struct file *fp)
 static const struct fileops pipe_fileops = {
 	.fo_read = pipe_read,
 	.fo_write = pipe_write,
+	.fo_ioctls = pipe_ioctl_cmds,
 	.fo_ioctl = pipe_ioctl,
 	.fo_poll = pipe_poll,
 	.fo_stat = pipe_stat,
@@ -356,6 +371,7 @@ fifo_close(struct file *fp)
 static const struct fileops fifo_fileops = {
 	.fo_read = pipe_read,
 	.fo_write = pipe_write,
+	.fo_ioctls = pipe_ioctl_cmds,
 	.fo_ioctl = pipe_ioctl,
 	.fo_poll = pipe_poll,
 	.fo_stat = fifo_stat,

@@ -6,8 +6,10 @@
 #include <sys/ioctl.h>
 
 #include "fs/file.h"
+#include "fs/ioctl.h"
 #include "fs/vnode.h"
 #include "kern/kernel.h"
+#include "kern/syscall.h"
 #include "kern/uio.h"
 
 /* Offsets belong to files that have them; pipes and devices do not. */
@@ -122,15 +124,22 @@ kern_lseek(struct fsproc *p, int fd, int64_t off, int whence)
 	return ret;
 }
 
-int
-kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, void *data)
+const struct ioctl_cmd fd_ioctls[] = {
+	IOCTL_CMD(FIOCLEX, IOCD_NONE, 0),
+	IOCTL_CMD(FIONCLEX, IOCD_NONE, 0),
+	IOCTL_CMD(FIONBIO, IOCD_IN, sizeof(int)),
+	IOCTL_CMD(FIOASYNC, IOCD_IN, sizeof(int)),
+	IOCTL_END,
+};
+
+/* The commands of fd_ioctls, on the descriptor or its open file. */
+static void
+fd_ioctl(struct fsproc *p, int fd, struct file *fp, unsigned long cmd,
+    const void *data)
 {
 	struct filedesc *fdp = &p->fp_fd;
-	struct file *fp = fget(p, fd);
-	int ret = 0;
+	int on;
 
-	if (fp == NULL)
-		return -EBADF;
 	switch (cmd) {
 	case FIOCLEX:
 		fdp->fd_ofiles[fd].fde_flags |= FD_CLOEXEC;
@@ -139,15 +148,63 @@ kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, void *data)
 		fdp->fd_ofiles[fd].fde_flags &= ~FD_CLOEXEC;
 		break;
 	case FIONBIO:
-		if (*(int *)data)
-			fp->f_flag |= O_NONBLOCK;
-		else
-			fp->f_flag &= ~O_NONBLOCK;
-		break;
-	default:
-		ret = fp->f_ops->fo_ioctl(fp, cmd, data);
+	case FIOASYNC:
+		memcpy(&on, data, sizeof(on));
+		int flag = cmd == FIONBIO ? O_NONBLOCK : O_ASYNC;
+		fp->f_flag = on ? fp->f_flag | flag : fp->f_flag & ~flag;
 		break;
 	}
+}
+
+/* Unknown commands: logged once each (a few of them). */
+static void
+ioctl_log_unknown(unsigned long cmd)
+{
+	static unsigned long seen[32];
+	for (unsigned i = 0; i < nitems(seen); i++) {
+		if (seen[i] == cmd)
+			return;
+		if (seen[i] == 0) {
+			seen[i] = cmd;
+			break;
+		}
+	}
+	kprintf("ioctl: command %#lx not supported\n", cmd);
+}
+
+int
+kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, uint64_t arg)
+{
+	struct file *fp = fget(p, fd);
+	const struct ioctl_cmd *ic;
+	uint8_t data[IOCTL_ARGMAX];
+	int ret = 0;
+
+	if (fp == NULL)
+		return -EBADF;
+	bool generic = (ic = ioctl_cmd_find(fd_ioctls, cmd)) != NULL;
+	if (!generic && fp->f_ops->fo_ioctls != NULL)
+		ic = ioctl_cmd_find(fp->f_ops->fo_ioctls(fp), cmd);
+	if (ic == NULL) {
+		ioctl_log_unknown(cmd);
+		fdrop(fp);
+		return -ENOTTY;
+	}
+	KASSERT(ic->ic_size <= sizeof(data), "ioctl argument too big");
+	memset(data, 0, sizeof(data));
+	if (ic->ic_dir == IOCD_VALUE) {
+		int v = (int)arg;
+		memcpy(data, &v, sizeof(v));
+	} else if ((ic->ic_dir & IOCD_IN) && copyin(arg, data, ic->ic_size) < 0) {
+		ret = -EFAULT;
+	}
+	if (ret == 0 && generic)
+		fd_ioctl(p, fd, fp, cmd, data);
+	else if (ret == 0)
+		ret = fp->f_ops->fo_ioctl(fp, cmd, data);
+	if (ret == 0 && (ic->ic_dir & IOCD_OUT) &&
+	    copyout(data, arg, ic->ic_size) < 0)
+		ret = -EFAULT;
 	fdrop(fp);
 	return ret;
 }

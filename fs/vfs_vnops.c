@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fs/cdev.h"
+#include "fs/ioctl.h"
 #include "fs/pipe.h"
 #include "fs/poll.h"
 #include "fs/vfs.h"
@@ -95,17 +96,29 @@ vn_write(struct file *fp, struct uio *uio)
 	return error;
 }
 
+/* Regular files answer FIONREAD, as Linux's file_ioctl. */
+static const struct ioctl_cmd vn_ioctls[] = {
+	IOCTL_CMD(FIONREAD, IOCD_OUT, sizeof(int)),
+	IOCTL_END,
+};
+
+static const struct ioctl_cmd *
+vn_ioctl_cmds(struct file *fp)
+{
+	return fp->f_vnode->v_type == VREG ? vn_ioctls : NULL;
+}
+
+/* FIONREAD: the bytes from the offset to the end. */
 static int
 vn_ioctl(struct file *fp, unsigned long cmd, void *data)
 {
 	struct vnode *vp = fp->f_vnode;
+	int64_t left = (int64_t)vp->v_size - fp->f_offset;
+	int n = (int)MAX(MIN(left, (int64_t)INT32_MAX), 0);
 
-	if (cmd == FIONREAD && vp->v_type == VREG) {
-		int64_t left = (int64_t)vp->v_size - fp->f_offset;
-		*(int *)data = (int)MAX(MIN(left, (int64_t)INT32_MAX), 0);
-		return 0;
-	}
-	return -ENOTTY;
+	(void)cmd;
+	memcpy(data, &n, sizeof(n));
+	return 0;
 }
 
 static int
@@ -171,6 +184,7 @@ vn_close(struct file *fp)
 const struct fileops vnops_fileops = {
 	.fo_read = vn_read,
 	.fo_write = vn_write,
+	.fo_ioctls = vn_ioctl_cmds,
 	.fo_ioctl = vn_ioctl,
 	.fo_poll = vn_poll,
 	.fo_stat = vn_fstat,

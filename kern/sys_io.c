@@ -4,7 +4,6 @@
  * in and call the file layer.
  */
 #include <fcntl.h>
-#include <sys/ioctl.h>
 
 #include "fs/file.h"
 #include "fs/vfs.h"
@@ -284,35 +283,9 @@ sys_close(struct lwp *lp, const uint64_t *args)
 	return kern_close(&lp->lwp_proc->p_fs, (int)args[0]);
 }
 
-/* ioctl: the argument is copied in and out by the size the command encodes. */
+/* ioctl: the argument moves as the command declares (fs/ioctl.h). */
 long
 sys_ioctl(struct lwp *lp, const uint64_t *args)
 {
-	unsigned long cmd = args[1];
-	uint8_t data[256];
-	size_t size;
-
-	memset(data, 0, sizeof(data));
-	switch (cmd) {
-	case TIOCGWINSZ: case TIOCSWINSZ: size = sizeof(struct winsize); break;
-	case FIONREAD: case TIOCGPGRP: case TIOCSPGRP: case FIONBIO:
-	case TIOCOUTQ: case TIOCGSID: size = sizeof(int); break;
-	/* Linux's kernel termios: 36 bytes, not libc's 60. */
-	case TCGETS: case TCSETS: case TCSETSW: case TCSETSF: size = 36; break;
-	case TIOCSCTTY: case TCFLSH: case TCXONC: case TCSBRK: case TCSBRKP: {
-		int v = (int)args[2];	/* the argument is a value */
-		memcpy(data, &v, sizeof(v));
-		size = 0;
-		break;
-	}
-	default: size = 0; break;
-	}
-	if (size != 0 && copyin(args[2], data, size) < 0 &&
-	    (cmd == TIOCSWINSZ || cmd == TIOCSPGRP || cmd == FIONBIO ||
-	    cmd == TCSETS || cmd == TCSETSW || cmd == TCSETSF))
-		return -EFAULT;
-	int error = kern_ioctl(&lp->lwp_proc->p_fs, (int)args[0], cmd, data);
-	if (error == 0 && size != 0 && copyout(data, args[2], size) < 0)
-		return -EFAULT;
-	return error;
+	return kern_ioctl(&lp->lwp_proc->p_fs, (int)args[0], args[1], args[2]);
 }

@@ -233,13 +233,6 @@ pfile_write(struct file *fp, struct uio *uio)
 }
 
 static int
-pfile_ioctl(struct file *fp, unsigned long cmd, void *data)
-{
-	(void)fp, (void)cmd, (void)data;
-	return -ENOTTY;
-}
-
-static int
 pfile_poll(struct file *fp, int events, struct pollwaiter *pw)
 {
 	(void)fp, (void)pw;
@@ -282,7 +275,6 @@ pfile_close(struct file *fp)
 static const struct fileops procfs_fileops = {
 	.fo_read = pfile_read,
 	.fo_write = pfile_write,
-	.fo_ioctl = pfile_ioctl,
 	.fo_poll = pfile_poll,
 	.fo_stat = pfile_stat,
 	.fo_lseek = pfile_lseek,
