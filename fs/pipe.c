@@ -446,6 +446,32 @@ fifo_open(struct vnode *vp, struct file *fp)
 }
 
 int
+pipe_reopen(struct file *pfp, int fflags, struct file **fpp)
+{
+	struct pipe *pi = pfp->f_data;
+	int acc = fflags & O_ACCMODE;
+	struct file *fp = falloc(pfp->f_type, fflags, pfp->f_ops);
+
+	if (fp == NULL)
+		return -ENOMEM;
+	fp->f_data = pi;
+	if (pfp->f_vnode != NULL)
+		fp->f_vnode = vref(pfp->f_vnode);	/* a fifo's */
+	if (acc != O_WRONLY) {
+		pi->pi_readers++;
+		pi->pi_rcount++;
+		wakeup(&pi->pi_rcount);
+	}
+	if (acc != O_RDONLY) {
+		pi->pi_writers++;
+		pi->pi_wcount++;
+		wakeup(&pi->pi_wcount);
+	}
+	*fpp = fp;
+	return 0;
+}
+
+int
 pipe_getsize(struct file *fp)
 {
 	struct pipe *pi = fp->f_data;

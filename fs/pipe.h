@@ -52,6 +52,15 @@ struct pipe {
 int fifo_open(struct vnode *vp, struct file *fp);
 
 /*
+ * A new open file (*fpp, one reference) on the pipe of pipe end pfp,
+ * with access mode and O_NONBLOCK from fflags: opening
+ * /proc/PID/fd/N of a pipe, as Linux's fifo_open on the pipe's inode.
+ * Unlike a fifo's open it never waits for the other side (the end pfp
+ * being open, it usually is there).  0 or -ENOMEM.
+ */
+int pipe_reopen(struct file *pfp, int fflags, struct file **fpp);
+
+/*
  * F_GETPIPE_SZ and F_SETPIPE_SZ on fp, a pipe or fifo: the capacity, or
  * sets it to size rounded up to a power of two pages and returns that;
  * -EBUSY if it holds more, -EPERM past PIPE_MAX_SIZE, -EINVAL past 2 GiB.

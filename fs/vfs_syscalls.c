@@ -4,6 +4,7 @@
  * here; the file systems' operations only carry them out.
  */
 #include "fs/namei.h"
+#include "fs/pipe.h"
 #include "fs/vfs.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
@@ -113,6 +114,35 @@ open_vnode(struct fsproc *p, struct ucred *cr, struct vnode *vp, int flags,
 	return fd;
 }
 
+/*
+ * Opening a magic link (/proc/PID/fd/N) of a pipe reopens the pipe, as
+ * on Linux, where the link leads to the pipe's inode rather than to a
+ * path.  A descriptor, or -ENOENT when vp is some other link (follow
+ * its text).
+ */
+static int
+open_magic_link(struct fsproc *p, struct vnode *vp, int flags)
+{
+	struct file *lfp, *fp;
+	int error;
+
+	if (vp->v_op->vop_linkfile == NULL ||
+	    (lfp = vp->v_op->vop_linkfile(vp)) == NULL)
+		return -ENOENT;
+	if (lfp->f_type != DTYPE_PIPE) {
+		fdrop(lfp);
+		return -ENOENT;
+	}
+	int fflags = (flags & (O_ACCMODE | O_NONBLOCK)) | LINUX_O_LARGEFILE;
+	error = pipe_reopen(lfp, fflags, &fp);
+	fdrop(lfp);
+	if (error < 0)
+		return error;
+	int fd = fdalloc(p, fp, 0, (flags & O_CLOEXEC) ? FD_CLOEXEC : 0);
+	fdrop(fp);
+	return fd;
+}
+
 int
 kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
     int flags, mode_t mode)
@@ -126,8 +156,17 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		return -EINVAL;
 
 	if (!(flags & O_CREAT)) {
-		error = namei_at(p, cr, dirfd, path,
-		    (flags & O_NOFOLLOW) ? 0 : NI_FOLLOW, &nd);
+		/* The last link is looked at before it is followed. */
+		if ((error = namei_at(p, cr, dirfd, path, 0, &nd)) < 0)
+			return error;
+		struct vnode *vp = nd.ni_vp;
+		if (vp->v_type != VLNK || (flags & O_NOFOLLOW))
+			return open_vnode(p, cr, vp, flags, false);
+		error = open_magic_link(p, vp, flags);
+		vrele(vp);
+		if (error != -ENOENT)
+			return error;
+		error = namei_at(p, cr, dirfd, path, NI_FOLLOW, &nd);
 		if (error < 0)
 			return error;
 		return open_vnode(p, cr, nd.ni_vp, flags, false);

@@ -115,6 +115,11 @@ struct vnops {
 	    const struct vattr *va, const char *target, struct vnode **vpp);
 	/* Copies the target of symlink vp into the uio (not terminated). */
 	int (*vop_readlink)(struct vnode *vp, struct uio *uio);
+	/*
+	 * Optional, for a "magic" link such as /proc/PID/fd/N: the open
+	 * file it stands for, held (fdrop it), or NULL if there is none.
+	 */
+	struct file *(*vop_linkfile)(struct vnode *vp);
 	/* A new name in dvp for vp (same mount, not a directory). */
 	int (*vop_link)(struct vnode *dvp, const char *name, struct vnode *vp);
 	/* Removes the entry name of dvp, which is vp (not a directory). */

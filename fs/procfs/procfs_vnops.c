@@ -175,6 +175,19 @@ procfs_readlink(struct vnode *vp, struct uio *uio)
 	return uiomove(VTOPN(vp)->pn_link, MIN(vp->v_size, uio->uio_resid), uio);
 }
 
+/* fd/N stands for the process's open file N. */
+static struct file *
+procfs_linkfile(struct vnode *vp)
+{
+	struct pfsnode *pn = VTOPN(vp);
+	struct proc *p;
+
+	if (pn->pn_type != PFS_PFD || (p = procfs_proc(pn->pn_pid)) == NULL ||
+	    procfs_next_fd(p, pn->pn_fd) != pn->pn_fd)
+		return NULL;
+	return fhold(p->p_fs.fp_fd.fd_ofiles[pn->pn_fd].fde_file);
+}
+
 /* Makes regular file vp's contents into sb. */
 static int
 procfs_generate(struct vnode *vp, struct sbuf *sb)
@@ -359,6 +372,7 @@ const struct vnops procfs_vnops = {
 	.vop_mkdir = procfs_create,
 	.vop_symlink = procfs_symlink,
 	.vop_readlink = procfs_readlink,
+	.vop_linkfile = procfs_linkfile,
 	.vop_link = procfs_link,
 	.vop_unlink = procfs_link,
 	.vop_rmdir = procfs_link,

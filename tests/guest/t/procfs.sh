@@ -47,3 +47,8 @@ sleep 10 & s=$!
 for n in null zero full random urandom tty; do [ -c /dev/$n ] && echo "/dev/$n"; done
 for n in stdin stdout stderr fd; do readlink /dev/$n; done
 [ -d /dev/shm ] && echo "/dev/shm"
+
+# A pipe reopened by its /proc/self/fd link (and /dev/fd, bash's <(...)).
+echo hi | cat /proc/self/fd/0
+echo there | cat /dev/fd/0
+echo status $?
