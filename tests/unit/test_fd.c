@@ -60,18 +60,16 @@ TEST(fd_dup_family)
 	    O_TRUNC), 0);
 	CHECK_EQ(kern_fcntl(&t.p, 1, F_GETFL, 0), O_RDONLY | O_NONBLOCK |
 	    O_APPEND | 0100000);
-	int on = 0;
-	CHECK_EQ(kern_ioctl(&t.p, 1, FIONBIO, &on), 0);
-	CHECK_EQ(kern_fcntl(&t.p, 0, F_GETFL, 0) & O_NONBLOCK, 0);
-	CHECK_EQ(kern_ioctl(&t.p, 1, FIOCLEX, NULL), 0);
+	/*
+	 * Only the commands without a pointer here (no user memory); the
+	 * others are tests/guest/c/ioctls.c's.
+	 */
+	CHECK_EQ(kern_ioctl(&t.p, 1, FIOCLEX, 0), 0);
 	CHECK_EQ(kern_fcntl(&t.p, 1, F_GETFD, 0), FD_CLOEXEC);
-	CHECK_EQ(kern_ioctl(&t.p, 1, FIONCLEX, NULL), 0);
+	CHECK_EQ(kern_ioctl(&t.p, 1, FIONCLEX, 0), 0);
 	CHECK_EQ(kern_fcntl(&t.p, 1, F_GETFD, 0), 0);
-	int n = -1;
-	CHECK_EQ(kern_ioctl(&t.p, 1, FIONREAD, &n), 0);
-	CHECK_EQ(n, 4);
-	CHECK_EQ(kern_ioctl(&t.p, 1, 0x5401, &n), -ENOTTY);
-	CHECK_EQ(kern_ioctl(&t.p, 99, FIONREAD, &n), -EBADF);
+	CHECK_EQ(kern_ioctl(&t.p, 1, 0x5401, 0), -ENOTTY);
+	CHECK_EQ(kern_ioctl(&t.p, 99, FIONREAD, 0), -EBADF);
 	CHECK_EQ(fst_end(&t), 0);
 }
 
