@@ -31,8 +31,7 @@ STUB_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -I. -ffreestanding \
 STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
 
-HOST_SRCS := host/physmem.c host/clock.c host/hostlog.c host/hostsig.c host/cpu.c host/intr.c host/blkio.c \
-	host/vmspace.c $(wildcard host/trap/*.c)
+HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
 KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c)) \
 	$(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)

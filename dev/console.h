@@ -8,7 +8,7 @@
 
 /*
  * Registers /dev/console and /dev/tty, makes their nodes, puts the host
- * terminal in raw mode if it is ours (see dev/cons_host.h), and has the
+ * terminal in raw mode if it is ours (see host/cons_host.h), and has the
  * event thread watch the host's standard input.  0 or a negative errno.
  */
 int console_init(void);

@@ -8,13 +8,10 @@
  * INTR_DISK handler, takes the ended ones and calls biodone.  A host
  * error is logged with the host's reason and the buffer gets -EIO.
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "dev/disk.h"
 #include "dev/vkd.h"
@@ -66,7 +63,6 @@ vkd_config(const char *spec, const char **why)
 {
 	static char msg[160];
 	struct vkd_image *im = NULL;
-	struct stat st;
 
 	vkd_images_init();
 	for (int i = 0; i < VKD_MAXUNITS && im == NULL; i++)
@@ -87,37 +83,16 @@ vkd_config(const char *spec, const char **why)
 	memcpy(im->path, spec, n);
 	im->path[n] = '\0';
 
-	int fd = -1;
-	if (!ro) {
-		fd = open(im->path, O_RDWR | O_CLOEXEC);
-		/* An image we may not write is a read-only disk. */
-		if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
-			ro = true;
-	}
-	if (ro)
-		fd = open(im->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "%s", strerror(errno));
-		goto fail;
-	}
-	if (fstat(fd, &st) < 0)
-		snprintf(msg, sizeof(msg), "%s", strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		snprintf(msg, sizeof(msg), "not a regular file");
-	else if (st.st_size == 0 || st.st_size % DEV_BSIZE != 0)
-		snprintf(msg, sizeof(msg), "size %lld is not a non-zero "
-		    "multiple of %d bytes", (long long)st.st_size, DEV_BSIZE);
-	else if (flock(fd, (ro ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
-		snprintf(msg, sizeof(msg), "%s", errno == EWOULDBLOCK ?
-		    "in use: locked by another vkernel" : strerror(errno));
-	else {
+	uint64_t size;
+	int fd = blkio_image_open(im->path, &ro, &size, DEV_BSIZE, msg,
+	    sizeof(msg));
+	if (fd >= 0) {
 		im->fd = fd;
-		im->size = (uint64_t)st.st_size;
+		im->size = size;
 		im->readonly = ro;
 		im->sc = NULL;
 		return 0;
 	}
-	close(fd);
 fail:
 	*why = msg;
 	return -1;
@@ -283,7 +258,7 @@ vkd_detach(struct disk *dk)
 	KASSERT(sc->sc_inflight == 0, "vkd_detach: transfers in flight");
 	disk_unregister(dk);
 	blkio_close(sc->sc_io);
-	close(im->fd);		/* and the lock goes */
+	blkio_image_close(im->fd);	/* and the lock goes */
 	im->fd = -1;
 	im->sc = NULL;
 	kfree(sc);

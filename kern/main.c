@@ -18,6 +18,7 @@
 
 #include "dev/vkd.h"
 #include "host/cpu.h"
+#include "host/hostfile.h"
 #include "host/hostlog.h"
 #include "host/intr.h"
 #include "host/physmem.h"
@@ -126,11 +127,8 @@ main(int argc, char **argv)
 	}
 
 	if (pidfile != NULL) {
-		FILE *f = fopen(pidfile, "w");
-		if (f == NULL)
+		if (host_pidfile(pidfile) < 0)
 			err(EX_CANTCREAT, "%s", pidfile);
-		fprintf(f, "%d\n", (int)getpid());
-		fclose(f);
 	}
 	if (physmem_init(ramsize, memimage) < 0)
 		err(EX_OSERR, "RAM of %llu bytes%s%s", (unsigned long long)ramsize,

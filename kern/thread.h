@@ -12,6 +12,7 @@
 #define KERN_THREAD_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "kern/kernel.h"
 #include "kern/queue.h"
@@ -160,6 +161,9 @@ extern int (*sched_signal_hook)(struct thread *td);
 
 /* Monotonic kernel time in nanoseconds. */
 uint64_t nanouptime(void);
+
+/* The wall clock (CLOCK_REALTIME): the host's, which is the machine's. */
+void nanotime(struct timespec *ts);
 
 /* Statistics for /proc and sysinfo (kern_sched.c). */
 
