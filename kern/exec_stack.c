@@ -10,7 +10,7 @@
 
 #include "host/random.h"
 #include "kern/exec.h"
-#include "kern/syscall.h"
+#include "kern/uio.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"

@@ -20,7 +20,7 @@
 #include "kern/exec.h"
 #include "kern/init.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "kern/uio.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"

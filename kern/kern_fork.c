@@ -8,7 +8,7 @@
 #include <linux/sched.h>
 
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"

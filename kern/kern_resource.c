@@ -7,7 +7,7 @@
  * count also holds the users's share of the CPUs.
  */
 #include "kern/exec.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"

@@ -16,7 +16,7 @@
 #include "kern/init.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
 

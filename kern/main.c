@@ -24,7 +24,7 @@
 #include "host/physmem.h"
 #include "host/vmspace_backend.h"
 #include "kern/init.h"
-#include "kern/sys_trace.h"
+#include "sys/sys_trace.h"
 
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
 #define VMSPACE_POOL	2

@@ -204,7 +204,7 @@ void lwp_main(void *arg);
 
 /*
  * An lwp's nice value and CPU affinity, its parent thread's or (NULL)
- * the defaults (kern/sys_sched.c).
+ * the defaults (sys/sys_sched.c).
  */
 void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
 

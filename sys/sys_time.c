@@ -10,7 +10,7 @@
 
 #include "host/random.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/uio.h"
 
 /* The clock's time in ns, or -EINVAL for an unknown clock. */
