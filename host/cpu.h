@@ -90,6 +90,13 @@ cpu_set_local(void *p)
 	cpu_local_data = p;
 }
 
+/* A token unique to the calling host thread while it lives (lock owners). */
+static inline const void *
+cpu_thread_token(void)
+{
+	return &cpu_local_data;
+}
+
 /*
  * The calling host thread's stack (for AddressSanitizer's stack
  * switching).  Returns 0, or -1 if the host does not say.

@@ -32,6 +32,8 @@ mypcpu(void)
 	return cpu_local();
 }
 static struct host_mutex big_lock = HOST_MUTEX_INITIALIZER;
+static const void *big_lock_owner;	/* cpu_thread_token of the holder */
+static int ncpus_running;		/* CPUs in sched_cpu_main */
 static bool halting;
 static uint64_t boottime;		/* nanouptime at sched_init */
 static unsigned long avenrun[3];	/* LOAD_FSHIFT fixed point */
@@ -44,12 +46,27 @@ void
 kernel_lock(void)
 {
 	host_mutex_lock(&big_lock);
+	__atomic_store_n(&big_lock_owner, cpu_thread_token(), __ATOMIC_RELAXED);
 }
 
 void
 kernel_unlock(void)
 {
+	KASSERT(kernel_locked(), "kernel_unlock: not the holder");
+	__atomic_store_n(&big_lock_owner, NULL, __ATOMIC_RELAXED);
 	host_mutex_unlock(&big_lock);
+}
+
+/*
+ * Only the holder can read its own token here: another thread sees NULL
+ * or a third thread's token, never its own, so relaxed loads suffice.
+ */
+bool
+kernel_locked(void)
+{
+	return __atomic_load_n(&big_lock_owner, __ATOMIC_RELAXED) ==
+	    cpu_thread_token() ||
+	    __atomic_load_n(&ncpus_running, __ATOMIC_RELAXED) == 0;
 }
 
 uint64_t
@@ -244,6 +261,7 @@ void
 sched_cpu_main(struct vcpu *cpu, void *arg)
 {
 	(void)arg;
+	__atomic_add_fetch(&ncpus_running, 1, __ATOMIC_RELAXED);
 	cpu_set_local(&pcpus[cpu->id]);
 	mypcpu()->cpu = cpu;
 	thread_init_idle(&mypcpu()->idle, cpu);
@@ -272,4 +290,5 @@ sched_cpu_main(struct vcpu *cpu, void *arg)
 	mypcpu()->pc_curthread = NULL;
 	kernel_unlock();
 	cpu_set_local(NULL);
+	__atomic_sub_fetch(&ncpus_running, 1, __ATOMIC_RELAXED);
 }
