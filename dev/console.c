@@ -35,6 +35,7 @@
 #include "fs/vnode.h"
 #include "host/cpu.h"
 #include "host/intr.h"
+#include "kern/interrupt.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
@@ -166,10 +167,13 @@ static const struct ttydevsw cons_ttysw = {
 	.tsw_inwant = cons_inwant,
 };
 
-void
-console_intr(uint32_t bits)
+/* The console's interrupt: input arrived or output drained (INTR_DEVICE). */
+static void
+console_intr(void *arg, uint32_t bits)
 {
 	struct tty *tp = cons_tp;
+
+	(void)arg;
 	if (!(bits & INTR_DEVICE) || tp == NULL)
 		return;
 	if (cons_in != NULL && intr_fired(cons_in)) {
@@ -191,7 +195,12 @@ console_intr(uint32_t bits)
 	}
 }
 
-void
+/*
+ * A host signal for the console: SIGWINCH (new window size), SIGCONT
+ * (raw mode again); others (^C, ^\, ^Z from a cooked host terminal, or
+ * kill) go to the console's foreground group.
+ */
+static void
 console_signal(int sig)
 {
 	struct tty *tp = cons_tp;
@@ -299,6 +308,9 @@ console_init(void)
 		goto out;
 	if (cons_host_winsize(&ws) && ws.ws_row != 0)
 		cons_tp->t_winsize = ws;
+	if ((error = intr_establish(INTR_DEVICE, console_intr, NULL)) < 0)
+		goto out;
+	intr_signal_establish(console_signal);
 	if ((error = cdev_register(&cons_sw)) < 0 ||
 	    (error = cdev_register(&tty_sw)) < 0)
 		goto out;

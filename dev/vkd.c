@@ -18,6 +18,7 @@
 #include "fs/buf.h"
 #include "host/blkio.h"
 #include "host/cpu.h"
+#include "kern/interrupt.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -203,9 +204,11 @@ vkd_flush(struct disk *dk)
 	return fl.error;
 }
 
-void
-vkd_intr(void)
+/* INTR_DISK: completes the transfers that ended (biodone). */
+static void
+vkd_intr(void *arg, uint32_t bits)
 {
+	(void)arg, (void)bits;
 	for (int i = 0; i < VKD_MAXUNITS; i++)
 		if (vkd_images[i].sc != NULL)
 			vkd_complete(vkd_images[i].sc);
@@ -214,6 +217,9 @@ vkd_intr(void)
 int
 vkd_attach(void)
 {
+	int error = intr_establish(INTR_DISK, vkd_intr, NULL);
+	if (error < 0)
+		return error;
 	vkd_images_init();
 	for (int unit = 0; unit < VKD_MAXUNITS; unit++) {
 		struct vkd_image *im = &vkd_images[unit];

@@ -45,8 +45,6 @@ kern/init_main.c fs	boot glue
 kern/init_main.c dev	boot glue
 kern/kern_thread.c vm	kernel stacks come from the page allocator
 kern/kern_uio.c vm	user copies go through vm_copy (faults, permissions)
-kern/kern_intr.c vm	the vmspace-gone interrupt is handled by pmap
-kern/kern_intr.c dev	the console and disk interrupt handlers are called by name
 kern/proc.h fs		a process embeds its descriptor table and cwd (struct fsproc)
 kern/kern_proc.c vm	process layer: a process owns a vmspace and kmallocs
 kern/kern_prot.c vm	process layer: credentials are kmalloced
