@@ -49,7 +49,6 @@ kern/proc.h fs		a process embeds its descriptor table and cwd (struct fsproc)
 kern/kern_proc.c vm	process layer: a process owns a vmspace and kmallocs
 kern/kern_prot.c vm	process layer: credentials are kmalloced
 kern/kern_fork.c vm	process layer: fork copies the address space
-kern/kern_fork.c sys	process layer: holds sys_fork, sys_vfork, sys_clone
 kern/kern_exec.c vm	process layer: exec builds an address space
 kern/kern_exec.c fs	process layer: exec reads the image file
 kern/kern_exec.c sys	process layer: holds sys_execve
@@ -61,9 +60,7 @@ kern/kern_exit.c sys	process layer: holds exit and the waits, traces exits
 kern/kern_sig.c vm	process layer: signal frames are written to user memory
 kern/kern_sig.c sys	process layer: holds the signal calls, traces signals
 kern/kern_resource.c vm	process layer: limits on the address space
-kern/kern_resource.c sys	process layer: holds the rlimit calls
 kern/kern_shutdown.c fs	shutdown syncs and unmounts the file systems
-kern/kern_shutdown.c sys	holds sys_reboot
 kern/kern_trap.c vm	the trap handler resolves page faults
 kern/kern_trap.c sys	the trap handler enters the system-call layer
 '
