@@ -31,6 +31,7 @@ mypcpu(void)
 {
 	return cpu_local();
 }
+
 static struct host_mutex big_lock = HOST_MUTEX_INITIALIZER;
 static const void *big_lock_owner;	/* cpu_thread_token of the holder */
 static int ncpus_running;		/* CPUs in sched_cpu_main */
