@@ -6,7 +6,7 @@
 #   make asan       the same tests under AddressSanitizer and UBSan
 #   make fuzz       trinity, the system-call fuzzer, inside as nobody
 #                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
-#   make docs/syscalls.md   the system-call list, from kern/syscalls.tbl.h
+#   make docs/syscalls.md   the system-call list, from sys/syscalls.tbl.h
 #   make bench      the host-layer, kernel and storage benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
 #   make fuzz-abi   the trap-ABI fuzzers at length, under ASan/UBSan
@@ -31,9 +31,8 @@ STUB_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -I. -ffreestanding \
 STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
 
-HOST_SRCS := host/physmem.c host/clock.c host/hostlog.c host/hostsig.c host/cpu.c host/intr.c host/blkio.c \
-	host/vmspace.c $(wildcard host/trap/*.c)
-KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c)) \
+HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
+KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c sys/*.c)) \
 	$(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
@@ -88,7 +87,7 @@ $(BUILD)/host/trap/stub_image.o: host/trap/stub_image.S $(BUILD)/vkstub
 
 # The list of system calls, generated from the table (tools/sysdoc.c);
 # tests/system/syscalls_doc.t checks that the committed one is current.
-$(BUILD)/sysdoc: tools/sysdoc.c kern/syscalls.tbl.h
+$(BUILD)/sysdoc: tools/sysdoc.c sys/syscalls.tbl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 

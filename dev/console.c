@@ -25,7 +25,7 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
-#include "dev/cons_host.h"
+#include "host/cons_host.h"
 #include "dev/console.h"
 #include "dev/tty.h"
 #include "fs/cdev.h"
@@ -35,6 +35,7 @@
 #include "fs/vnode.h"
 #include "host/cpu.h"
 #include "host/intr.h"
+#include "kern/interrupt.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
@@ -55,13 +56,8 @@ cons_pull(struct tty *tp)
 	uint8_t buf[CONS_CHUNK];
 
 	while (tty_inroom(tp) > 0 && !(tp->t_state & TS_EOF)) {
-		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
-		if (poll(&pfd, 1, 0) <= 0)
-			return;
-		ssize_t n = read(STDIN_FILENO, buf, MIN(sizeof(buf), tty_inroom(tp)));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		ssize_t n = cons_host_read(buf, MIN(sizeof(buf), tty_inroom(tp)));
+		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
 			/* A cooked terminal's ^D ends one read, not all. */
@@ -117,19 +113,18 @@ cons_start(struct tty *tp)
 	uint8_t buf[CONS_CHUNK];
 
 	while (tp->t_outcount > 0 && !cons_out_armed) {
-		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, POLLOUT };
-		int r = cons_out_blocks ? poll(&pfd, 1, 0) : 1;
+		int r = cons_out_blocks ? cons_host_writable(0) : 1;
 		if (r == 0 && cons_wait_output())
 			break;
-		if (r > 0 && (pfd.revents & (POLLERR | POLLNVAL))) {
+		if (r < 0) {
 			tty_outdone(tp, true);
 			return;
 		}
 		uint32_t n = tty_peekout(tp, buf, sizeof(buf));
-		ssize_t w = write(STDOUT_FILENO, buf, n);
-		if (w < 0 && errno == EINTR)
+		ssize_t w = cons_host_write(buf, n);
+		if (w == -EINTR)
 			continue;
-		if (w < 0 && errno == EAGAIN) {
+		if (w == -EAGAIN) {
 			if (cons_wait_output())
 				break;
 			continue;	/* no event thread for it: retry */
@@ -151,13 +146,15 @@ cons_drain(void)
 	struct tty *tp = cons_tp;
 
 	for (int tries = 0; tp != NULL && tp->t_outcount > 0 && tries < 20; ) {
-		struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };
-		if (poll(&pfd, 1, 100) <= 0) {
+		int r = cons_host_writable(100);
+		if (r == 0) {
 			tries++;
 			continue;
 		}
-		ssize_t w = write(STDOUT_FILENO, buf, tty_peekout(tp, buf, sizeof(buf)));
-		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+		if (r < 0)
+			break;
+		ssize_t w = cons_host_write(buf, tty_peekout(tp, buf, sizeof(buf)));
+		if (w == -EINTR || w == -EAGAIN)
 			continue;
 		if (w <= 0)
 			break;
@@ -170,10 +167,13 @@ static const struct ttydevsw cons_ttysw = {
 	.tsw_inwant = cons_inwant,
 };
 
-void
-console_intr(uint32_t bits)
+/* The console's interrupt: input arrived or output drained (INTR_DEVICE). */
+static void
+console_intr(void *arg, uint32_t bits)
 {
 	struct tty *tp = cons_tp;
+
+	(void)arg;
 	if (!(bits & INTR_DEVICE) || tp == NULL)
 		return;
 	if (cons_in != NULL && intr_fired(cons_in)) {
@@ -195,7 +195,12 @@ console_intr(uint32_t bits)
 	}
 }
 
-void
+/*
+ * A host signal for the console: SIGWINCH (new window size), SIGCONT
+ * (raw mode again); others (^C, ^\, ^Z from a cooked host terminal, or
+ * kill) go to the console's foreground group.
+ */
+static void
 console_signal(int sig)
 {
 	struct tty *tp = cons_tp;
@@ -297,9 +302,7 @@ console_init(void)
 	}
 	cons_mode = cons_host_init(cons_drain);
 	/* Files and /dev/null always take output: no poll before each write. */
-	struct stat st;
-	cons_out_blocks = fstat(STDOUT_FILENO, &st) < 0 || !(S_ISREG(st.st_mode) ||
-	    (S_ISCHR(st.st_mode) && !isatty(STDOUT_FILENO)));
+	cons_out_blocks = cons_host_out_blocks();
 	cons_tp = tty_alloc(&cons_ttysw, NULL,
 	    cons_mode == CONS_TTY ? 0 : TF_PASSTHRU);
 	error = -ENOMEM;
@@ -307,6 +310,9 @@ console_init(void)
 		goto out;
 	if (cons_host_winsize(&ws) && ws.ws_row != 0)
 		cons_tp->t_winsize = ws;
+	if ((error = intr_establish(INTR_DEVICE, console_intr, NULL)) < 0)
+		goto out;
+	intr_signal_establish(console_signal);
 	if ((error = cdev_register(&cons_sw)) < 0 ||
 	    (error = cdev_register(&tty_sw)) < 0)
 		goto out;

@@ -8,19 +8,10 @@
 
 /*
  * Registers /dev/console and /dev/tty, makes their nodes, puts the host
- * terminal in raw mode if it is ours (see dev/cons_host.h), and has the
- * event thread watch the host's standard input.  0 or a negative errno.
+ * terminal in raw mode if it is ours (see host/cons_host.h), has the
+ * event thread watch the host's standard input, and registers the
+ * console's interrupt handler (INTR_DEVICE) and signal handler.  0 or a negative errno.
  */
 int console_init(void);
-
-/* The console's interrupt: input arrived (INTR_DEVICE). */
-void console_intr(uint32_t bits);
-
-/*
- * A host signal for the console: SIGWINCH (new window size), SIGCONT
- * (raw mode again); others (^C, ^\, ^Z from a cooked host terminal, or
- * kill) go to the console's foreground group.
- */
-void console_signal(int sig);
 
 #endif /* DEV_CONSOLE_H */

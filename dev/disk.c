@@ -4,17 +4,24 @@
 #include <string.h>
 
 #include "dev/disk.h"
-#include "fs/devfs/devfs.h"
 #include "kern/kernel.h"
 
 struct disklist disklist = TAILQ_HEAD_INITIALIZER(disklist);
+static const struct disk_watcher *disk_watcher;
+
+void
+disk_watch(const struct disk_watcher *w)
+{
+	disk_watcher = w;
+}
 
 void
 disk_register(struct disk *dk)
 {
 	KASSERT(disk_lookup(dk->d_name) == NULL, "disk registered twice");
 	TAILQ_INSERT_TAIL(&disklist, dk, d_list);
-	devfs_disk_add(dk);
+	if (disk_watcher != NULL)
+		disk_watcher->dw_add(dk);
 }
 
 void
@@ -22,7 +29,8 @@ disk_unregister(struct disk *dk)
 {
 	KASSERT(dk->d_writes == 0, "disk_unregister: writes in flight");
 	TAILQ_REMOVE(&disklist, dk, d_list);
-	devfs_disk_remove(dk);
+	if (disk_watcher != NULL)
+		disk_watcher->dw_remove(dk);
 }
 
 struct disk *

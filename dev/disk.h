@@ -49,14 +49,26 @@ extern struct disklist disklist;	/* every disk, in registration order */
  */
 #define DISK_MAJOR	254
 
-/* Adds dk to the list of disks, and its node to every mounted devfs. */
+/* Adds dk to the list of disks and tells the watcher (devfs). */
 void disk_register(struct disk *dk);
 
 /*
- * Takes dk off the list, and its node out of every mounted devfs (the
- * driver detaches it; nothing in flight).
+ * Takes dk off the list and tells the watcher (the driver detaches it;
+ * nothing in flight).
  */
 void disk_unregister(struct disk *dk);
+
+/*
+ * Who is told of the disks registered and unregistered from now on:
+ * devfs, which makes and removes their nodes in every mounted devfs
+ * (and walks disklist at each mount for those registered before).  One
+ * watcher; watching again replaces it.
+ */
+struct disk_watcher {
+	void (*dw_add)(struct disk *dk);
+	void (*dw_remove)(struct disk *dk);
+};
+void disk_watch(const struct disk_watcher *w);
 
 /* The disk named name ("vkd0", or "/dev/vkd0"), or NULL. */
 struct disk *disk_lookup(const char *name);

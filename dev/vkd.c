@@ -8,19 +8,17 @@
  * INTR_DISK handler, takes the ended ones and calls biodone.  A host
  * error is logged with the host's reason and the buffer gets -EIO.
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "dev/disk.h"
 #include "dev/vkd.h"
 #include "fs/buf.h"
 #include "host/blkio.h"
 #include "host/cpu.h"
+#include "kern/interrupt.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -66,7 +64,6 @@ vkd_config(const char *spec, const char **why)
 {
 	static char msg[160];
 	struct vkd_image *im = NULL;
-	struct stat st;
 
 	vkd_images_init();
 	for (int i = 0; i < VKD_MAXUNITS && im == NULL; i++)
@@ -87,37 +84,16 @@ vkd_config(const char *spec, const char **why)
 	memcpy(im->path, spec, n);
 	im->path[n] = '\0';
 
-	int fd = -1;
-	if (!ro) {
-		fd = open(im->path, O_RDWR | O_CLOEXEC);
-		/* An image we may not write is a read-only disk. */
-		if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
-			ro = true;
-	}
-	if (ro)
-		fd = open(im->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "%s", strerror(errno));
-		goto fail;
-	}
-	if (fstat(fd, &st) < 0)
-		snprintf(msg, sizeof(msg), "%s", strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		snprintf(msg, sizeof(msg), "not a regular file");
-	else if (st.st_size == 0 || st.st_size % DEV_BSIZE != 0)
-		snprintf(msg, sizeof(msg), "size %lld is not a non-zero "
-		    "multiple of %d bytes", (long long)st.st_size, DEV_BSIZE);
-	else if (flock(fd, (ro ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
-		snprintf(msg, sizeof(msg), "%s", errno == EWOULDBLOCK ?
-		    "in use: locked by another vkernel" : strerror(errno));
-	else {
+	uint64_t size;
+	int fd = blkio_image_open(im->path, &ro, &size, DEV_BSIZE, msg,
+	    sizeof(msg));
+	if (fd >= 0) {
 		im->fd = fd;
-		im->size = (uint64_t)st.st_size;
+		im->size = size;
 		im->readonly = ro;
 		im->sc = NULL;
 		return 0;
 	}
-	close(fd);
 fail:
 	*why = msg;
 	return -1;
@@ -228,9 +204,11 @@ vkd_flush(struct disk *dk)
 	return fl.error;
 }
 
-void
-vkd_intr(void)
+/* INTR_DISK: completes the transfers that ended (biodone). */
+static void
+vkd_intr(void *arg, uint32_t bits)
 {
+	(void)arg, (void)bits;
 	for (int i = 0; i < VKD_MAXUNITS; i++)
 		if (vkd_images[i].sc != NULL)
 			vkd_complete(vkd_images[i].sc);
@@ -239,6 +217,9 @@ vkd_intr(void)
 int
 vkd_attach(void)
 {
+	int error = intr_establish(INTR_DISK, vkd_intr, NULL);
+	if (error < 0)
+		return error;
 	vkd_images_init();
 	for (int unit = 0; unit < VKD_MAXUNITS; unit++) {
 		struct vkd_image *im = &vkd_images[unit];
@@ -283,7 +264,7 @@ vkd_detach(struct disk *dk)
 	KASSERT(sc->sc_inflight == 0, "vkd_detach: transfers in flight");
 	disk_unregister(dk);
 	blkio_close(sc->sc_io);
-	close(im->fd);		/* and the lock goes */
+	blkio_image_close(im->fd);	/* and the lock goes */
 	im->fd = -1;
 	im->sc = NULL;
 	kfree(sc);

@@ -32,7 +32,5 @@ int vkd_attach(void);
  */
 void vkd_detach(struct disk *dk);
 
-/* INTR_DISK: completes the transfers that ended (biodone). */
-void vkd_intr(void);
 
 #endif /* DEV_VKD_H */

@@ -66,7 +66,7 @@ int cdev_open(struct vnode *vp, struct file *fp);
  */
 int devfs_populate(struct vnode *dir);
 
-/* Registers the built-in memory devices (dev_mem.c). */
+/* Registers the built-in memory devices (dev/dev_mem.c). */
 void dev_mem_init(void);
 
 #endif /* FS_CDEV_H */

@@ -190,7 +190,7 @@ int kern_dup2(struct fsproc *p, int oldfd, int newfd);
  */
 int kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg);
 
-/* I/O system calls (sys_generic.c): counts or negative errno. */
+/* I/O on descriptors (file_io.c): counts or negative errno. */
 
 /* read/readv on fd at its offset; uio describes the destination. */
 int64_t kern_readv(struct fsproc *p, int fd, struct uio *uio);

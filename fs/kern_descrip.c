@@ -10,6 +10,7 @@
 #include "fs/lockf.h"
 #include "fs/pipe.h"
 #include "fs/vnode.h"
+#include "kern/thread.h"
 #include "vm/kmem.h"
 
 #define NDFILE_FIRST	32	/* slots in a table's first array */
@@ -83,6 +84,7 @@ fdgrow(struct filedesc *fdp, int fd)
 static void
 fdinstall(struct filedesc *fdp, int fd, struct file *fp, int fdflags)
 {
+	KASSERT(kernel_locked(), "fdinstall: big lock not held");
 	fdp->fd_ofiles[fd].fde_file = fp;
 	fdp->fd_ofiles[fd].fde_flags = fdflags & FD_CLOEXEC;
 	if (fd > fdp->fd_lastfile)
@@ -97,6 +99,7 @@ fdremove(struct filedesc *fdp, int fd)
 {
 	struct file *fp = fdp->fd_ofiles[fd].fde_file;
 
+	KASSERT(kernel_locked(), "fdremove: big lock not held");
 	/* Closing any descriptor of a file drops the process's POSIX locks. */
 	if (fp->f_vnode != NULL)
 		vfs_lock_close(fp->f_vnode, fdp);

@@ -7,6 +7,7 @@
 
 #include "fs/cdev.h"
 #include "fs/vfs.h"
+#include "kern/thread.h"
 #include "kern/uio.h"
 #include "vm/kmem.h"
 
@@ -64,8 +65,7 @@ vrele(struct vnode *vp)
 void
 vfs_timestamp(struct timespec *ts)
 {
-	/* The host's clock is the machine's clock: a host service. */
-	clock_gettime(CLOCK_REALTIME, ts);
+	nanotime(ts);
 }
 
 mode_t

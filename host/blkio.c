@@ -7,9 +7,14 @@
  * data.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -179,6 +184,48 @@ blkio_helper(void *arg)
 	}
 	pthread_mutex_unlock(&b->lock);
 	return NULL;
+}
+
+int
+blkio_image_open(const char *path, bool *ro, uint64_t *size, unsigned sector,
+    char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = -1;
+	if (!*ro) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		/* An image we may not write is a read-only disk. */
+		if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+			*ro = true;
+	}
+	if (*ro)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		snprintf(why, whylen, "%s", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		snprintf(why, whylen, "not a regular file");
+	else if (st.st_size == 0 || st.st_size % sector != 0)
+		snprintf(why, whylen, "size %lld is not a non-zero "
+		    "multiple of %u bytes", (long long)st.st_size, sector);
+	else if (flock(fd, (*ro ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
+		snprintf(why, whylen, "%s", errno == EWOULDBLOCK ?
+		    "in use: locked by another vkernel" : strerror(errno));
+	else {
+		*size = (uint64_t)st.st_size;
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+void
+blkio_image_close(int fd)
+{
+	close(fd);
 }
 
 struct blkio *

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 enum blkio_op {
@@ -26,6 +27,19 @@ enum blkio_op {
 };
 
 struct blkio;
+
+/*
+ * Opens the disk image at path for a disk: read-write unless *ro is set
+ * or the host refuses writes (then *ro is set), a regular file whose size
+ * (*size) is a non-zero multiple of sector bytes, locked against other
+ * vkernels (shared if read-only, else exclusive).  Returns the host fd,
+ * or -1 with a reason in why (whylen bytes).  Close with blkio_image_close.
+ */
+int blkio_image_open(const char *path, bool *ro, uint64_t *size,
+    unsigned sector, char *why, size_t whylen);
+
+/* Closes an image's fd; its lock goes with it. */
+void blkio_image_close(int fd);
 
 /*
  * Starts nthreads helper threads for the open file fd (which stays the

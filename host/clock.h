@@ -1,6 +1,7 @@
 /*
- * Host time: a monotonic nanosecond clock and the TSC rate, which the
- * stubs use to bound their spinning without a system call.
+ * Host time: a monotonic nanosecond clock (the kernel's uptime), the
+ * wall clock, and the TSC rate, which the stubs use to bound their
+ * spinning without a system call.
  */
 #ifndef HOST_CLOCK_H
 #define HOST_CLOCK_H
@@ -14,6 +15,16 @@ host_nanotime(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The host's wall clock: the machine's realtime clock, which the kernel
+ * does not keep itself (settimeofday is refused).
+ */
+static inline void
+host_realtime(struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
 }
 
 static inline uint64_t

@@ -134,6 +134,21 @@ cpu_self(void)
 	return curcpu;
 }
 
+__thread void *cpu_local_data;
+
+int
+cpu_thread_stack(void **addr, size_t *size)
+{
+	pthread_attr_t attr;
+	int error = -1;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, addr, size) == 0)
+			error = 0;
+		pthread_attr_destroy(&attr);
+	}
+	return error;
+}
+
 void
 cpu_post(struct vcpu *cpu, uint32_t bits)
 {

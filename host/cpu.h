@@ -71,6 +71,38 @@ struct vcpu *cpu_get(int id);
 /* The CPU the calling thread is, or NULL for any other thread. */
 struct vcpu *cpu_self(void);
 
+/*
+ * The kernel's per-CPU data of the calling host thread: set by the
+ * thread's own scheduler loop, NULL in any other thread.  Inline, as the
+ * kernel reads it on every curthread.
+ */
+extern __thread void *cpu_local_data;
+
+static inline void *
+cpu_local(void)
+{
+	return cpu_local_data;
+}
+
+static inline void
+cpu_set_local(void *p)
+{
+	cpu_local_data = p;
+}
+
+/* A token unique to the calling host thread while it lives (lock owners). */
+static inline const void *
+cpu_thread_token(void)
+{
+	return &cpu_local_data;
+}
+
+/*
+ * The calling host thread's stack (for AddressSanitizer's stack
+ * switching).  Returns 0, or -1 if the host does not say.
+ */
+int cpu_thread_stack(void **addr, size_t *size);
+
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);
 

@@ -12,6 +12,8 @@
  *
  * All futex calls are non-private: the words live in memory shared with
  * stub processes, and a non-private wait and wake agree on any memory.
+ *
+ * Also the host's sleeping mutex, for the kernel's big lock.
  */
 #ifndef HOST_HOSTSYNC_H
 #define HOST_HOSTSYNC_H
@@ -27,6 +29,7 @@
 #ifndef STUB_FREESTANDING
 #include <errno.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,6 +70,27 @@ ww_sleep(uint32_t *w, uint32_t want, const struct timespec *rel)
 	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		futex_wait(w, v | WW_SLEEPING, rel);
 	return __atomic_and_fetch(w, ~WW_SLEEPING, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * A host mutex: the waiting host thread sleeps in the host kernel.  Not
+ * recursive; lock and unlock from the same host thread.
+ */
+struct host_mutex {
+	pthread_mutex_t hm_mutex;
+};
+#define HOST_MUTEX_INITIALIZER	{ PTHREAD_MUTEX_INITIALIZER }
+
+static inline void
+host_mutex_lock(struct host_mutex *m)
+{
+	pthread_mutex_lock(&m->hm_mutex);
+}
+
+static inline void
+host_mutex_unlock(struct host_mutex *m)
+{
+	pthread_mutex_unlock(&m->hm_mutex);
 }
 
 static inline void

@@ -7,10 +7,10 @@
 #include <elf.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 
+#include "host/random.h"
 #include "kern/exec.h"
-#include "kern/syscall.h"
+#include "kern/uio.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -67,7 +67,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	memcpy(AT(execfn), path, pathlen);
 	memcpy(AT(strings), ea->ea_buf, ea->ea_len);
 	memcpy(AT(platform), "x86_64", 7);
-	if (getrandom(AT(random), 16, 0) != 16)
+	if (host_random(AT(random), 16) < 0)
 		memset(AT(random), 0x5a, 16);	/* the host refused: still a value */
 
 	uint64_t *v = (uint64_t *)AT(sp);

@@ -25,6 +25,12 @@ int intr_init(void);
  */
 void kern_shutdown(int xstat);
 
+/*
+ * reboot(2) by the calling process: PID 1 is killed, so the machine shuts
+ * down (kern_shutdown) and vkernel exits with 0; the caller exits too.
+ */
+void kern_reboot(void) __attribute__((noreturn));
+
 /* What vkernel exits with: PID 1's wait status, or 0 after reboot(2). */
 int kern_shutdown_status(void);
 

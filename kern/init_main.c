@@ -4,11 +4,7 @@
  * the console, and PID 1, which execs init and runs on the virtual CPUs
  * until it exits.  Its exit is the machine's shutdown (kern_shutdown.c).
  */
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dev/console.h"
 #include "dev/disk.h"
@@ -19,11 +15,12 @@
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "host/cpu.h"
+#include "host/hostfile.h"
 #include "host/physmem.h"
 #include "kern/exec.h"
 #include "kern/init.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "kern/uio.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -38,24 +35,15 @@ static const struct boot_args *bootargs;
 static int
 load_initramfs(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		kprintf("initramfs %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -ENOENT;
+	void *buf;
+	size_t len;
+	int error = host_file_map(path, &buf, &len);
+	if (error < 0) {
+		kprintf("initramfs %s: %s\n", path, strerror(-error));
+		return error == -ENOENT ? -ENOENT : -EIO;
 	}
-	size_t len = (size_t)st.st_size;
-	void *buf = len > 0 ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-	close(fd);
-	if (buf == MAP_FAILED) {
-		kprintf("initramfs %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	int error = initramfs_load(rootvnode, buf, len);
-	if (buf != NULL)
-		munmap(buf, len);
+	error = initramfs_load(rootvnode, buf, len);
+	host_file_unmap(buf, len);
 	if (error < 0)
 		kprintf("initramfs %s: cannot load (%d)\n", path, error);
 	return error;

@@ -16,7 +16,7 @@
 #include "fs/vnode.h"
 #include "kern/exec.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"

@@ -10,8 +10,8 @@
 
 #include "kern/init.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
-#include "kern/sys_trace.h"
+#include "sys/syscall.h"
+#include "sys/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"

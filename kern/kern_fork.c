@@ -8,19 +8,15 @@
 #include <linux/sched.h>
 
 #include "kern/signal.h"
-#include "kern/syscall.h"
 #include "kern/ucred.h"
+#include "kern/uio.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
 #define CLONE_SUPPORTED	(CLONE_VFORK | CLONE_VM | CLONE_SETTLS | \
 	CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | 0xff)
 
-/*
- * Creates a child of lp's process running from lp's registers with rax 0.
- * Returns the child's pid or a negative errno.
- */
-static long
+long
 fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
     uint64_t ctid, uint64_t tls)
 {
@@ -90,28 +86,4 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 	while (p2->p_flags & P_VFORK)
 		tsleep(p2, 0, "vfork", 0);
 	return pid;
-}
-
-long
-sys_fork(struct lwp *lp, const uint64_t *args)
-{
-	(void)args;
-	return fork1(lp, SIGCHLD, 0, 0, 0, 0);
-}
-
-long
-sys_vfork(struct lwp *lp, const uint64_t *args)
-{
-	(void)args;
-	return fork1(lp, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
-}
-
-/*
- * clone(flags, newsp, parent_tid, child_tid, tls), as on x86-64.  Linux
- * reads only the low 32 bits of flags (clone3 has the others).
- */
-long
-sys_clone(struct lwp *lp, const uint64_t *args)
-{
-	return fork1(lp, (uint32_t)args[0], args[1], args[2], args[3], args[4]);
 }

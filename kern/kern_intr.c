@@ -1,22 +1,70 @@
 /*
- * Interrupt dispatch: the bits posted to a CPU, as taken by
- * sched_interrupts.  The tick audits the guests believed stopped
- * (vmspace_audit); devices; disk completions; host vmspaces gone (their
- * exiting owners wait, kern_exit); and signals sent to the
- * vkernel process: the terminal's go to the console (its foreground
- * group, the window size, raw mode again after SIGCONT), SIGTERM and
- * SIGHUP shut the machine down by killing init.
+ * Interrupt dispatch (see interrupt.h): the bits posted to a CPU, as
+ * taken by sched_interrupts.  The tick audits the guests believed stopped
+ * (vmspace_audit); device bits go to the handlers drivers registered;
+ * signals sent to the vkernel process: SIGTERM and SIGHUP shut the
+ * machine down by killing init, the others go to the console's handler
+ * (its foreground group, the window size, raw mode again after SIGCONT).
  */
+#include <errno.h>
 #include <signal.h>
 
-#include "dev/console.h"
-#include "dev/vkd.h"
 #include "host/cpu.h"
 #include "host/hostsig.h"
 #include "host/vmspace.h"
+#include "kern/init.h"
+#include "kern/interrupt.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
-#include "vm/pmap.h"
+
+#define INTR_KERNEL	(INTR_TICK | INTR_KICK | INTR_HALT | INTR_SIGNAL)
+
+static struct intrhand {
+	uint32_t ih_bit;
+	intr_handler_t *ih_fn;
+	void *ih_arg;
+} intrhand[INTR_NHANDLERS];
+static int nintrhand;
+static void (*intr_signal_fn)(int sig);
+
+int
+intr_establish(uint32_t bit, intr_handler_t *fn, void *arg)
+{
+	if (bit == 0 || (bit & (bit - 1)) != 0 || (bit & INTR_KERNEL) != 0)
+		return -EINVAL;
+	for (int i = 0; i < nintrhand; i++)
+		if (intrhand[i].ih_bit == bit && intrhand[i].ih_fn == fn &&
+		    intrhand[i].ih_arg == arg)
+			return 0;
+	if (nintrhand == INTR_NHANDLERS)
+		return -ENOSPC;
+	intrhand[nintrhand++] = (struct intrhand){ bit, fn, arg };
+	return 0;
+}
+
+void
+intr_signal_establish(void (*fn)(int sig))
+{
+	intr_signal_fn = fn;
+}
+
+static void
+intr_signals(void)
+{
+	uint64_t sigs = host_signals_take();
+	for (int sig = 1; sig < 64; sig++) {
+		if (!(sigs & (1ULL << sig)))
+			continue;
+		if (sig == SIGTERM || sig == SIGHUP) {
+			kprintf("vkernel: %s: shutting down\n",
+			    sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+			if (initproc != NULL)
+				psignal_proc(initproc, SIGKILL);
+		} else if (intr_signal_fn != NULL) {
+			intr_signal_fn(sig);
+		}
+	}
+}
 
 static void
 kern_intr(struct vcpu *cpu, uint32_t bits)
@@ -24,30 +72,13 @@ kern_intr(struct vcpu *cpu, uint32_t bits)
 	(void)cpu;
 	if (bits & INTR_TICK)
 		vmspace_audit();
-	if (bits & INTR_DEVICE)
-		console_intr(bits);
-	if (bits & INTR_DISK)
-		vkd_intr();
-	if (bits & INTR_VMSPACE)
-		pmap_reaped();
-	if (bits & INTR_SIGNAL) {
-		uint64_t sigs = host_signals_take();
-		for (int sig = 1; sig < 64; sig++) {
-			if (!(sigs & (1ULL << sig)))
-				continue;
-			if (sig == SIGTERM || sig == SIGHUP) {
-				kprintf("vkernel: %s: shutting down\n",
-				    sig == SIGTERM ? "SIGTERM" : "SIGHUP");
-				if (initproc != NULL)
-					psignal_proc(initproc, SIGKILL);
-			} else {
-				console_signal(sig);
-			}
-		}
-	}
+	for (int i = 0; i < nintrhand; i++)
+		if (bits & intrhand[i].ih_bit)
+			intrhand[i].ih_fn(intrhand[i].ih_arg, bits);
+	if (bits & INTR_SIGNAL)
+		intr_signals();
 }
 
-/* Installs the dispatcher and catches the vkernel's own signals. */
 int
 intr_init(void)
 {

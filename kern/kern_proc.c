@@ -88,6 +88,7 @@ pid_alloc(void)
 struct proc *
 proc_alloc(struct proc *parent, struct ucred *cr, int *error)
 {
+	KASSERT(kernel_locked(), "proc_alloc: big lock not held");
 	proc_tables_init();
 	if ((*error = proc_limit_check(parent)) < 0)
 		return NULL;
@@ -122,6 +123,7 @@ proc_alloc(struct proc *parent, struct ucred *cr, int *error)
 void
 proc_free(struct proc *p)
 {
+	KASSERT(kernel_locked(), "proc_free: big lock not held");
 	if (p->p_pptr != NULL)
 		TAILQ_REMOVE(&p->p_pptr->p_children, p, p_sibling);
 	TAILQ_REMOVE(&pidhash[p->p_pid % PIDHASH], p, p_hash);
@@ -148,6 +150,7 @@ void
 leavepgrp(struct proc *p)
 {
 	struct pgrp *pg = p->p_pgrp;
+	KASSERT(kernel_locked(), "leavepgrp: big lock not held");
 	TAILQ_REMOVE(&pg->pg_members, p, p_pglist);
 	p->p_pgrp = NULL;
 	if (TAILQ_EMPTY(&pg->pg_members)) {
@@ -169,6 +172,7 @@ enterpgrp(struct proc *p, pid_t pgid, bool mksess)
 	struct pgrp *pg = pgfind(pgid);
 	struct session *s = NULL;
 
+	KASSERT(kernel_locked(), "enterpgrp: big lock not held");
 	if (pg == NULL) {
 		pg = kmalloc(sizeof(*pg), KM_ZERO);
 		if (mksess)

@@ -1,5 +1,5 @@
 /*
- * Resource limits: getrlimit, setrlimit and prlimit64; and process
+ * Resource limits (kern_prlimit; the calls are sys/sys_resource.c's); and process
  * limits, as Linux counts them: a system-wide maximum of processes scaled
  * with RAM (Linux's max_threads), and the processes of each real uid,
  * which RLIMIT_NPROC limits at fork.  Both count a process from its fork
@@ -7,7 +7,6 @@
  * count also holds the users's share of the CPUs.
  */
 #include "kern/exec.h"
-#include "kern/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -153,23 +152,10 @@ prlimit_allowed(const struct ucred *cr, const struct proc *p)
 	    cr->cr_rgid == t->cr_gid && cr->cr_rgid == t->cr_svgid);
 }
 
-/*
- * prlimit64(pid, resource, new, old): pid 0 is the caller.  As Linux, the
- * new limit is in place before the old one is stored (so a bad old
- * pointer gives -EFAULT after the change); only root raises a hard
- * limit; RLIMIT_NOFILE, RLIMIT_FSIZE, RLIMIT_AS and RLIMIT_STACK take
- * effect at once on the descriptor table and the address space.
- */
-long
-sys_prlimit64(struct lwp *lp, const uint64_t *args)
+int
+kern_prlimit(struct proc *cur, pid_t pid, unsigned res, const struct rlimit *nl,
+    struct rlimit *old)
 {
-	struct proc *cur = lp->lwp_proc;
-	struct rlimit nl;
-	unsigned res = (unsigned)args[1];
-
-	if (args[2] != 0 && copyin(args[2], &nl, sizeof(nl)) < 0)
-		return -EFAULT;
-	pid_t pid = (pid_t)args[0];
 	struct proc *p = pid == 0 ? cur : pfind(pid);
 	if (p == NULL || p->p_state == PRS_NEW)
 		return -ESRCH;
@@ -177,41 +163,25 @@ sys_prlimit64(struct lwp *lp, const uint64_t *args)
 		return -EPERM;
 	if (res >= RLIM_NLIMITS)
 		return -EINVAL;
-	struct rlimit old = p->p_rlimit[res];
-	if (args[2] != 0) {
-		if (nl.rlim_cur > nl.rlim_max)
+	*old = p->p_rlimit[res];
+	if (nl != NULL) {
+		if (nl->rlim_cur > nl->rlim_max)
 			return -EINVAL;
-		if (res == RLIMIT_NOFILE && nl.rlim_max > NOFILE_MAX)
+		if (res == RLIMIT_NOFILE && nl->rlim_max > NOFILE_MAX)
 			return -EPERM;
-		if (nl.rlim_max > old.rlim_max && !cred_is_root(cur->p_ucred))
+		if (nl->rlim_max > old->rlim_max && !cred_is_root(cur->p_ucred))
 			return -EPERM;
 		/* A zombie's descriptors and memory are gone; its limits remain. */
 		if (res == RLIMIT_NOFILE && p->p_state == PRS_NORMAL)
-			(void)fsproc_setlimit(&p->p_fs, (unsigned)nl.rlim_cur);
+			(void)fsproc_setlimit(&p->p_fs, (unsigned)nl->rlim_cur);
 		if (res == RLIMIT_AS && p->p_vmspace != NULL)
-			p->p_vmspace->vm_as_max = nl.rlim_cur;
+			p->p_vmspace->vm_as_max = nl->rlim_cur;
 		if (res == RLIMIT_FSIZE && p->p_state == PRS_NORMAL)
-			fsproc_setfsize(&p->p_fs, nl.rlim_cur == RLIM_INFINITY ?
-			    UINT64_MAX : nl.rlim_cur);
+			fsproc_setfsize(&p->p_fs, nl->rlim_cur == RLIM_INFINITY ?
+			    UINT64_MAX : nl->rlim_cur);
 		if (res == RLIMIT_STACK && p->p_vmspace != NULL)
-			p->p_vmspace->vm_stack_max = exec_stack_max(nl.rlim_cur);
-		p->p_rlimit[res] = nl;
+			p->p_vmspace->vm_stack_max = exec_stack_max(nl->rlim_cur);
+		p->p_rlimit[res] = *nl;
 	}
-	if (args[3] != 0 && copyout(&old, args[3], sizeof(old)) < 0)
-		return -EFAULT;
 	return 0;
-}
-
-long
-sys_getrlimit(struct lwp *lp, const uint64_t *args)
-{
-	const uint64_t a[4] = { 0, args[0], 0, args[1] };
-	return sys_prlimit64(lp, a);
-}
-
-long
-sys_setrlimit(struct lwp *lp, const uint64_t *args)
-{
-	const uint64_t a[4] = { 0, args[0], args[1], 0 };
-	return sys_prlimit64(lp, a);
 }

@@ -102,6 +102,7 @@ runq_add(struct thread *td)
 {
 	struct sched_group *sg = td->td_group;
 
+	KASSERT(kernel_locked(), "runq_add: big lock not held");
 	if (td->td_state == TDS_NEW)
 		td->td_vruntime = sg->sg_floor;
 	else if (td->td_state == TDS_SLEEPING)
@@ -121,6 +122,7 @@ runq_add(struct thread *td)
 struct thread *
 runq_choose(void)
 {
+	KASSERT(kernel_locked(), "runq_choose: big lock not held");
 	struct sched_group *sg = TAILQ_FIRST(&groupq);
 	if (sg == NULL)
 		return NULL;

@@ -9,10 +9,9 @@
  * loop and by sched_interrupts, which threads call before returning to
  * user mode.
  */
-#include <pthread.h>
-
 #include "host/clock.h"
 #include "host/cpu.h"
+#include "host/hostsync.h"
 #include "kern/sched.h"
 #include "kern/thread.h"
 #include "kern/timeout.h"
@@ -25,8 +24,17 @@ struct sched_pcpu {
 };
 
 static struct sched_pcpu pcpus[MAXCPU];
-static __thread struct sched_pcpu *pcpu;
-static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The calling CPU's, or NULL in a thread that is no CPU. */
+static inline struct sched_pcpu *
+mypcpu(void)
+{
+	return cpu_local();
+}
+
+static struct host_mutex big_lock = HOST_MUTEX_INITIALIZER;
+static const void *big_lock_owner;	/* cpu_thread_token of the holder */
+static int ncpus_running;		/* CPUs in sched_cpu_main */
 static bool halting;
 static uint64_t boottime;		/* nanouptime at sched_init */
 static unsigned long avenrun[3];	/* LOAD_FSHIFT fixed point */
@@ -38,13 +46,28 @@ int (*sched_signal_hook)(struct thread *td);
 void
 kernel_lock(void)
 {
-	pthread_mutex_lock(&big_lock);
+	host_mutex_lock(&big_lock);
+	__atomic_store_n(&big_lock_owner, cpu_thread_token(), __ATOMIC_RELAXED);
 }
 
 void
 kernel_unlock(void)
 {
-	pthread_mutex_unlock(&big_lock);
+	KASSERT(kernel_locked(), "kernel_unlock: not the holder");
+	__atomic_store_n(&big_lock_owner, NULL, __ATOMIC_RELAXED);
+	host_mutex_unlock(&big_lock);
+}
+
+/*
+ * Only the holder can read its own token here: another thread sees NULL
+ * or a third thread's token, never its own, so relaxed loads suffice.
+ */
+bool
+kernel_locked(void)
+{
+	return __atomic_load_n(&big_lock_owner, __ATOMIC_RELAXED) ==
+	    cpu_thread_token() ||
+	    __atomic_load_n(&ncpus_running, __ATOMIC_RELAXED) == 0;
 }
 
 uint64_t
@@ -53,10 +76,16 @@ nanouptime(void)
 	return host_nanotime();
 }
 
+void
+nanotime(struct timespec *ts)
+{
+	host_realtime(ts);
+}
+
 struct thread *
 curthread_get(void)
 {
-	return pcpu != NULL ? pcpu->pc_curthread : NULL;
+	return mypcpu() != NULL ? mypcpu()->pc_curthread : NULL;
 }
 
 void
@@ -68,7 +97,7 @@ sched_setrunnable(struct thread *td)
 	/* Wake an idle CPU (not ourselves: we will look at the queue). */
 	for (int i = 0; i < cpu_count(); i++) {
 		struct sched_pcpu *pc = &pcpus[i];
-		if (pc != pcpu && pc->cpu != NULL && pc->pc_curthread == &pc->idle) {
+		if (pc != mypcpu() && pc->cpu != NULL && pc->pc_curthread == &pc->idle) {
 			cpu_post(pc->cpu, INTR_KICK);
 			break;
 		}
@@ -78,9 +107,9 @@ sched_setrunnable(struct thread *td)
 void
 sched_switched_in(void)
 {
-	if (pcpu->dead != NULL) {
-		thread_free(pcpu->dead);
-		pcpu->dead = NULL;
+	if (mypcpu()->dead != NULL) {
+		thread_free(mypcpu()->dead);
+		mypcpu()->dead = NULL;
 	}
 }
 
@@ -105,18 +134,18 @@ sched_run(struct thread *from, struct thread *to)
 	sched_account(from, now);
 	to->td_switched_at = now;
 	to->td_state = TDS_RUNNING;
-	to->td_cpu = pcpu->cpu;
+	to->td_cpu = mypcpu()->cpu;
 	to->td_flags &= ~TDF_NEEDRESCHED;
-	pcpu->pc_curthread = to;
+	mypcpu()->pc_curthread = to;
 	if (from->td_state == TDS_DEAD)
-		pcpu->dead = from;
+		mypcpu()->dead = from;
 	thread_switch(from, to);
 }
 
 void
 mi_switch(void)
 {
-	struct thread *td = pcpu->pc_curthread, *next = runq_choose();
+	struct thread *td = mypcpu()->pc_curthread, *next = runq_choose();
 
 	KASSERT(!(td->td_flags & TDF_IDLE), "the idle thread cannot block");
 	if (next == td) {		/* it yielded and is still owed the CPU */
@@ -124,7 +153,7 @@ mi_switch(void)
 		td->td_flags &= ~TDF_NEEDRESCHED;
 		return;
 	}
-	sched_run(td, next != NULL ? next : &pcpu->idle);
+	sched_run(td, next != NULL ? next : &mypcpu()->idle);
 }
 
 void
@@ -198,7 +227,7 @@ sched_cpu_idle(int i)
 void
 sched_interrupts(void)
 {
-	uint32_t bits = cpu_take(pcpu->cpu);
+	uint32_t bits = cpu_take(mypcpu()->cpu);
 
 	if (bits & INTR_TICK) {
 		sleepq_expire(nanouptime());
@@ -207,10 +236,10 @@ sched_interrupts(void)
 	}
 	bits &= ~INTR_KICK;
 	if (bits != 0 && sched_intr_hook != NULL)
-		sched_intr_hook(pcpu->cpu, bits);
+		sched_intr_hook(mypcpu()->cpu, bits);
 	/* A slice ended, or a device woke someone who may be owed the CPU. */
 	if (bits != 0 && runq_length() > 0)
-		pcpu->pc_curthread->td_flags |= TDF_NEEDRESCHED;
+		mypcpu()->pc_curthread->td_flags |= TDF_NEEDRESCHED;
 }
 
 void
@@ -233,10 +262,11 @@ void
 sched_cpu_main(struct vcpu *cpu, void *arg)
 {
 	(void)arg;
-	pcpu = &pcpus[cpu->id];
-	pcpu->cpu = cpu;
-	thread_init_idle(&pcpu->idle, cpu);
-	pcpu->pc_curthread = &pcpu->idle;
+	__atomic_add_fetch(&ncpus_running, 1, __ATOMIC_RELAXED);
+	cpu_set_local(&pcpus[cpu->id]);
+	mypcpu()->cpu = cpu;
+	thread_init_idle(&mypcpu()->idle, cpu);
+	mypcpu()->pc_curthread = &mypcpu()->idle;
 
 	kernel_lock();
 	for (;;) {
@@ -245,7 +275,7 @@ sched_cpu_main(struct vcpu *cpu, void *arg)
 		callout_expire(nanouptime());
 		struct thread *td = runq_choose();
 		if (td != NULL) {
-			sched_run(&pcpu->idle, td);
+			sched_run(&mypcpu()->idle, td);
 			continue;
 		}
 		if (halting)
@@ -258,7 +288,8 @@ sched_cpu_main(struct vcpu *cpu, void *arg)
 		cpu_idle(cpu, next == 0 ? 0 : next > now ? next - now : 1);
 		kernel_lock();
 	}
-	pcpu->pc_curthread = NULL;
+	mypcpu()->pc_curthread = NULL;
 	kernel_unlock();
-	pcpu = NULL;
+	cpu_set_local(NULL);
+	__atomic_sub_fetch(&ncpus_running, 1, __ATOMIC_RELAXED);
 }

@@ -16,7 +16,6 @@
 #include "kern/init.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
 
@@ -67,35 +66,9 @@ kern_shutdown(int xstat)
 	sched_halt();
 }
 
-/*
- * reboot(2).  Halting, powering off and restarting all stop the virtual
- * machine and vkernel exits with 0: restarting it is the host's business.
- */
-long
-sys_reboot(struct lwp *lp, const uint64_t *args)
+void
+kern_reboot(void)
 {
-	if ((uint32_t)args[0] != 0xfee1dead ||
-	    ((uint32_t)args[1] != 672274793 && (uint32_t)args[1] != 85072278 &&
-	    (uint32_t)args[1] != 369367448 && (uint32_t)args[1] != 537993216))
-		return -EINVAL;
-	if (lp->lwp_proc->p_ucred->cr_uid != 0)
-		return -EPERM;
-	const char *what;
-	switch ((uint32_t)args[2]) {
-	case RB_ENABLE_CAD:
-	case RB_DISABLE_CAD:
-		return 0;	/* the console has no Ctrl-Alt-Del to trap */
-	case RB_HALT_SYSTEM:	what = "halt"; break;
-	case RB_POWER_OFF:	what = "power off"; break;
-	case RB_AUTOBOOT:
-	case 0xa1b2c3d4:	/* LINUX_REBOOT_CMD_RESTART2 */
-		what = "restart";
-		break;
-	default:
-		return -EINVAL;	/* suspend, kexec: not for a virtual kernel */
-	}
-	kprintf("reboot(2) by pid %d (%s): %s\n", lp->lwp_proc->p_pid,
-	    lp->lwp_proc->p_comm, what);
 	if (!reboot_requested) {
 		reboot_requested = true;
 		shutdown_status = W_EXITCODE(0, 0);

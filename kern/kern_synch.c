@@ -44,6 +44,7 @@ tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns)
 	struct thread *td = curthread;
 
 	KASSERT(chan != NULL, "sleeping on no channel");
+	KASSERT(kernel_locked(), "tsleep: big lock not held");
 	if ((flags & PCATCH) && sched_signal_hook != NULL && sched_signal_hook(td))
 		return EINTR;
 	td->td_wchan = chan;
@@ -75,6 +76,7 @@ wakeup_n(const void *chan, bool one)
 	struct threadq *q = sleepq_of(chan);
 	struct thread *td, *tmp;
 
+	KASSERT(kernel_locked(), "wakeup: big lock not held");
 	TAILQ_FOREACH_SAFE(td, q, td_runq, tmp) {
 		if (td->td_wchan != chan)
 			continue;

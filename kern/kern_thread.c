@@ -5,7 +5,6 @@
  * six zeroed callee-saved registers, with r12 = the thread, and
  * thread_trampoline as the return address, which calls thread_run.
  */
-#include <pthread.h>
 #include <stdio.h>
 
 #include "host/cpu.h"
@@ -127,14 +126,10 @@ thread_init_idle(struct thread *idle, struct vcpu *cpu)
 	idle->td_cpu = cpu;
 	idle->td_switched_at = nanouptime();
 	snprintf(idle->td_name, sizeof(idle->td_name), "idle%d", cpu->id);
-	pthread_attr_t attr;
-	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-		void *addr;
-		size_t size;
-		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-			idle->td_asan_bottom = addr;
-			idle->td_asan_size = size;
-		}
-		pthread_attr_destroy(&attr);
+	void *addr;
+	size_t size;
+	if (cpu_thread_stack(&addr, &size) == 0) {
+		idle->td_asan_bottom = addr;
+		idle->td_asan_size = size;
 	}
 }

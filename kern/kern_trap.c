@@ -9,7 +9,7 @@
 #include "host/vmspace.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "vm/vm.h"
 
 /*

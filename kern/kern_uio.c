@@ -3,8 +3,12 @@
  * a uio, be it a kernel buffer or user memory (through vm_copyin and
  * vm_copyout, which fault pages in and check permissions).
  */
+#include <limits.h>
+
 #include "kern/kernel.h"
 #include "kern/uio.h"
+#include "kern/proc.h"
+#include "vm/kmem.h"
 #include "vm/vm.h"
 
 /* Copies between kernel memory and the uio's user space, by direction. */
@@ -83,4 +87,38 @@ uio_init_kernel(struct uio *uio, struct kiovec *iov, void *buf, size_t len,
 	uio->uio_segflg = UIO_SYSSPACE;
 	uio->uio_rw = rw;
 	uio->uio_vmspace = NULL;
+}
+
+int
+copyin(uint64_t uaddr, void *kaddr, size_t len)
+{
+	return vm_copyin(curproc->p_vmspace, uaddr, kaddr, len);
+}
+
+int
+copyout(const void *kaddr, uint64_t uaddr, size_t len)
+{
+	return vm_copyout(curproc->p_vmspace, kaddr, uaddr, len);
+}
+
+int
+copyinstr(uint64_t uaddr, char *kaddr, size_t maxlen, size_t *done)
+{
+	return vm_copyinstr(curproc->p_vmspace, uaddr, kaddr, maxlen, done);
+}
+
+char *
+copyin_path(uint64_t uaddr, int *error)
+{
+	char *buf = kmalloc(PATH_MAX, 0);
+	if (buf == NULL) {
+		*error = -ENOMEM;
+		return NULL;
+	}
+	*error = copyinstr(uaddr, buf, PATH_MAX, NULL);
+	if (*error != 0) {
+		kfree(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -18,12 +18,13 @@
 
 #include "dev/vkd.h"
 #include "host/cpu.h"
+#include "host/hostfile.h"
 #include "host/hostlog.h"
 #include "host/intr.h"
 #include "host/physmem.h"
 #include "host/vmspace_backend.h"
 #include "kern/init.h"
-#include "kern/sys_trace.h"
+#include "sys/sys_trace.h"
 
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
 #define VMSPACE_POOL	2
@@ -126,11 +127,8 @@ main(int argc, char **argv)
 	}
 
 	if (pidfile != NULL) {
-		FILE *f = fopen(pidfile, "w");
-		if (f == NULL)
+		if (host_pidfile(pidfile) < 0)
 			err(EX_CANTCREAT, "%s", pidfile);
-		fprintf(f, "%d\n", (int)getpid());
-		fclose(f);
 	}
 	if (physmem_init(ramsize, memimage) < 0)
 		err(EX_OSERR, "RAM of %llu bytes%s%s", (unsigned long long)ramsize,

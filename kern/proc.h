@@ -180,6 +180,14 @@ int proc_count_uid(uid_t uid);
 int chgproccnt(uid_t uid, int diff);
 
 /*
+ * prlimit by cur on resource res of process pid (0: cur): gives the old
+ * limit in *old and, unless nl is NULL, sets *nl (and applies it to the
+ * descriptor table and address space).  0, -ESRCH, -EPERM or -EINVAL.
+ */
+int kern_prlimit(struct proc *cur, pid_t pid, unsigned res,
+    const struct rlimit *nl, struct rlimit *old);
+
+/*
  * The share of the CPUs of uid's processes (kern/kern_runq.c), which
  * lives while chgproccnt counts any process of uid: each user gets an
  * equal share, however many processes it runs.  uid must be counted.
@@ -204,7 +212,7 @@ void lwp_main(void *arg);
 
 /*
  * An lwp's nice value and CPU affinity, its parent thread's or (NULL)
- * the defaults (kern/sys_sched.c).
+ * the defaults (sys/sys_sched.c).
  */
 void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
 
@@ -225,5 +233,14 @@ void rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime);
 
 /* Ends the calling process with the given wait status; no return. */
 void exit1(int xstat) __attribute__((noreturn));
+
+/*
+ * fork, vfork and clone (of processes, kern_fork.c): creates a child of
+ * lp's process running from lp's registers with rax 0, with clone's flags
+ * (the exit signal in the low byte), stack, tid pointers and TLS.  Returns
+ * the child's pid or a negative errno.
+ */
+long fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
+    uint64_t ctid, uint64_t tls);
 
 #endif /* KERN_PROC_H */

@@ -12,6 +12,7 @@
 #define KERN_THREAD_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "kern/kernel.h"
 #include "kern/queue.h"
@@ -161,6 +162,9 @@ extern int (*sched_signal_hook)(struct thread *td);
 /* Monotonic kernel time in nanoseconds. */
 uint64_t nanouptime(void);
 
+/* The wall clock (CLOCK_REALTIME): the host's, which is the machine's. */
+void nanotime(struct timespec *ts);
+
 /* Statistics for /proc and sysinfo (kern_sched.c). */
 
 /* Nanoseconds since sched_init (the machine's uptime). */
@@ -179,8 +183,20 @@ void sched_loadavg(unsigned long avg[3]);
 /* Nanoseconds virtual CPU i has been idle since it started. */
 uint64_t sched_cpu_idle(int i);
 
-/* The big kernel lock. */
+/*
+ * The big kernel lock.  It protects every kernel structure that is not
+ * its own subsystem's (the run queue, sleep queues, the process tree,
+ * descriptor tables, address-space maps): a CPU holds it while it runs
+ * kernel code and drops it only to idle or to run a guest.
+ */
 void kernel_lock(void);
 void kernel_unlock(void);
+
+/*
+ * True if the calling host thread holds the big lock, or if no CPU runs
+ * yet (boot and the unit tests are single-threaded).  For KASSERT: a
+ * load and a compare.
+ */
+bool kernel_locked(void);
 
 #endif /* KERN_THREAD_H */

@@ -1,6 +1,6 @@
 /*
  * sysdoc: prints docs/syscalls.md, the list of Linux x86-64 system calls
- * and which of them vkernel implements, from kern/syscalls.tbl.h.
+ * and which of them vkernel implements, from sys/syscalls.tbl.h.
  * make docs/syscalls.md writes it; the system test syscalls_doc.t fails
  * when the committed one is stale.
  */
@@ -14,7 +14,7 @@ struct entry {
 
 static const struct entry table[] = {
 #define SYSCALL(nr, name, handler, flags, ret, ...)	{ nr, #name, #handler, #__VA_ARGS__ },
-#include "kern/syscalls.tbl.h"
+#include "sys/syscalls.tbl.h"
 #undef SYSCALL
 };
 
@@ -38,7 +38,7 @@ main(void)
 		impl += strcmp(table[i].handler, "sys_nosys") != 0;
 
 	printf("# System calls\n\n"
-	    "Generated from `kern/syscalls.tbl.h` by `make docs/syscalls.md`: do not\n"
+	    "Generated from `sys/syscalls.tbl.h` by `make docs/syscalls.md`: do not\n"
 	    "edit. `make test` fails when this file is stale.\n\n"
 	    "**%d of %d x86-64 system calls implemented.** The list is Linux's\n"
 	    "(`arch/x86/entry/syscalls/syscall_64.tbl`, 0..334 and 424..462, as of\n"

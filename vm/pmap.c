@@ -14,6 +14,7 @@
 
 #include "host/cpu.h"
 #include "host/vmspace.h"
+#include "kern/interrupt.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 #include "vm/pmap.h"
@@ -24,6 +25,7 @@
 #define VPTE_TABLE	(VPTE_V | VPTE_U | VPTE_RW)
 
 static struct kmem_cache *pv_cache;
+static intr_handler_t pmap_reaped;
 
 void
 pmap_init(void)
@@ -31,6 +33,8 @@ pmap_init(void)
 	pv_cache = kmem_cache_create("pv_entry", sizeof(struct pv_entry), 0);
 	if (pv_cache == NULL)
 		panic("pmap_init: no RAM");
+	if (intr_establish(INTR_VMSPACE, pmap_reaped, NULL) < 0)
+		panic("pmap_init: no interrupt handler slot");
 }
 
 /* The tables and entries a walk for one address went through. */
@@ -234,9 +238,11 @@ pmap_unhost(struct pmap *pm)
 	pm->pm_hosted = false;
 }
 
-void
-pmap_reaped(void)
+/* INTR_VMSPACE: a vmspace the host took down is gone. */
+static void
+pmap_reaped(void *arg, uint32_t bits)
 {
+	(void)arg, (void)bits;
 	wakeup(&pmap_reap_chan);
 }
 

@@ -75,7 +75,6 @@ int pmap_take_host(struct pmap *pm, struct pmap *old);
  * the CPU runs others; pmap_reaped (on INTR_VMSPACE) wakes it.
  */
 void pmap_unhost(struct pmap *pm);
-void pmap_reaped(void);
 
 /*
  * Frees pm's page-table pages.  pm must map nothing any more, and its

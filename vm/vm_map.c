@@ -6,6 +6,7 @@
  * map keeps filled beforehand, so a munmap or mprotect either fails with
  * nothing done or cannot fail halfway.
  */
+#include "kern/thread.h"
 #include "vm/kmem.h"
 #include "vm/pmap.h"
 #include "vm/vm.h"
@@ -197,6 +198,7 @@ int
 vm_map_insert(struct vm_map *map, uint64_t start, uint64_t end,
     struct vm_object *obj, uint64_t off, int prot, int maxprot, int eflags)
 {
+	KASSERT(kernel_locked(), "vm_map_insert: big lock not held");
 	KASSERT(start < end && start >= vm_map_min(map) &&
 	    end <= vm_map_max(map) && vm_map_range_free(map, start, end),
 	    "vm_map_insert: range not free");
@@ -240,6 +242,7 @@ vm_map_delete(struct vm_map *map, uint64_t start, uint64_t end)
 {
 	struct vm_map_entry *e;
 
+	KASSERT(kernel_locked(), "vm_map_delete: big lock not held");
 	/* Only a hole punched inside one entry adds one (Linux's munmap). */
 	struct vm_map_entry *e0;
 	if (vm_map_lookup_entry(map, start, &e0) && e0->start < start &&

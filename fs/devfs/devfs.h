@@ -7,7 +7,8 @@
  * shm directory.  Being a tmpfs, it takes mknod, links and files as
  * Linux's does.  Each mount is filled anew; a disk registered or
  * unregistered later (dev/disk.h) appears in or leaves every mounted
- * devfs at once.
+ * devfs at once: devfs watches the list of disks (disk_watch) from its
+ * first mount.
  *
  * Locking: the big kernel lock.
  */
@@ -22,15 +23,5 @@ struct disk;
 
 /* The same file system under Linux's name and under BSD's. */
 extern const struct vfsops devtmpfs_vfsops, devfs_vfsops;
-
-/*
- * Makes the block-device node <dk->d_name> (dk->d_dev, mode 0660) in
- * every mounted devfs (a later mount makes it from the list of disks).
- * disk_register calls it.
- */
-void devfs_disk_add(struct disk *dk);
-
-/* Removes disk dk's node from every mounted devfs; disk_unregister's. */
-void devfs_disk_remove(struct disk *dk);
 
 #endif /* FS_DEVFS_DEVFS_H */

@@ -81,6 +81,42 @@ devfs_fill(struct vnode *root)
 	return error;
 }
 
+/*
+ * Makes the block-device node <dk->d_name> (dk->d_dev, mode 0660) in
+ * every mounted devfs (a later mount makes it from the list of disks).
+ */
+static void
+devfs_disk_add(struct disk *dk)
+{
+	struct mount *mp;
+	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
+		/* A full devfs misses the node; the disk is still mountable. */
+		if (is_devfs(mp) && devfs_mkdisk(mp->mnt_root, dk) < 0)
+			kprintf("devfs: no node for %s\n", dk->d_name);
+	}
+}
+
+/* Removes disk dk's node from every mounted devfs. */
+static void
+devfs_disk_remove(struct disk *dk)
+{
+	struct mount *mp;
+	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
+		struct vnode *dir = mp->mnt_root, *vp;
+		if (!is_devfs(mp) || dir->v_op->vop_lookup(dir, dk->d_name, &vp) < 0)
+			continue;
+		/* Only the disk's own node: a file of that name stays. */
+		if (vp->v_type == VBLK && vp->v_rdev == dk->d_dev)
+			(void)dir->v_op->vop_unlink(dir, dk->d_name, vp);
+		vrele(vp);
+	}
+}
+
+static const struct disk_watcher devfs_disk_watcher = {
+	.dw_add = devfs_disk_add,
+	.dw_remove = devfs_disk_remove,
+};
+
 static int
 devfs_mount(struct mount *mp, const void *data)
 {
@@ -92,6 +128,7 @@ devfs_mount(struct mount *mp, const void *data)
 	int error = tmpfs_vfsops.vfs_mount(mp, &tma);
 	if (error < 0)
 		return error;
+	disk_watch(&devfs_disk_watcher);
 	if ((error = devfs_fill(mp->mnt_root)) < 0)
 		tmpfs_vfsops.vfs_unmount(mp);
 	return error;
@@ -122,29 +159,3 @@ const struct vfsops devfs_vfsops = {
 	.vfs_unmount = devfs_unmount,
 	.vfs_statfs = devfs_statfs,
 };
-
-void
-devfs_disk_add(struct disk *dk)
-{
-	struct mount *mp;
-	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
-		/* A full devfs misses the node; the disk is still mountable. */
-		if (is_devfs(mp) && devfs_mkdisk(mp->mnt_root, dk) < 0)
-			kprintf("devfs: no node for %s\n", dk->d_name);
-	}
-}
-
-void
-devfs_disk_remove(struct disk *dk)
-{
-	struct mount *mp;
-	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
-		struct vnode *dir = mp->mnt_root, *vp;
-		if (!is_devfs(mp) || dir->v_op->vop_lookup(dir, dk->d_name, &vp) < 0)
-			continue;
-		/* Only the disk's own node: a file of that name stays. */
-		if (vp->v_type == VBLK && vp->v_rdev == dk->d_dev)
-			(void)dir->v_op->vop_unlink(dir, dk->d_name, vp);
-		vrele(vp);
-	}
-}

@@ -186,7 +186,7 @@ procfs_stat(struct sbuf *sb, struct proc *p)
 		stat_cpu(sb, name, up - id, id);
 	}
 	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	nanotime(&now);
 	sbuf_printf(sb, "intr 0\nctxt 0\nbtime %lu\nprocesses %lu\n"
 	    "procs_running %d\nprocs_blocked 0\n",
 	    (unsigned long)(now.tv_sec - (time_t)(up / 1000000000)),

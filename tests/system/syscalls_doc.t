@@ -1,4 +1,4 @@
-# docs/syscalls.md is what tools/sysdoc makes of kern/syscalls.tbl.h:
+# docs/syscalls.md is what tools/sysdoc makes of sys/syscalls.tbl.h:
 # the committed list of implemented calls is never stale.
 . "$(dirname "$0")/lib.sh"
 

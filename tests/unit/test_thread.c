@@ -1,6 +1,7 @@
 /*
  * Kernel threads, the scheduler, sleep and wakeup, on real virtual CPUs.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "host/cpu.h"
@@ -323,4 +324,40 @@ TEST(thread_big_lock_two_cpus)
 	run_kernel(2, 100, count_main, &c);
 	CHECK(c.value > 0 && c.value <= 8000);
 	CHECK_EQ(c.workers, 0);
+}
+
+struct lockcheck {
+	bool in_kernel, in_host_thread;
+};
+
+static void *
+lockcheck_host(void *arg)
+{
+	struct lockcheck *lc = arg;
+	lc->in_host_thread = kernel_locked();
+	return NULL;
+}
+
+static void
+lockcheck_main(void *arg)
+{
+	struct lockcheck *lc = arg;
+	pthread_t t;
+	lc->in_kernel = kernel_locked();
+	/* Another host thread, while the CPU holds the lock: not its holder. */
+	lc->in_host_thread = true;
+	if (pthread_create(&t, NULL, lockcheck_host, lc) == 0)
+		pthread_join(t, NULL);
+	sched_halt();
+}
+
+/* kernel_locked: the holder is the CPU running kernel code, nobody else. */
+TEST(thread_kernel_locked_holder)
+{
+	static struct lockcheck lc;
+	CHECK(kernel_locked());		/* no CPU runs: single-threaded */
+	run_kernel(1, 100, lockcheck_main, &lc);
+	CHECK(lc.in_kernel);
+	CHECK(!lc.in_host_thread);
+	CHECK(kernel_locked());		/* the CPUs are gone again */
 }

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 
 extern bool strace_enabled;
 

@@ -14,7 +14,7 @@
 #include "fs/stat.h"
 #include "fs/vfs.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/uio.h"
 #include "vm/kmem.h"
 

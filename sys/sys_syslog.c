@@ -3,7 +3,7 @@
  * busybox dmesg does.  Reading it whole is open to every user (Linux with
  * dmesg_restrict 0); the rest takes root (CAP_SYSLOG).
  */
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "kern/kernel.h"
-#include "kern/sys_trace_var.h"
+#include "sys/sys_trace_var.h"
 
 #define X(v)	{ (uint64_t)(v), #v }
 #define XEND	{ 0, NULL }

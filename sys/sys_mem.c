@@ -6,7 +6,7 @@
 #include "fs/file.h"
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 

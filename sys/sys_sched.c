@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 
 #include "host/cpu.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 
 #define NICE_MIN	(-20)

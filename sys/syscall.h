@@ -1,31 +1,31 @@
 /*
  * System calls: the Linux x86-64 numbers and the table of handlers, both
- * from kern/syscalls.tbl.h, and the copyin family for the calling
+ * from sys/syscalls.tbl.h, and the copyin family for the calling
  * process.  A handler gets the six argument registers and returns the
  * result or a negative errno, which go to rax.
  */
-#ifndef KERN_SYSCALL_H
-#define KERN_SYSCALL_H
+#ifndef SYS_SYSCALL_H
+#define SYS_SYSCALL_H
 
 #include <stdint.h>
 
 #include "kern/proc.h"
+#include "kern/uio.h"	/* copyin, user_range_ok: every handler's */
 
-#define EJUSTRETURN	1024	/* -EJUSTRETURN: the handler set the registers */
 
 typedef long (*sy_call_t)(struct lwp *lp, const uint64_t *args);
 
 /* SYS_read = 0 ... : Linux's numbers, from the table. */
 enum sysnum {
 #define SYSCALL(nr, name, ...)	SYS_##name = (nr),
-#include "kern/syscalls.tbl.h"
+#include "sys/syscalls.tbl.h"
 #undef SYSCALL
 };
 #define SYS_MAXSYSCALL	463	/* one past the table's highest number */
 
 /* The handlers: long sys_read(struct lwp *, const uint64_t *args)... */
 #define SYSCALL(nr, name, handler, ...)	long handler(struct lwp *, const uint64_t *);
-#include "kern/syscalls.tbl.h"
+#include "sys/syscalls.tbl.h"
 #undef SYSCALL
 
 /*
@@ -132,7 +132,7 @@ struct sysent {
 	uint8_t sy_narg;
 	uint16_t sy_args[6];	/* AK_* | ARG(n) */
 };
-extern const struct sysent sysent[SYS_MAXSYSCALL];	/* kern/syscalls.c */
+extern const struct sysent sysent[SYS_MAXSYSCALL];	/* sys/syscalls.c */
 
 /*
  * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE,
@@ -143,27 +143,4 @@ long syscall_write_result(struct lwp *lp, long r);
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);
 
-/*
- * Linux's access_ok: [uaddr, uaddr + len) lies in user space at all.
- * Buffers are checked so before any work, as Linux does.
- */
-static inline bool
-user_range_ok(uint64_t uaddr, uint64_t len)
-{
-	const uint64_t top = 0x00007ffffffff000UL;	/* Linux's TASK_SIZE_MAX */
-	return uaddr <= top && len <= top - uaddr;
-}
-
-/* The copyin family on the current process: 0 or -EFAULT. */
-int copyin(uint64_t uaddr, void *kaddr, size_t len);
-int copyout(const void *kaddr, uint64_t uaddr, size_t len);
-/* A string of at most maxlen bytes with its NUL: 0, -EFAULT, -ENAMETOOLONG. */
-int copyinstr(uint64_t uaddr, char *kaddr, size_t maxlen, size_t *done);
-
-/*
- * A path argument, copied into a kernel buffer of PATH_MAX bytes that the
- * caller frees with kfree: NULL with *error set on failure.
- */
-char *copyin_path(uint64_t uaddr, int *error);
-
-#endif /* KERN_SYSCALL_H */
+#endif /* SYS_SYSCALL_H */

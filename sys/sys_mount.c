@@ -3,7 +3,7 @@
  * and checked here, the work done by the VFS (fs/vfs_mount.c).
  */
 #include "fs/vfs.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 

@@ -2,10 +2,10 @@
  * The memory devices: /dev/null, /dev/zero, /dev/full, /dev/random and
  * /dev/urandom, with Linux's numbers (major 1).
  */
-#include <sys/random.h>
 
 #include "fs/cdev.h"
 #include "fs/vfs.h"
+#include "host/random.h"
 #include "kern/uio.h"
 
 /* Only ever read: the source of /dev/zero and /dev/full. */
@@ -55,11 +55,9 @@ mem_random(struct file *fp, struct uio *uio)
 	(void)fp;
 	while (uio->uio_resid > 0) {
 		size_t n = MIN(uio->uio_resid, sizeof(buf));
-		/* The host's generator: a host service, like its clock. */
-		ssize_t got = getrandom(buf, n, 0);
-		if (got <= 0)
+		if (host_random(buf, n) < 0)
 			return -EIO;
-		int error = uiomove(buf, (size_t)got, uio);
+		int error = uiomove(buf, n, uio);
 		if (error < 0)
 			return error;
 	}

@@ -2,11 +2,12 @@
  * The console's host side: the terminal (or pipe, or file) the vkernel
  * was started on.  The only code that changes the host terminal's modes.
  */
-#ifndef DEV_CONS_HOST_H
-#define DEV_CONS_HOST_H
+#ifndef HOST_CONS_HOST_H
+#define HOST_CONS_HOST_H
 
 #include <stdbool.h>
 #include <sys/ioctl.h>
+#include <sys/types.h>
 
 enum cons_mode {
 	CONS_PIPE,	/* stdin is no terminal: pass-through */
@@ -32,4 +33,25 @@ void cons_host_resume(void);
 /* The host terminal's window size; false if it has none. */
 bool cons_host_winsize(struct winsize *ws);
 
-#endif /* DEV_CONS_HOST_H */
+/*
+ * Reads up to n bytes of standard input without blocking.  Returns the
+ * count, 0 at end of file, -EAGAIN if nothing is there now, or -errno.
+ */
+ssize_t cons_host_read(void *buf, size_t n);
+
+/*
+ * Waits up to timeout_ms (0: not at all) for standard output to take
+ * bytes.  Returns 1 if it does, 0 if not yet, -EIO if it is broken.
+ */
+int cons_host_writable(int timeout_ms);
+
+/* Writes up to n bytes to standard output: the count or -errno. */
+ssize_t cons_host_write(const void *buf, size_t n);
+
+/*
+ * False if standard output is a regular file or a device other than a
+ * terminal (/dev/null): those always take output, so no poll is needed.
+ */
+bool cons_host_out_blocks(void);
+
+#endif /* HOST_CONS_HOST_H */

@@ -7,7 +7,7 @@
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/vm.h"
 #include "vm/vm_page.h"

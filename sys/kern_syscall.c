@@ -5,8 +5,8 @@
  */
 #include <limits.h>
 
-#include "kern/syscall.h"
-#include "kern/sys_trace.h"
+#include "sys/syscall.h"
+#include "sys/sys_trace.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
@@ -59,38 +59,4 @@ syscall_dispatch(struct lwp *lp)
 		lp->lwp_syscall_nr = nr;
 		lp->lwp_flags |= LWP_RESTART;
 	}
-}
-
-int
-copyin(uint64_t uaddr, void *kaddr, size_t len)
-{
-	return vm_copyin(curproc->p_vmspace, uaddr, kaddr, len);
-}
-
-int
-copyout(const void *kaddr, uint64_t uaddr, size_t len)
-{
-	return vm_copyout(curproc->p_vmspace, kaddr, uaddr, len);
-}
-
-int
-copyinstr(uint64_t uaddr, char *kaddr, size_t maxlen, size_t *done)
-{
-	return vm_copyinstr(curproc->p_vmspace, uaddr, kaddr, maxlen, done);
-}
-
-char *
-copyin_path(uint64_t uaddr, int *error)
-{
-	char *buf = kmalloc(PATH_MAX, 0);
-	if (buf == NULL) {
-		*error = -ENOMEM;
-		return NULL;
-	}
-	*error = copyinstr(uaddr, buf, PATH_MAX, NULL);
-	if (*error != 0) {
-		kfree(buf);
-		return NULL;
-	}
-	return buf;
 }

@@ -1,5 +1,5 @@
 /*
- * The tracer's decoders: one per argument kind of kern/syscall.h, each
+ * The tracer's decoders: one per argument kind of sys/syscall.h, each
  * printing as strace does.  Guest memory is read only through copyin; a
  * pointer that cannot be read prints as its address, as in strace.
  */
@@ -10,7 +10,7 @@
 
 #include "fs/stat.h"
 #include "kern/kernel.h"
-#include "kern/sys_trace_var.h"
+#include "sys/sys_trace_var.h"
 #include "vm/kmem.h"
 
 struct kiov {

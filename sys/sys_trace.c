@@ -16,8 +16,8 @@
 
 #include "host/hostlog.h"
 #include "kern/kernel.h"
-#include "kern/sys_trace.h"
-#include "kern/sys_trace_var.h"
+#include "sys/sys_trace.h"
+#include "sys/sys_trace_var.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 

@@ -12,13 +12,16 @@
  * and `cmd &` run us there), and a background vkernel is not the one
  * the user is typing to.
  */
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
-#include "dev/cons_host.h"
+#include "host/cons_host.h"
 
 static struct termios saved;
 static int saved_ok;		/* 1 while the terminal may be raw */
@@ -137,4 +140,46 @@ cons_host_winsize(struct winsize *ws)
 {
 	return ioctl(STDIN_FILENO, TIOCGWINSZ, ws) == 0 ||
 	    ioctl(STDOUT_FILENO, TIOCGWINSZ, ws) == 0;
+}
+
+ssize_t
+cons_host_read(void *buf, size_t n)
+{
+	struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+	for (;;) {
+		if (poll(&pfd, 1, 0) <= 0)
+			return -EAGAIN;
+		ssize_t got = read(STDIN_FILENO, buf, n);
+		if (got >= 0)
+			return got;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+int
+cons_host_writable(int timeout_ms)
+{
+	struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };
+	int r = poll(&pfd, 1, timeout_ms);
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		return 1;	/* interrupted: the write will tell */
+	return (pfd.revents & (POLLERR | POLLNVAL)) ? -EIO : 1;
+}
+
+ssize_t
+cons_host_write(const void *buf, size_t n)
+{
+	ssize_t w = write(STDOUT_FILENO, buf, n);
+	return w < 0 ? -errno : w;
+}
+
+bool
+cons_host_out_blocks(void)
+{
+	struct stat st;
+	return fstat(STDOUT_FILENO, &st) < 0 || !(S_ISREG(st.st_mode) ||
+	    (S_ISCHR(st.st_mode) && !isatty(STDOUT_FILENO)));
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 
 #define TRACE_STRLEN	32	/* strace's -s: bytes of a string shown */
 #define TRACE_ARRAYLEN	32	/* elements of an array shown */

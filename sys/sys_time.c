@@ -3,13 +3,14 @@
  * the monotonic and boot clocks are the kernel's uptime.
  */
 #include <limits.h>
-#include <sys/random.h>
+#include <sys/random.h>	/* GRND_* */
 #include <sys/time.h>
 #include <sys/times.h>
 #include <time.h>
 
+#include "host/random.h"
 #include "kern/signal.h"
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 #include "kern/uio.h"
 
 /* The clock's time in ns, or -EINVAL for an unknown clock. */
@@ -21,7 +22,7 @@ clock_ns(struct lwp *lp, int clock)
 	switch (clock) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
-		clock_gettime(CLOCK_REALTIME, &ts);
+		nanotime(&ts);
 		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	case CLOCK_MONOTONIC:
 	case CLOCK_MONOTONIC_RAW:
@@ -245,7 +246,7 @@ sys_getrandom(struct lwp *lp, const uint64_t *args)
 	    .uio_vmspace = lp->lwp_proc->p_vmspace };
 	while (done < len) {
 		size_t n = MIN(len - done, sizeof(buf));
-		if (getrandom(buf, n, 0) != (ssize_t)n)
+		if (host_random(buf, n) < 0)
 			return done > 0 ? (long)done : -EIO;
 		int error = uiomove(buf, n, &uio);
 		done = len - uio.uio_resid;

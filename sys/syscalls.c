@@ -1,8 +1,8 @@
 /*
- * The system-call table, by number, expanded from kern/syscalls.tbl.h.
+ * The system-call table, by number, expanded from sys/syscalls.tbl.h.
  * A number no call has is left empty (dispatch answers -ENOSYS).
  */
-#include "kern/syscall.h"
+#include "sys/syscall.h"
 
 #define SYSCALL(nr, name, handler, flags, ret, ...)			\
 	[nr] = {							\
@@ -16,6 +16,6 @@
 	},
 
 const struct sysent sysent[SYS_MAXSYSCALL] = {
-#include "kern/syscalls.tbl.h"
+#include "sys/syscalls.tbl.h"
 };
 #undef SYSCALL
