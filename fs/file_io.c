@@ -9,7 +9,6 @@
 #include "fs/ioctl.h"
 #include "fs/vnode.h"
 #include "kern/kernel.h"
-#include "kern/syscall.h"
 #include "kern/uio.h"
 
 /* Offsets belong to files that have them; pipes and devices do not. */
