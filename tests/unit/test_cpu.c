@@ -637,7 +637,13 @@ TEST(cpu_guest_blocking_kick_is_killed)
 	 */
 	CHECK_EQ(j.trap[2], T_DEAD);
 	CHECK(j.bits[2] & INTR_KICK);
-	CHECK(j.t_ret[2] - posted[1] >= KICK_CPU_NS);
+	/*
+	 * The host's schedstat of a thread running on another core lags by
+	 * up to one host tick (it is brought up to date at ticks and
+	 * switches), so the kill can come a few ms before 20 ms of wall time
+	 * (18.7 ms seen once): the bound only says "not at the first look".
+	 */
+	CHECK(j.t_ret[2] - posted[1] >= KICK_CPU_NS / 2);
 	CHECK(j.t_ret[2] - posted[1] < SEC);
 	CHECK_EQ(j.trap[3], T_DEAD);
 	CHECK(j.bits[3] & INTR_KICK);
