@@ -15,8 +15,14 @@
  * a page-table root outside RAM EINVAL.  A VPTE that points outside RAM is
  * reported to the caller as a page fault with PGEX_RSV set.
  *
- * Locking: the caller serialises all calls on one vmspace (the kernel's
- * big lock does today).  Calls on different vmspaces may run concurrently.
+ * Locking: VMSPACE_CTL_RUN of different threads of one vmspace (see
+ * vmspace_thread_create) may run at once on different CPUs, and while
+ * one runs, another CPU may call vmspace_mmap, vmspace_munmap or
+ * vmspace_mcontrol on the same vmspace: the backend serialises its own
+ * state (a fault served against an MADV_INVAL that follows a VPTE change
+ * never leaves a stale translation).  The caller serialises every other
+ * pair of calls on one vmspace (the kernel's big lock does), and all
+ * calls on one thread.  Calls on different vmspaces may run concurrently.
  */
 #ifndef HOST_VMSPACE_H
 #define HOST_VMSPACE_H
@@ -175,6 +181,26 @@ int vmspace_rekey(void *id, void *newid);
  */
 int vmspace_pool(int nready);
 int vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf);
+
+/*
+ * Guest threads (not in Table 1: DragonFly's real kernel knows the
+ * calling host thread, and a vkernel lwp has none of its own).  A vmspace
+ * is created with one guest thread, number 0, which lives as long as the
+ * vmspace; vmspace_ctl(id, ...) is vmspace_thread_ctl(id, 0, ...).
+ * vmspace_thread_create adds a thread that runs in the same address
+ * space (the same host mappings, the same host process): it returns its
+ * number (> 0), or -1 with errno EAGAIN (past the backend's or the host's
+ * limit on threads) or ENOMEM.  Its first VMSPACE_CTL_RUN starts it from
+ * the trapframe given, with the FPU state of vf (PGEX_FPFAULT is implied).
+ * vmspace_thread_destroy ends thread n (not 0): it must not be in
+ * VMSPACE_CTL_RUN; its number may be given out again.  Each thread has
+ * its own kick: an interrupt posted to the CPU running thread n returns
+ * thread n alone with T_INTR.  vmspace_rekey keeps the threads.
+ */
+int vmspace_thread_create(void *id);
+int vmspace_thread_destroy(void *id, int n);
+int vmspace_thread_ctl(void *id, int n, int cmd, struct trapframe *tf,
+    struct vextframe *vf);
 int vmspace_mmap(void *id, void *start, size_t len, int prot, int flags,
     int fd, off_t offset);
 int vmspace_munmap(void *id, void *start, size_t len);
