@@ -18,6 +18,8 @@ kern_getdents64(struct fsproc *p, int fd, struct uio *uio)
 	int64_t ret;
 	if (fp->f_type != DTYPE_VNODE || vp->v_type != VDIR) {
 		ret = -ENOTDIR;
+	} else if (vp->v_nlink == 0) {
+		ret = 0;	/* removed: not even "." and "..", as Linux */
 	} else {
 		uint64_t resid0 = uio->uio_resid;
 		uio->uio_rw = UIO_READ;

@@ -42,7 +42,8 @@ vaccess(struct vnode *vp, int mode, const struct ucred *cred)
 /*
  * The parent of directory dp, referenced.  ".." of the process root is the
  * root itself; ".." of a mounted file system's root is ".." of the
- * directory it covers.
+ * directory it covers; ".." of a removed directory is the one it was
+ * removed from (as Linux's dcache), whatever its file system still has.
  */
 static int
 lookup_dotdot(struct vnode *dp, struct vnode *root, struct vnode **vpp)
@@ -50,6 +51,10 @@ lookup_dotdot(struct vnode *dp, struct vnode *root, struct vnode **vpp)
 	for (;;) {
 		if (dp == root) {
 			*vpp = vref(dp);
+			return 0;
+		}
+		if (dp->v_dotdot != NULL) {
+			*vpp = vref(dp->v_dotdot);
 			return 0;
 		}
 		if (!(dp->v_flags & VROOT) || dp->v_mount->mnt_covered == NULL)

@@ -58,8 +58,12 @@ vrele(struct vnode *vp)
 	if (vp == NULL)
 		return;
 	KASSERT(vp->v_usecount > 0, "vrele: no reference");
-	if (--vp->v_usecount == 0)
+	if (--vp->v_usecount == 0) {
+		struct vnode *dotdot = vp->v_dotdot;
+		vp->v_dotdot = NULL;
 		vp->v_op->vop_inactive(vp);
+		vrele(dotdot);
+	}
 }
 
 void

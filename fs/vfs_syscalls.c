@@ -265,6 +265,19 @@ kern_mkdirat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	return error;
 }
 
+/*
+ * Directory vp has left dvp for good (rmdir, or a rename over it) but
+ * may still be someone's working directory: as Linux's dentry keeps its
+ * parent, it keeps a reference to dvp, its ".." until the last user of
+ * vp lets go (vrele); the file system's own ".." entry may be gone.
+ */
+static void
+dir_removed(struct vnode *vp, struct vnode *dvp)
+{
+	if (vp->v_dotdot == NULL && vp->v_nlink == 0)
+		vp->v_dotdot = vref(dvp);
+}
+
 /* rmdir: Linux's answers for ".", ".." and "/" first. */
 static int
 do_rmdir(struct nameidata *nd, struct ucred *cr)
@@ -287,7 +300,10 @@ do_rmdir(struct nameidata *nd, struct ucred *cr)
 	int error = may_delete(nd->ni_dvp, vp, cr);
 	if (error < 0)
 		return error;
-	return nd->ni_dvp->v_op->vop_rmdir(nd->ni_dvp, nd->ni_last, vp);
+	error = nd->ni_dvp->v_op->vop_rmdir(nd->ni_dvp, nd->ni_last, vp);
+	if (error == 0)
+		dir_removed(vp, nd->ni_dvp);
+	return error;
 }
 
 static int
@@ -414,8 +430,11 @@ do_rename(struct nameidata *from, struct nameidata *to, struct ucred *cr,
 		if (above)
 			return -ENOTEMPTY;
 	}
-	return fdvp->v_op->vop_rename(fdvp, from->ni_last, fvp, tdvp,
+	error = fdvp->v_op->vop_rename(fdvp, from->ni_last, fvp, tdvp,
 	    to->ni_last, tvp);
+	if (error == 0 && tvp != NULL && tvp->v_type == VDIR)
+		dir_removed(tvp, tdvp);
+	return error;
 }
 
 int

@@ -62,6 +62,8 @@ struct vnode {
 	struct mount *v_mountedhere;	/* a file system mounted on it */
 	struct pipe *v_fifo;	/* a fifo's pipe while it is open */
 	struct lockf *v_lockf;	/* advisory locks (vfs_lock.c) */
+	struct vnode *v_dotdot;	/* a removed directory's parent, referenced:
+				 * its ".." while anyone still holds it */
 	void *v_data;		/* the file system's own */
 	TAILQ_ENTRY(vnode) v_mntlist;	/* on its mount's list */
 };

@@ -13,6 +13,11 @@ rm -rf "$work" && mkdir -p "$work/stage/t/bin" "$work/host/h"
 cp "$here"/t/*.sh "$work/stage/t/"
 musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/asuser" \
     "$here/c/asuser.c" || exit 1
+# The guest tests' removed-directory program, run here on ext2.
+musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/rmcwd" \
+    "$here/../guest/c/rmcwd.c" || exit 1
+gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/rmcwd.glibc" \
+    "$here/../guest/c/rmcwd.c" || exit 1
 
 pass=0 fail=0
 # result NAME STATUS [WHY]
@@ -98,6 +103,17 @@ clean "1k host-files" "$img"
 boot "$work/core1k" "$img" "sh /t/core.sh"
 tally 1k "$work/core1k"
 clean "1k core" "$img"
+# A working directory removed under a process (getcwd, "..", readdir,
+# creating in it) as natively, musl and glibc.
+scratch=$(mktemp -d)
+for v in rmcwd rmcwd.glibc; do
+	want=$(cd "$scratch" && "$work/stage/t/bin/$v")
+	boot "$work/$v" "$img" "cd / && /t/bin/$v"
+	result "1k $v" "$([ "$(cat "$work/$v")" = "$want" ]; echo $?)" \
+	    "$(echo "$want" | diff - "$work/$v" | head -5 | tr '\n' ' ')"
+done
+rm -rf "$scratch"
+clean "1k rmcwd" "$img"
 debugfs -R "dump /w/big $work/big" "$img" 2>/dev/null
 want=$(debugfs -R "cat /w/big.md5" "$img" 2>/dev/null | cut -d' ' -f1)
 got=$(md5sum < "$work/big" | cut -d' ' -f1)
