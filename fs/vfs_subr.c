@@ -131,7 +131,9 @@ vfs_dirent_out(struct uio *uio, uint64_t ino, int64_t next, uint8_t dtype,
 		struct linux_dirent64 d;
 		char buf[roundup2(sizeof(struct linux_dirent64) + NAME_MAX + 1, 8)];
 	} rec;
-	size_t reclen = roundup2(sizeof(struct linux_dirent64) + namelen + 1, 8);
+	/* Linux's size: the name starts at byte 19, not after the padding. */
+	size_t reclen = roundup2(offsetof(struct linux_dirent64, d_name) +
+	    namelen + 1, 8);
 
 	if (reclen > uio->uio_resid)
 		return 1;
