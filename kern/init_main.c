@@ -22,6 +22,7 @@
 #include "kern/signal.h"
 #include "kern/uio.h"
 #include "kern/ucred.h"
+#include "sys/sys_trace.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
@@ -85,6 +86,9 @@ start_init(void *arg)
 	}
 	error = kern_execve(lp, bootargs->init_argv[0], &ea);
 	kfree(ea.ea_buf);
+	if (__builtin_expect(strace_enabled, 0))
+		strace_init_exec(lp, bootargs->init_argv[0], bootargs->init_argv,
+		    (int)ea.ea_envc, error);
 	if (error < 0) {
 		kprintf("init: cannot exec %s (%d)\n", bootargs->init_argv[0], error);
 		exit1(W_EXITCODE(127, 0));

@@ -183,6 +183,28 @@ strace_config(const char *spec, const char **why)
 	return 0;
 }
 
+static void
+count_tasks(struct proc *p, void *arg)
+{
+	if (p->p_state == PRS_NORMAL)
+		*(int *)arg += p->p_nlwps;
+}
+
+/*
+ * "[pid 12] " before a line of thread tid, as strace -f prints it: only
+ * while it follows more than one task (the live threads of all
+ * processes, and others, the one that is exiting), and decided when
+ * the line starts, as strace prints the prefix when a call enters.
+ */
+static void
+tb_pid(struct tbuf *tb, pid_t tid, int others)
+{
+	int n = others;
+	proc_foreach(count_tasks, &n);
+	if (n > 1)
+		tb_printf(tb, "[pid %5d] ", tid);
+}
+
 /* Emits a finished line: one host write, so lines never interleave. */
 static void
 tb_emit(struct tbuf *tb)
@@ -231,7 +253,7 @@ strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn, const uint64_t *args)
 	int narg = se != NULL ? se->sy_narg : 6, k = 0;
 	bool first = true;
 
-	tb_printf(&tb, "[pid %d] ", lp->lwp_tid);
+	tb_pid(&tb, lp->lwp_tid, 0);
 	if (se == NULL) {
 		tb_printf(&tb, "syscall_%#lx(", (unsigned long)nr);
 		for (int i = 0; i < 6; i++)
@@ -239,6 +261,8 @@ strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn, const uint64_t *args)
 		k = narg;
 	} else {
 		tb_printf(&tb, "%s(", se->sy_name);
+		if (nr == SYS_rt_sigreturn)
+			trace_sigframe(&tb);
 		while (k < narg && !trace_kind_out(AK_KIND(se->sy_args[k])))
 			k++;
 		trace_args(&tb, se, 0, k, args, 0, &first);
@@ -256,10 +280,14 @@ strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn, const uint64_t *args)
 	if (se != NULL)
 		trace_args(&tb, se, k, narg, args, r, &first);
 	tb_result(&tb);
-	if (r == -EJUSTRETURN)		/* execve, rt_sigreturn: rax is set */
-		tb_printf(&tb, "%ld", (long)lp->lwp_tf.tf_rax);
-	else if (r < 0 && r >= -4095)
-		tb_errno(&tb, -r);
+	/* execve, rt_sigreturn: rax is set (sigreturn's, an error maybe). */
+	long rv = r == -EJUSTRETURN ? (long)lp->lwp_tf.tf_rax : r;
+	if (rv < 0 && rv >= -4095)
+		tb_errno(&tb, -rv);
+	else if (r == -EJUSTRETURN)
+		tb_printf(&tb, "%ld", rv);
+	else if (se != NULL && se->sy_ret == RV_FCNTL)
+		trace_fcntl_result(&tb, args[1], r);
 	else if (se != NULL && se->sy_ret == RV_HEX)
 		tb_printf(&tb, "%#lx", (unsigned long)r);
 	else if (se != NULL && se->sy_ret == RV_OCT)
@@ -267,6 +295,13 @@ strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn, const uint64_t *args)
 	else
 		tb_printf(&tb, "%ld", r);
 	tb_emit(&tb);
+	/* A new process is followed, as strace -f says when it attaches. */
+	if (r > 0 && (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork ||
+	    nr == SYS_clone3)) {
+		tb.len = 0;
+		tb_printf(&tb, "strace: Process %ld attached", r);
+		tb_emit(&tb);
+	}
 	kfree(tb.buf);
 	return r;
 }
@@ -280,7 +315,8 @@ strace_signal(struct proc *p, int sig, int code, int pid, int status,
 	struct proc *sender = pid > 0 ? pfind(pid) : NULL;
 	int uid = sender != NULL ? (int)sender->p_ucred->cr_ruid : 0;
 
-	tb_printf(&tb, "[pid %d] --- ", p->p_pid);
+	tb_pid(&tb, p->p_pid, 0);
+	tb_puts(&tb, "--- ");
 	tb_signame(&tb, sig, false);
 	tb_puts(&tb, " {si_signo=");
 	tb_signame(&tb, sig, false);
@@ -316,7 +352,8 @@ strace_exit(struct proc *p, int xstat)
 	char buf[128];
 	struct tbuf tb = { buf, 0, sizeof(buf) - 1 };
 
-	tb_printf(&tb, "[pid %d] +++ ", p->p_pid);
+	tb_pid(&tb, p->p_pid, 1);	/* p is a zombie already */
+	tb_puts(&tb, "+++ ");
 	if (WIFSIGNALED(xstat)) {
 		tb_puts(&tb, "killed by ");
 		tb_signame(&tb, WTERMSIG(xstat), false);
@@ -324,5 +361,45 @@ strace_exit(struct proc *p, int xstat)
 	} else {
 		tb_printf(&tb, "exited with %d +++", WEXITSTATUS(xstat));
 	}
+	tb_emit(&tb);
+}
+
+void
+strace_init_exec(struct lwp *lp, const char *path, char *const argv[],
+    int envc, int error)
+{
+	char buf[1024];
+	struct tbuf tb = { buf, 0, sizeof(buf) - 1 };
+
+	if (!trace_wanted(SYS_execve))
+		return;
+	tb_pid(&tb, lp->lwp_tid, 0);
+	tb_puts(&tb, "execve(");
+	tb_quote(&tb, (const uint8_t *)path, strlen(path), false);
+	tb_puts(&tb, ", [");
+	for (int i = 0; argv[i] != NULL; i++) {
+		if (i == TRACE_ARRAYLEN) {
+			tb_puts(&tb, ", ...");
+			break;
+		}
+		size_t n = strlen(argv[i]);
+		tb_puts(&tb, i > 0 ? ", " : "");
+		tb_quote(&tb, (const uint8_t *)argv[i], n < TRACE_STRLEN ? n :
+		    TRACE_STRLEN, false);
+		if (n > TRACE_STRLEN)
+			tb_puts(&tb, "...");
+	}
+	/* Where envp is on the new stack: after argc, argv and its NULL. */
+	uint64_t argc = 0, sp = lp->lwp_tf.tf_rsp;
+	if (error == 0 && copyin(sp, &argc, sizeof(argc)) == 0)
+		tb_printf(&tb, "], %#lx", (unsigned long)(sp + 16 + 8 * argc));
+	else
+		tb_puts(&tb, "], NULL");
+	tb_printf(&tb, " /* %d var%s */", envc, envc == 1 ? "" : "s");
+	tb_result(&tb);
+	if (error < 0)
+		tb_errno(&tb, -error);
+	else
+		tb_puts(&tb, "0");
 	tb_emit(&tb);
 }

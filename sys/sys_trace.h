@@ -38,6 +38,15 @@ long strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn,
 void strace_signal(struct proc *p, int sig, int code, int pid, int status,
     uint64_t addr);
 
+/*
+ * Init's execve (the kernel's, with no call to trace): path and argv
+ * are the kernel's strings, envc how many environment strings it gave,
+ * error what kern_execve returned.  On success, lp's registers are the
+ * new image's, so envp is shown where it lies on the new stack.
+ */
+void strace_init_exec(struct lwp *lp, const char *path, char *const argv[],
+    int envc, int error);
+
 /* p ends with wait status xstat: "+++ exited with 0 +++". */
 void strace_exit(struct proc *p, int xstat);
 

@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 
 #include "fs/stat.h"
 #include "kern/kernel.h"
@@ -310,6 +312,155 @@ tb_fcntlarg(struct tbuf *tb, uint64_t cmd, uint64_t v)
 	return true;
 }
 
+void
+trace_fcntl_result(struct tbuf *tb, uint64_t cmd, long r)
+{
+	if (cmd == F_GETFL) {
+		tb_printf(tb, "%#lx (flags ", (unsigned long)r);
+		tb_openflags(tb, (uint64_t)r, true);
+		tb_puts(tb, ")");
+	} else if (cmd == F_GETFD && r != 0) {
+		tb_printf(tb, "%#lx (flags ", (unsigned long)r);
+		tb_flags(tb, (const struct xlat[]){ { FD_CLOEXEC, "FD_CLOEXEC" },
+		    { 0, NULL } }, (uint64_t)r, NULL);
+		tb_puts(tb, ")");
+	} else {
+		tb_printf(tb, "%ld", r);
+	}
+}
+
+/* The kernel's struct termios (the C library's is longer). */
+struct ktermios {
+	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
+	uint8_t c_line, c_cc[19];
+};
+
+/*
+ * {c_iflag=ICRNL|IXON, c_oflag=NL0|CR0|...|OPOST|ONLCR,
+ * c_cflag=B38400|CS8|CREAD, c_lflag=ISIG|ICANON|..., ...}, as strace
+ * abbreviates a termios.
+ */
+static void
+tb_termios(struct tbuf *tb, uint64_t addr)
+{
+	static const struct { uint32_t mask; const struct xlat *x; } delays[] = {
+		{ NLDLY, xl_nldly }, { CRDLY, xl_crdly }, { TABDLY, xl_tabdly },
+		{ BSDLY, xl_bsdly }, { VTDLY, xl_vtdly }, { FFDLY, xl_ffdly },
+	};
+	struct ktermios t;
+	if (copyin(addr, &t, sizeof(t)) < 0) {
+		tb_addr(tb, addr);
+		return;
+	}
+	/* No flags print as nothing: "c_iflag=, ", as strace has it. */
+	tb_puts(tb, "{c_iflag=");
+	tb_flags(tb, xl_iflag, t.c_iflag, "");
+	tb_puts(tb, ", c_oflag=");
+	for (size_t i = 0; i < nitems(delays); i++) {
+		tb_puts(tb, i > 0 ? "|" : "");
+		tb_xlat(tb, delays[i].x, t.c_oflag & delays[i].mask, "%#lx");
+	}
+	uint32_t of = t.c_oflag & ~(NLDLY | CRDLY | TABDLY | BSDLY | VTDLY | FFDLY);
+	if (of != 0) {
+		tb_puts(tb, "|");
+		tb_flags(tb, xl_oflag, of, NULL);
+	}
+	tb_puts(tb, ", c_cflag=");
+	tb_xlat(tb, xl_baud, t.c_cflag & CBAUD, "%#lx");
+	tb_printf(tb, "|CS%u", 5 + ((t.c_cflag & CSIZE) >> 4));
+	if (t.c_cflag & CIBAUD) {
+		tb_puts(tb, "|");
+		tb_xlat(tb, xl_baud, (t.c_cflag & CIBAUD) >> 16, "%#lx");	/* IBSHIFT */
+		tb_puts(tb, "<<IBSHIFT");
+	}
+	uint32_t cf = t.c_cflag & ~(CBAUD | CSIZE | CIBAUD);
+	if (cf != 0) {
+		tb_puts(tb, "|");
+		tb_flags(tb, xl_cflag, cf, NULL);
+	}
+	tb_puts(tb, ", c_lflag=");
+	tb_flags(tb, xl_lflag, t.c_lflag, "");
+	tb_puts(tb, ", ...}");
+}
+
+/* An int the argument points to, "[42]", or its address. */
+static void
+tb_intp(struct tbuf *tb, uint64_t addr)
+{
+	int v;
+	if (copyin(addr, &v, sizeof(v)) < 0)
+		tb_addr(tb, addr);
+	else
+		tb_printf(tb, "[%d]", v);
+}
+
+/*
+ * ioctl's third argument, as command cmd takes it, after the call (what
+ * a command reads is still there then); false for a command that takes
+ * none.  What the call failed to fill is an address, as in strace.
+ */
+static bool
+tb_ioctlarg(struct tbuf *tb, uint64_t cmd, uint64_t v, long ret)
+{
+	bool out = false;
+	switch ((uint32_t)cmd) {
+	case TIOCNOTTY: case FIOCLEX: case FIONCLEX:
+		return false;
+	case TIOCSCTTY:
+		tb_printf(tb, "%d", (int)v);
+		return true;
+	case TCFLSH:
+		tb_xlat(tb, xl_tcflsh, v, "%#lx");
+		return true;
+	case TCGETS:
+		out = true;
+		/* FALLTHROUGH */
+	case TCSETS: case TCSETSW: case TCSETSF:
+		if (out && ret < 0)
+			tb_addr(tb, v);
+		else
+			tb_termios(tb, v);
+		return true;
+	case TIOCGWINSZ:
+		out = true;
+		/* FALLTHROUGH */
+	case TIOCSWINSZ: {
+		struct { uint16_t row, col, xpixel, ypixel; } ws;
+		if ((out && ret < 0) || copyin(v, &ws, sizeof(ws)) < 0)
+			tb_addr(tb, v);
+		else
+			tb_printf(tb, "{ws_row=%u, ws_col=%u, ws_xpixel=%u, ws_ypixel=%u}",
+			    ws.row, ws.col, ws.xpixel, ws.ypixel);
+		return true;
+	}
+	case TIOCGPGRP: case TIOCGSID: case FIONREAD: case TIOCGPTN:
+		out = true;
+		/* FALLTHROUGH */
+	case TIOCSPGRP: case FIONBIO: case TIOCSPTLCK:
+		if (out && ret < 0)
+			tb_addr(tb, v);
+		else
+			tb_intp(tb, v);
+		return true;
+	}
+	tb_printf(tb, "%#lx", (unsigned long)v);
+	return true;
+}
+
+void
+trace_sigframe(struct tbuf *tb)
+{
+	/* The ucontext is at rsp; its uc_sigmask follows the mcontext. */
+	uint64_t mask, at = curlwp->lwp_tf.tf_rsp + 296;
+	if (copyin(at, &mask, sizeof(mask)) < 0) {
+		tb_addr(tb, at);
+		return;
+	}
+	tb_puts(tb, "{mask=");
+	tb_sigset(tb, mask);
+	tb_puts(tb, "}");
+}
+
 static void
 tb_clone(struct tbuf *tb, const uint64_t *args)
 {
@@ -373,7 +524,7 @@ trace_kind_out(unsigned kind)
 	case AK_SIGSETOUT: case AK_SIGACTOUT: case AK_STATOUT: case AK_STATXOUT:
 	case AK_TSOUT: case AK_TVOUT: case AK_ITVOUT: case AK_UTSOUT:
 	case AK_WSTATUS: case AK_PIPEFDS: case AK_RLIMOUT: case AK_DIRENTS:
-	case AK_PRCTL:
+	case AK_PRCTL: case AK_IOCTLARG:
 		return true;
 	}
 	return false;
@@ -497,6 +648,8 @@ trace_arg(struct tbuf *tb, const struct sysent *se, int i,
 	if (trace_kind_out(kind)) {
 		if (kind == AK_PRCTL)
 			return i == 0 ? (tb_prctl(tb, args), true) : false;
+		if (kind == AK_IOCTLARG)
+			return tb_ioctlarg(tb, other, v, ret);
 		if (kind == AK_IOVOUT) {
 			if (ret < 0)
 				tb_addr(tb, v);

@@ -57,7 +57,10 @@ extern const struct xlat xl_open[], xl_at[], xl_access[], xl_prot[],
     xl_maptype[], xl_mapflags[], xl_madv[], xl_whence[], xl_sighow[],
     xl_sa[], xl_clock[], xl_itimer[], xl_wait[], xl_fcntl[], xl_ioctl[],
     xl_archprctl[], xl_rlimit[], xl_poll[], xl_clone[], xl_family[],
-    xl_statx[], xl_sicode_chld[], xl_sicode[], xl_prctl[], xl_grnd[];
+    xl_statx[], xl_sicode_chld[], xl_sicode[], xl_prctl[], xl_grnd[],
+    xl_iflag[], xl_oflag[], xl_nldly[], xl_crdly[], xl_tabdly[],
+    xl_bsdly[], xl_vtdly[], xl_ffdly[], xl_baud[], xl_cflag[], xl_lflag[],
+    xl_tcflsh[];
 
 /* Whether an argument of this kind is printed after the call returns. */
 bool trace_kind_out(unsigned kind);
@@ -68,5 +71,18 @@ bool trace_kind_out(unsigned kind);
  */
 bool trace_arg(struct tbuf *tb, const struct sysent *se, int i,
     const uint64_t *args, long ret);
+
+/*
+ * fcntl's result r for command cmd: F_GETFL's and F_GETFD's in hex with
+ * their flags by name, "= 0x8002 (flags O_RDWR|O_LARGEFILE)"; others
+ * in decimal.
+ */
+void trace_fcntl_result(struct tbuf *tb, uint64_t cmd, long r);
+
+/*
+ * What rt_sigreturn (no arguments) reads, as strace shows it: the mask
+ * the signal frame at the caller's stack pointer restores, {mask=[INT]}.
+ */
+void trace_sigframe(struct tbuf *tb);
 
 #endif /* KERN_SYS_TRACE_VAR_H */

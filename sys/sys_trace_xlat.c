@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 
 #include "kern/kernel.h"
@@ -85,8 +86,10 @@ const struct xlat xl_fcntl[] = {
 	X(F_ADD_SEALS), X(F_GET_SEALS), XEND
 };
 const struct xlat xl_ioctl[] = {
-	{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" },
-	{ 0x5404, "TCSETSF" }, { 0x540b, "TCFLSH" }, { 0x540e, "TIOCSCTTY" },
+	/* strace names both users of the 'T' numbers 2 to 4 (OSS's too). */
+	{ 0x5401, "TCGETS" }, { 0x5402, "SNDCTL_TMR_START or TCSETS" },
+	{ 0x5403, "SNDCTL_TMR_STOP or TCSETSW" },
+	{ 0x5404, "SNDCTL_TMR_CONTINUE or TCSETSF" }, { 0x540b, "TCFLSH" }, { 0x540e, "TIOCSCTTY" },
 	{ 0x540f, "TIOCGPGRP" }, { 0x5410, "TIOCSPGRP" },
 	{ 0x5413, "TIOCGWINSZ" }, { 0x5414, "TIOCSWINSZ" },
 	{ 0x541b, "FIONREAD" }, { 0x5421, "FIONBIO" }, { 0x5422, "TIOCNOTTY" },
@@ -94,6 +97,43 @@ const struct xlat xl_ioctl[] = {
 	{ 0x5452, "FIOASYNC" }, { 0x1268, "BLKSSZGET" },
 	{ 0x80081272, "BLKGETSIZE64" }, { 0x80045430, "TIOCGPTN" },
 	{ 0x40045431, "TIOCSPTLCK" }, XEND
+};
+/* struct termios, in strace's order (c_lflag's is not by value). */
+const struct xlat xl_iflag[] = {
+	X(IGNBRK), X(BRKINT), X(IGNPAR), X(PARMRK), X(INPCK), X(ISTRIP),
+	X(INLCR), X(IGNCR), X(ICRNL), X(IUCLC), X(IXON), X(IXANY), X(IXOFF),
+	X(IMAXBEL), X(IUTF8), XEND
+};
+const struct xlat xl_oflag[] = {
+	X(OPOST), X(OLCUC), X(ONLCR), X(OCRNL), X(ONOCR), X(ONLRET), X(OFILL),
+	X(OFDEL), XEND
+};
+/* c_oflag's delay fields, each printed even when 0: NL0|CR0|TAB0... */
+const struct xlat xl_nldly[] = { X(NL0), X(NL1), XEND };
+const struct xlat xl_crdly[] = { X(CR0), X(CR1), X(CR2), X(CR3), XEND };
+const struct xlat xl_tabdly[] = { X(TAB0), X(TAB1), X(TAB2), X(TAB3), XEND };
+const struct xlat xl_bsdly[] = { X(BS0), X(BS1), XEND };
+const struct xlat xl_vtdly[] = { X(VT0), X(VT1), XEND };
+const struct xlat xl_ffdly[] = { X(FF0), X(FF1), XEND };
+const struct xlat xl_baud[] = {
+	X(B0), X(B50), X(B75), X(B110), X(B134), X(B150), X(B200), X(B300),
+	X(B600), X(B1200), X(B1800), X(B2400), X(B4800), X(B9600), X(B19200),
+	X(B38400), X(B57600), X(B115200), X(B230400), X(B460800), X(B500000),
+	X(B576000), X(B921600), X(B1000000), X(B1152000), X(B1500000),
+	X(B2000000), X(B2500000), X(B3000000), X(B3500000), X(B4000000),
+	{ 0x1000, "BOTHER" }, XEND
+};
+const struct xlat xl_cflag[] = {
+	X(CSTOPB), X(CREAD), X(PARENB), X(PARODD), X(HUPCL), X(CLOCAL),
+	X(CMSPAR), X(CRTSCTS), XEND
+};
+const struct xlat xl_lflag[] = {
+	X(ISIG), X(ICANON), X(XCASE), X(ECHO), X(ECHOE), X(ECHOK), X(ECHONL),
+	X(NOFLSH), X(IEXTEN), X(ECHOCTL), X(ECHOPRT), X(ECHOKE), X(FLUSHO),
+	X(PENDIN), X(TOSTOP), X(EXTPROC), XEND
+};
+const struct xlat xl_tcflsh[] = {
+	X(TCIFLUSH), X(TCOFLUSH), X(TCIOFLUSH), XEND
 };
 const struct xlat xl_archprctl[] = {
 	{ 0x1001, "ARCH_SET_GS" }, { 0x1002, "ARCH_SET_FS" },

@@ -46,8 +46,8 @@ enum sysnum {
 #define SY_NORETURN	0x1000	/* never returns to its caller (exit) */
 #define SY_MPSAFE	0x2000	/* runs without the big kernel lock */
 
-/* How the tracer prints a result. */
-enum { RV_DEC, RV_HEX, RV_OCT };
+/* How the tracer prints a result; RV_FCNTL: as fcntl's command gives it. */
+enum { RV_DEC, RV_HEX, RV_OCT, RV_FCNTL };
 
 /*
  * How the tracer prints an argument (sys_trace_args.c).  Kinds named ...IN
@@ -118,6 +118,7 @@ enum argkind {
 	AK_CLONE,	/* clone's arguments, all printed by the first */
 	AK_PRCTL,	/* prctl's, the same, when it returns */
 	AK_GRND,	/* GRND_NONBLOCK... */
+	AK_IOCTLARG,	/* what ioctl command ARG(n) takes: {c_iflag=...} */
 	AK_NKINDS
 };
 #define ARG(n)		((n) << 8)

@@ -43,6 +43,7 @@ kern/main.c sys		boot glue: --strace configures the tracer
 kern/init_main.c vm	boot glue: brings up memory, the file systems, devices
 kern/init_main.c fs	boot glue
 kern/init_main.c dev	boot glue
+kern/init_main.c sys	boot glue: --strace shows the execve of init
 kern/kern_thread.c vm	kernel stacks come from the page allocator
 kern/kern_uio.c vm	user copies go through vm_copy (faults, permissions)
 kern/proc.h fs		a process embeds its descriptor table and cwd (struct fsproc)

@@ -6,12 +6,38 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 static void
 on_usr1(int sig)
 {
 	(void)sig;
+}
+
+/*
+ * On a terminal: set its modes to known ones and read them back, cooked
+ * then raw, so that the traced termios are the same on any terminal
+ * once the first TCGETS (the terminal's own modes) is left out.
+ */
+static void
+terminal(void)
+{
+	struct termios t;
+
+	if (tcgetattr(0, &t) < 0)
+		return;
+	t.c_iflag = ICRNL | IXON;
+	t.c_oflag = OPOST | ONLCR;
+	t.c_cflag = B38400 | CS8 | CREAD;
+	t.c_lflag = ISIG | ICANON | ECHO | ECHOE | ECHOK | IEXTEN | ECHOCTL | ECHOKE;
+	struct termios cooked = t;
+	tcsetattr(0, TCSANOW, &t);
+	tcgetattr(0, &t);
+	cfmakeraw(&t);
+	tcsetattr(0, TCSADRAIN, &t);
+	tcgetattr(0, &t);
+	tcsetattr(0, TCSAFLUSH, &cooked);
 }
 
 int
@@ -29,8 +55,13 @@ main(void)
 	lseek(fd, 0, SEEK_SET);
 	if (read(fd, buf, sizeof(buf)) != 15 || fstat(fd, &st) < 0)
 		return 1;
+	fcntl(fd, F_GETFL);
+	fcntl(fd, F_GETFD);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_GETFD);
 	close(fd);
 	unlink("/tmp/tracee.txt");
+	terminal();
 	openat(AT_FDCWD, "/nonexistent/file", O_RDONLY | O_CLOEXEC);
 	write(1, "0123456789012345678901234567890123456789\n", 41);
 	signal(SIGUSR1, on_usr1);
