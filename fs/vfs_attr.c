@@ -41,21 +41,93 @@ kern_fstat(struct fsproc *p, int fd, struct linux_stat *st)
 	return error;
 }
 
+/*
+ * The open file that magic link vp (/proc/PID/fd/N) stands for,
+ * referenced: Linux follows such a link to the file itself, not to its
+ * text (a pipe's "pipe:[12]" names nothing).  NULL if vp is not one.
+ */
+static struct file *
+magic_link_file(struct vnode *vp)
+{
+	if (vp->v_type != VLNK || vp->v_op->vop_linkfile == NULL)
+		return NULL;
+	return vp->v_op->vop_linkfile(vp);
+}
+
+/*
+ * at_vnode for the stat calls: the last link is looked at before it is
+ * followed, so that a magic link gives its open file in *fpp
+ * (referenced, *vpp NULL); otherwise *vpp as at_vnode and *fpp NULL.
+ */
+static int
+stat_lookup(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
+    int flags, struct vnode **vpp, struct file **fpp)
+{
+	*fpp = NULL;
+	int error = at_vnode(p, cr, dirfd, path, flags | AT_SYMLINK_NOFOLLOW, vpp);
+	if (error < 0 || (flags & AT_SYMLINK_NOFOLLOW) || (*vpp)->v_type != VLNK)
+		return error;
+	*fpp = magic_link_file(*vpp);
+	vrele(*vpp);
+	*vpp = NULL;
+	if (*fpp != NULL)
+		return 0;
+	return at_vnode(p, cr, dirfd, path, flags, vpp);
+}
+
 int
 kern_fstatat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
     struct linux_stat *st, int flags)
 {
 	struct vnode *vp;
+	struct file *fp;
 	int error;
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
 		return -EINVAL;
 	if (path[0] == '\0' && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD)
 		return kern_fstat(p, dirfd, st);
-	if ((error = at_vnode(p, cr, dirfd, path, flags, &vp)) < 0)
+	if ((error = stat_lookup(p, cr, dirfd, path, flags, &vp, &fp)) < 0)
 		return error;
+	if (fp != NULL) {
+		error = fp->f_ops->fo_stat(fp, st);
+		fdrop(fp);
+		return error;
+	}
 	vn_stat(vp, st);
 	vrele(vp);
+	return 0;
+}
+
+/* statx of an open file: its vnode's, or built from its stat (a pipe). */
+static int
+statx_file(struct file *fp, struct linux_statx *stx)
+{
+	struct linux_stat st;
+
+	if (fp->f_vnode != NULL) {
+		vn_statx(fp->f_vnode, stx);
+		return 0;
+	}
+	int error = fp->f_ops->fo_stat(fp, &st);
+	if (error < 0)
+		return error;
+	memset(stx, 0, sizeof(*stx));
+	stx->stx_mask = STATX_BASIC_STATS;
+	stx->stx_blksize = (uint32_t)st.st_blksize;
+	stx->stx_nlink = (uint32_t)st.st_nlink;
+	stx->stx_uid = st.st_uid;
+	stx->stx_gid = st.st_gid;
+	stx->stx_mode = (uint16_t)st.st_mode;
+	stx->stx_ino = st.st_ino;
+	stx->stx_atime.tv_sec = (int64_t)st.st_atime_sec;
+	stx->stx_atime.tv_nsec = (uint32_t)st.st_atime_nsec;
+	stx->stx_mtime.tv_sec = (int64_t)st.st_mtime_sec;
+	stx->stx_mtime.tv_nsec = (uint32_t)st.st_mtime_nsec;
+	stx->stx_ctime.tv_sec = (int64_t)st.st_ctime_sec;
+	stx->stx_ctime.tv_nsec = (uint32_t)st.st_ctime_nsec;
+	stx->stx_dev_major = linux_major(st.st_dev);
+	stx->stx_dev_minor = linux_minor(st.st_dev);
 	return 0;
 }
 
@@ -64,6 +136,7 @@ kern_statx(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
     int flags, unsigned mask, struct linux_statx *stx)
 {
 	struct vnode *vp;
+	struct file *fp;
 	int error;
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT |
@@ -73,37 +146,14 @@ kern_statx(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	    (mask & STATX__RESERVED))
 		return -EINVAL;
 	if (path[0] == '\0' && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD) {
-		/* A pipe has no vnode: build statx from its stat. */
-		struct file *fp = fget(p, dirfd);
-		if (fp == NULL)
+		if ((fp = fget(p, dirfd)) == NULL)
 			return -EBADF;
-		if (fp->f_vnode == NULL) {
-			struct linux_stat st;
-			error = fp->f_ops->fo_stat(fp, &st);
-			fdrop(fp);
-			if (error < 0)
-				return error;
-			memset(stx, 0, sizeof(*stx));
-			stx->stx_mask = STATX_BASIC_STATS;
-			stx->stx_blksize = (uint32_t)st.st_blksize;
-			stx->stx_nlink = (uint32_t)st.st_nlink;
-			stx->stx_uid = st.st_uid;
-			stx->stx_gid = st.st_gid;
-			stx->stx_mode = (uint16_t)st.st_mode;
-			stx->stx_ino = st.st_ino;
-			stx->stx_atime.tv_sec = (int64_t)st.st_atime_sec;
-			stx->stx_atime.tv_nsec = (uint32_t)st.st_atime_nsec;
-			stx->stx_mtime.tv_sec = (int64_t)st.st_mtime_sec;
-			stx->stx_mtime.tv_nsec = (uint32_t)st.st_mtime_nsec;
-			stx->stx_ctime.tv_sec = (int64_t)st.st_ctime_sec;
-			stx->stx_ctime.tv_nsec = (uint32_t)st.st_ctime_nsec;
-			stx->stx_dev_major = linux_major(st.st_dev);
-			stx->stx_dev_minor = linux_minor(st.st_dev);
-			return 0;
-		}
-		vp = vref(fp->f_vnode);
+	} else if ((error = stat_lookup(p, cr, dirfd, path, flags, &vp, &fp)) < 0) {
+		return error;
+	}
+	if (fp != NULL) {
+		error = statx_file(fp, stx);
 		fdrop(fp);
-	} else if ((error = at_vnode(p, cr, dirfd, path, flags, &vp)) < 0) {
 		return error;
 	}
 	vn_statx(vp, stx);

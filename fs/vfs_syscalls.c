@@ -172,10 +172,23 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		return open_vnode(p, cr, nd.ni_vp, flags, false);
 	}
 
-	/* O_EXCL: a link in the last place is never followed (EEXIST). */
-	int ni = NI_PARENT | ((flags & (O_EXCL | O_NOFOLLOW)) ? 0 : NI_FOLLOW);
-	if ((error = namei_at(p, cr, dirfd, path, ni, &nd)) < 0)
+	/*
+	 * O_EXCL: a link in the last place is never followed (EEXIST).
+	 * Otherwise it is looked at first: a magic link reopens its pipe
+	 * (bash's "> >(cmd)" opens /dev/fd/63 with O_CREAT).
+	 */
+	if ((error = namei_at(p, cr, dirfd, path, NI_PARENT, &nd)) < 0)
 		return error;
+	if (!(flags & (O_EXCL | O_NOFOLLOW)) && nd.ni_vp != NULL &&
+	    nd.ni_vp->v_type == VLNK) {
+		error = open_magic_link(p, nd.ni_vp, flags);
+		namei_done(&nd);
+		if (error != -ENOENT)
+			return error;
+		error = namei_at(p, cr, dirfd, path, NI_PARENT | NI_FOLLOW, &nd);
+		if (error < 0)
+			return error;
+	}
 	if (nd.ni_lasttype != NI_LAST_NORM || nd.ni_trailing) {
 		error = -EISDIR;
 	} else if (nd.ni_vp != NULL) {

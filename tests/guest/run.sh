@@ -40,7 +40,9 @@ for c in "$here"/dyn/*.c; do
 	*) gcc -static -O2 -Wall -Werror -o "$stage/t/dyn/$(basename "$c" .c)" "$c" || exit 1 ;;
 	esac
 done
-for lib in $(ldd "$stage/t/dyn/dynhello" | grep -o '/[^ ]*'); do
+cp /bin/bash "$stage/t/dyn/bash" || exit 1	# t/bash.sh: Debian's, dynamic
+for lib in $( (ldd "$stage/t/dyn/dynhello"; ldd "$stage/t/dyn/bash") |
+    grep -o '/[^ ]*' | sort -u); do
 	mkdir -p "$stage$(dirname "$lib")"
 	cp -L "$lib" "$stage$lib"
 done

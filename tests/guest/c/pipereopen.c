@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int
@@ -61,5 +63,35 @@ main(void)
 	n = read(p[0], buf, sizeof(buf));
 	printf("after closing both writers: %zd, then %zd\n", n,
 	    read(p[0], buf, sizeof(buf)));
+
+	/*
+	 * stat and statx follow the link to the pipe; open with O_CREAT
+	 * (a shell's "> /dev/fd/N") reopens it too; lstat sees the link.
+	 */
+	int q[2];
+	char path[64];
+	if (pipe(q) < 0)
+		return 1;
+	snprintf(path, sizeof(path), "/dev/fd/%d", q[1]);
+	fstat(q[1], &a);
+	printf("stat: %d", stat(path, &b));
+	printf(", same pipe: %d\n", a.st_ino == b.st_ino && S_ISFIFO(b.st_mode));
+	/* struct statx by hand (musl's headers may lack it): mode, ino. */
+	unsigned char sx[256];
+	uint16_t sxmode;
+	uint64_t sxino;
+	printf("statx: %ld", syscall(SYS_statx, AT_FDCWD, path, 0, 0x7ff, sx));
+	memcpy(&sxmode, sx + 0x1c, sizeof(sxmode));
+	memcpy(&sxino, sx + 0x20, sizeof(sxino));
+	printf(", same pipe: %d\n", sxino == a.st_ino && S_ISFIFO(sxmode));
+	printf("lstat: %d", lstat(path, &b));
+	printf(", link: %d\n", S_ISLNK(b.st_mode));
+	int w3 = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	printf("open O_CREAT: %s\n", w3 >= 0 ? "ok" : strerror(errno));
+	printf("write: %zd\n", write(w3, "created", 7));
+	n = read(q[0], buf, sizeof(buf));
+	printf("read: %zd %.*s\n", n, (int)(n > 0 ? n : 0), buf);
+	printf("O_EXCL: %s\n", open(path, O_WRONLY | O_CREAT | O_EXCL, 0666) < 0 ?
+	    strerror(errno) : "opened");
 	return 0;
 }
