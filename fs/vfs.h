@@ -108,6 +108,14 @@ int kern_utimensat(struct fsproc *p, struct ucred *cr, int dirfd,
 int kern_truncate(struct fsproc *p, struct ucred *cr, const char *path,
     int64_t length);
 int kern_ftruncate(struct fsproc *p, int fd, int64_t length);
+/*
+ * fallocate: mode 0 or FALLOC_FL_KEEP_SIZE, with Linux's checks in its
+ * order (EINVAL, EOPNOTSUPP, EBADF, ESPIPE, EISDIR, ENODEV, EFBIG);
+ * -EXFSZ past RLIMIT_FSIZE; -EOPNOTSUPP where the file system has no
+ * vop_allocate, and for the other modes (hole punching and the ranges).
+ */
+int kern_fallocate(struct fsproc *p, int fd, int mode, int64_t off,
+    int64_t len);
 
 /* statfs numbers of the file system holding path or fd. */
 int kern_statfs(struct fsproc *p, struct ucred *cr, const char *path,

@@ -404,6 +404,42 @@ kern_ftruncate(struct fsproc *p, int fd, int64_t length)
 	return error;
 }
 
+int
+kern_fallocate(struct fsproc *p, int fd, int mode, int64_t off, int64_t len)
+{
+	enum { KEEP_SIZE = 0x01, PUNCH_HOLE = 0x02, ALL_MODES = 0x7f };
+
+	if (off < 0 || len <= 0)
+		return -EINVAL;
+	if ((mode & ~ALL_MODES) || (mode & (PUNCH_HOLE | KEEP_SIZE)) == PUNCH_HOLE)
+		return -EOPNOTSUPP;
+	struct file *fp = fget(p, fd);
+	if (fp == NULL)
+		return -EBADF;
+	struct vnode *vp = fp->f_vnode;
+	int error;
+	if (!FWRITE(fp))
+		error = -EBADF;
+	else if (fp->f_type == DTYPE_PIPE || (vp != NULL && vp->v_type == VFIFO))
+		error = -ESPIPE;
+	else if (vp != NULL && vp->v_type == VDIR)
+		error = -EISDIR;
+	else if (fp->f_type != DTYPE_VNODE || vp->v_type != VREG)
+		error = -ENODEV;
+	else if (off + len < off)
+		error = -EFBIG;
+	else if (vp->v_op->vop_allocate == NULL || (mode & ~KEEP_SIZE))
+		error = -EOPNOTSUPP;
+	else if (!(mode & KEEP_SIZE) && (uint64_t)(off + len) > p->fp_fsize &&
+	    (uint64_t)(off + len) > vp->v_size)
+		error = -EXFSZ;
+	else
+		error = vp->v_op->vop_allocate(vp, (uint64_t)off, (uint64_t)len,
+		    (mode & KEEP_SIZE) != 0);
+	fdrop(fp);
+	return error;
+}
+
 static void
 mount_statfs(struct mount *mp, struct statfs_info *sf)
 {

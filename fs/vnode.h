@@ -166,6 +166,14 @@ struct vnops {
 	 * what is needed to reach them durable.  NULL: nothing to do.
 	 */
 	int (*vop_fsync)(struct vnode *vp, bool datasync);
+	/*
+	 * Optional (fallocate): gives regular file vp storage for bytes
+	 * [off, off + len), past its size too; keepsize leaves v_size as
+	 * it is, otherwise it grows to off + len.  The VFS has checked the
+	 * arguments.  NULL: -EOPNOTSUPP, as Linux's ext2.
+	 */
+	int (*vop_allocate)(struct vnode *vp, uint64_t off, uint64_t len,
+	    bool keepsize);
 };
 
 /*

@@ -94,6 +94,9 @@ long
 sys_ftruncate(struct lwp *lp, const uint64_t *args) { return syscall_write_result(lp, kern_ftruncate(P, (int)args[0], (int64_t)args[1])); }
 
 long
+sys_fallocate(struct lwp *lp, const uint64_t *args) { return syscall_write_result(lp, kern_fallocate(P, (int)args[0], (int)args[1], (int64_t)args[2], (int64_t)args[3])); }
+
+long
 sys_umask(struct lwp *lp, const uint64_t *args)
 {
 	mode_t old = P->fp_umask;

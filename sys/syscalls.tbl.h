@@ -311,7 +311,7 @@ SYSCALL(281, epoll_pwait,      sys_nosys,         SY_DESC,         RV_DEC, AK_HE
 SYSCALL(282, signalfd,         sys_nosys,         SY_DESC|SY_SIG,  RV_DEC, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(283, timerfd_create,   sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX)
 SYSCALL(284, eventfd,          sys_nosys,         SY_DESC,         RV_DEC, AK_HEX)
-SYSCALL(285, fallocate,        sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
+SYSCALL(285, fallocate,        sys_fallocate,     SY_DESC,         RV_DEC, AK_FD, AK_HEX, AK_LONG, AK_LONG)
 SYSCALL(286, timerfd_settime,  sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(287, timerfd_gettime,  sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX)
 SYSCALL(288, accept4,          sys_nosys,         SY_NET,          RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)

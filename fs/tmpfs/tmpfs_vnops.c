@@ -232,6 +232,30 @@ tmpfs_write(struct vnode *vp, struct uio *uio)
 	return error;
 }
 
+/*
+ * fallocate: the pages of [off, off + len) are allocated (zeroed, as a
+ * hole reads).  Pages allocated before an -ENOSPC stay, counted in
+ * st_blocks (Linux gives them back).
+ */
+static int
+tmpfs_allocate(struct vnode *vp, uint64_t off, uint64_t len, bool keepsize)
+{
+	uint64_t end = off + len, pa;
+	int error;
+
+	if (end > TMPFS_MAXFILESIZE)
+		return -EFBIG;
+	for (uint64_t i = off / PAGE_SIZE; i < howmany(end, PAGE_SIZE); i++)
+		if ((error = tmpfs_getpage(vp, i, true, &pa)) < 0)
+			return error;
+	if (!keepsize && end > vp->v_size) {
+		vp->v_size = end;
+		vfs_timestamp(&vp->v_mtime);
+	}
+	touch_ctime(vp);
+	return 0;
+}
+
 static int
 tmpfs_setattr(struct vnode *vp, const struct vattr *va)
 {
@@ -320,6 +344,7 @@ const struct vnops tmpfs_vnops = {
 	.vop_read = tmpfs_read,
 	.vop_write = tmpfs_write,
 	.vop_setattr = tmpfs_setattr,
+	.vop_allocate = tmpfs_allocate,
 	.vop_readdir = tmpfs_readdir,
 	.vop_inactive = tmpfs_inactive,
 };
