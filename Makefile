@@ -116,7 +116,7 @@ test: $(BUILD)/unittest $(BUILD)/vkernel $(BUILD)/sysdoc
 # Both parts run; either failing fails the target at the end.
 test-threads: $(BUILD)/vkernel
 	st=0; BUILD=$(BUILD) sh tests/guest/threads/run.sh || st=1; \
-	    STRESSNG_SET=threads STRESSNG_NCPUS="1 2" BUILD=$(BUILD) \
+	    STRESSNG_SET=all STRESSNG_NCPUS="1 2" BUILD=$(BUILD) \
 	    sh tests/system/run.sh stressng || st=1; exit $$st
 
 ASAN_VARS := BUILD=build-asan OPT=-O1 \

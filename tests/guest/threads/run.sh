@@ -54,7 +54,7 @@ for name; do
 		na_rc=$?
 		rm -rf "$scratch"
 		for n in $ncpus; do
-			timeout 60 "$vk" -n "$n" -m 256m --initramfs "$build/threads.cpio" -- \
+			timeout 30 "$vk" -n "$n" -m 256m --initramfs "$build/threads.cpio" -- \
 			    /bin/sh -c "cd /tmp && exec /t/thr/$b" > "$out/$b.n$n" 2> "$out/$b.n$n.log"
 			result "$b" "n$n" $na_rc $?
 		done
