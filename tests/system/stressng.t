@@ -49,15 +49,16 @@ for n in ${STRESSNG_NCPUS:-1}; do
 		timeout $((secs * 10 + 60)) "$VK" -n "$n" -m 512m --initramfs "$BUILD/stressng.cpio" -- \
 		    /bin/sh -c "cd /tmp && stress-ng --$s 2 --timeout $secs --verify --metrics-brief 2>&1; echo status \$?" \
 		    > "$T/out" 2> "$T/log" < /dev/null
+		vst=$?
 		cp "$T/out" "$BUILD/stressng-$s-n$n.out"
 		ops=$(awk -v s="$s" '$2 == "metrc:" && $4 == s && $5 ~ /^[0-9]+$/ { print $5 }' "$T/out")
-		if ! grep -q '^status 0$' "$T/out"; then
-			fail "$what" "$(grep '^status' "$T/out" || echo "no status, vkernel status $?")"
+		if grep -q 'fail:\|finished prematurely' "$T/out"; then
+			fail "$what" "$(grep 'fail:\|finished prematurely' "$T/out" | head -1)"
+		elif ! grep -q '^status 0$' "$T/out"; then
+			fail "$what" "$(grep '^status' "$T/out" || echo "no status, vkernel status $vst")"
 		elif ! grep -q 'successful run completed' "$T/out" ||
 		    grep -q 'unsuccessful run' "$T/out"; then
 			fail "$what" "no successful run"
-		elif grep -q 'fail:\|finished prematurely' "$T/out"; then
-			fail "$what" "$(grep 'fail:\|finished prematurely' "$T/out" | head -1)"
 		elif [ -z "$ops" ] || [ "$ops" = 0 ]; then
 			fail "$what" "no bogo operations in its metrics"
 		else
