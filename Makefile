@@ -3,11 +3,14 @@
 #   make            build build/vkernel
 #   make run        build and boot it
 #   make test       build and run the unit tests
+#   make test-threads  the thread tests (issue 10), apart from make test
+#                   until threads work: tests/guest/threads/ and the
+#                   thread stressors of stress-ng (tests/system/stressng.t)
 #   make asan       the same tests under AddressSanitizer and UBSan
 #   make fuzz       trinity, the system-call fuzzer, inside as nobody
 #                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
 #   make docs/syscalls.md   the system-call list, from sys/syscalls.tbl.h
-#   make bench      the host-layer, kernel and storage benchmarks, beside
+#   make bench      the host-layer, kernel, storage and thread benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
 #   make fuzz-abi   the trap-ABI fuzzers at length, under ASan/UBSan
 #   make fuzz-images  1,000 damaged ext2 images, under ASan/UBSan
@@ -46,7 +49,7 @@ TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 
-.PHONY: all run test asan fuzz bench clean fuzz-abi fuzz-images \
+.PHONY: all run test test-threads asan fuzz bench clean fuzz-abi fuzz-images \
 	fuzz-durability fuzz-abi-run fuzz-images-run
 all: $(BUILD)/vkernel
 
@@ -110,6 +113,12 @@ run: $(BUILD)/vkernel $(BUILD)/root.img
 test: $(BUILD)/unittest $(BUILD)/vkernel $(BUILD)/sysdoc
 	tests/run $(BUILD)
 
+# Both parts run; either failing fails the target at the end.
+test-threads: $(BUILD)/vkernel
+	st=0; BUILD=$(BUILD) sh tests/guest/threads/run.sh || st=1; \
+	    STRESSNG_SET=all STRESSNG_NCPUS="1 2" BUILD=$(BUILD) \
+	    sh tests/system/run.sh stressng || st=1; exit $$st
+
 ASAN_VARS := BUILD=build-asan OPT=-O1 \
 	SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
@@ -160,9 +169,10 @@ $(BUILD)/bootwatch: $(BUILD)/bench/bootwatch.o
 bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	$(BUILD)/hostbench $(BENCHFLAGS) > $(BUILD)/hostbench.out
 	@cat $(BUILD)/hostbench.out
-	@# both benchmarks run; either failing fails make bench at the end
+	@# all benchmarks run; any failing fails make bench at the end
 	st=0; BUILD=$(BUILD) bench/kernbench.sh || st=1; \
-	    BUILD=$(BUILD) bench/storebench.sh || st=1; exit $$st
+	    BUILD=$(BUILD) bench/storebench.sh || st=1; \
+	    BUILD=$(BUILD) bench/threadbench.sh || st=1; exit $$st
 
 clean:
 	rm -rf build build-asan
