@@ -160,7 +160,10 @@ bdev_write(struct file *fp, struct uio *uio)
 	return error;
 }
 
-/* Linux's fixed_size_llseek: offsets within the disk, its end included. */
+/*
+ * Linux's fixed_size_llseek: offsets within the disk, its end included;
+ * no SEEK_DATA or SEEK_HOLE.
+ */
 static int64_t
 bdev_lseek(struct file *fp, int64_t off, int whence)
 {
@@ -176,16 +179,7 @@ bdev_lseek(struct file *fp, int64_t off, int whence)
 	case SEEK_END:
 		base = size;
 		break;
-	case SEEK_DATA:
-	case SEEK_HOLE:
-		/* All data, no hole before the end. */
-		if (off < 0 || off >= size)
-			return -ENXIO;
-		base = 0;
-		if (whence == SEEK_HOLE)
-			off = size;
-		break;
-	default:
+	default:		/* SEEK_DATA and SEEK_HOLE too */
 		return -EINVAL;
 	}
 	if ((off > 0 && base > INT64_MAX - off) || base + off < 0 ||
