@@ -427,15 +427,16 @@ bio_foreach(struct disk *dk, void (*fn)(struct buf *))
 	}
 }
 
-/* binvalidate's: drops bp, or has its holder drop it. */
+/*
+ * binvalidate's: drops bp unless it is busy: then it is a program's
+ * transfer on the block device, whose bytes are the disk's or about to
+ * be (a file system has no buffer busy at its unmount).
+ */
 static void
 bio_invalidate(struct buf *bp)
 {
-	if (bp->b_flags & B_BUSY) {
-		/* A program's read or write of the block device. */
-		bp->b_flags |= B_INVAL;
+	if (bp->b_flags & B_BUSY)
 		return;
-	}
 	if (bp->b_flags & B_DELWRI)
 		kprintf("%s: dropping an unwritten block at sector %llu\n",
 		    bp->b_disk->d_name, (unsigned long long)bp->b_blkno);

@@ -118,8 +118,7 @@ int bsync(struct disk *dk, int wait);
 
 /*
  * Drops every buffer of dk, dirty ones too (logged): at unmount, after
- * bsync.  A busy one (a program's transfer on the block device) is
- * dropped when its holder releases it.
+ * bsync.  Busy ones stay: a program's transfers on the block device.
  */
 void binvalidate(struct disk *dk);
 
