@@ -307,12 +307,19 @@ bdboot() {	# bdboot CMD OUT: root, the 16 MiB disk, a read-only one
 	timeout 120 "$vk" -v -m 256m -r "$bd/root.img" -r "$bd/d1.img" \
 	    -r "$bd/ro.img:ro" -- /bin/sh -c "$1" > "$2" 2> "$2.err"
 }
+# bdran OUT LAST: the boot got to its last check, and the kernel lived
+bdran() {
+	result "blkdev $(basename "$1") ran" "$(grep -q "^.... *$2\$" "$1" &&
+	    ! grep -q 'panic\|Sanitizer' "$1.err"; echo $?)" "$(tail -2 "$1.err")"
+}
 bdboot "sh /t/blkdev.sh first" "$bd/first"
 tally blkdev "$bd/first"
+bdran "$bd/first" write-read
 result "blkdev host-sees-write" "$(dd if="$bd/d1.img" bs=4k skip=1024 count=64 \
     2>/dev/null | cmp -s - "$bd/root/t/pat2"; echo $?)"
 bdboot "sh /t/blkdev.sh second" "$bd/second"
 tally blkdev "$bd/second"
+bdran "$bd/second" fsck-after
 clean "blkdev made-inside" "$bd/d1.img"
 result "blkdev host-reads-file" "$([ "$(debugfs -R 'cat /made-inside' \
     "$bd/d1.img" 2>/dev/null)" = inside ]; echo $?)"
