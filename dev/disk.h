@@ -1,7 +1,12 @@
 /*
  * Disks as file systems and the buffer cache see them: an array of
  * DEV_BSIZE sectors with a strategy routine.  dev/vkd provides them (one
- * per -r FILE); a file system finds one by name at mount.
+ * per -r FILE); a file system finds one by name at mount, a program
+ * opens one as a block device (fs/bdev.h).
+ *
+ * A disk has one exclusive holder at most (disk_claim): the file system
+ * mounted on it, or a program that opened it with O_EXCL.  Opens without
+ * O_EXCL are counted but never refused, as Linux's.
  */
 #ifndef DEV_DISK_H
 #define DEV_DISK_H
@@ -18,6 +23,15 @@ struct disk {
 	dev_t d_dev;			/* its device number */
 	uint64_t d_nsectors;		/* size in DEV_BSIZE sectors */
 	int d_readonly;
+	/*
+	 * The block size (Linux's "soft" block size, BLKBSZGET): the size
+	 * of the disk's buffers in the cache.  disk_register sets the
+	 * largest power of two up to 4096 that divides the disk, as Linux;
+	 * the file system mounted on it sets its own (bio_setbsize).
+	 */
+	uint32_t d_bsize;
+	const void *d_holder;		/* the exclusive holder, or NULL */
+	int d_opens;			/* block-device files open on it */
 	/*
 	 * Starts bp's transfer (B_READ or a write of b_bcount bytes at
 	 * sector b_blkno) and returns; biodone(bp) when it ends.  A transfer
@@ -37,6 +51,7 @@ struct disk {
 	/* The buffer cache's (fs/bio*): */
 	int d_writes;			/* writes in flight */
 	int d_wberror;			/* a failed write-behind, for bsync */
+	int d_nodd;			/* buffers not of d_bsize or not aligned */
 	TAILQ_ENTRY(disk) d_list;
 };
 
@@ -49,12 +64,15 @@ extern struct disklist disklist;	/* every disk, in registration order */
  */
 #define DISK_MAJOR	254
 
-/* Adds dk to the list of disks and tells the watcher (devfs). */
+/*
+ * Adds dk to the list of disks and tells the watcher (devfs); sets its
+ * block size.
+ */
 void disk_register(struct disk *dk);
 
 /*
  * Takes dk off the list and tells the watcher (the driver detaches it;
- * nothing in flight).
+ * nothing in flight, no file open on it, not mounted).
  */
 void disk_unregister(struct disk *dk);
 
@@ -75,5 +93,21 @@ struct disk *disk_lookup(const char *name);
 
 /* The disk with device number dev, or NULL. */
 struct disk *disk_bydev(dev_t dev);
+
+/*
+ * Makes holder (a mount, an open file) dk's exclusive holder: 0, or
+ * -EBUSY if another holds it.  Claiming again by the same holder is 0.
+ */
+int disk_claim(struct disk *dk, const void *holder);
+
+/* holder gives its claim on dk up (nothing if it holds none). */
+void disk_unclaim(struct disk *dk, const void *holder);
+
+/* The size of dk in bytes. */
+static inline uint64_t
+disk_size(const struct disk *dk)
+{
+	return dk->d_nsectors * 512;
+}
 
 #endif /* DEV_DISK_H */

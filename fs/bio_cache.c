@@ -13,6 +13,17 @@
  * buffer clean and valid, as Linux does, and its error on the disk
  * (d_wberror) for the next bsync to report: a write nobody waits for
  * must still fail someone's fsync.
+ *
+ * Shapes: the buffers of a disk never overlap, so that one sector has
+ * one copy in RAM, whoever reads it (a file system, the block device).
+ * A buffer of the disk's block size aligned on it is *regular*; two
+ * regular buffers overlap only if they are the same block.  Any other
+ * (the 1 KiB superblock ext2 reads before it knows its block size, the
+ * short last block of the block device, a file system whose size the
+ * disk was not told) is *odd*: before one is made, getblk writes out and
+ * drops every buffer it overlaps, and so for a regular one while the
+ * disk has odd buffers (d_nodd).  An odd buffer is not kept once it is
+ * clean, so that the search, a few hundred hash look-ups, stays rare.
  */
 #include "dev/disk.h"
 #include "fs/bio_var.h"
@@ -45,6 +56,34 @@ bio_lookup(const struct disk *dk, uint64_t blkno)
 	struct buf *bp;
 	TAILQ_FOREACH(bp, bio_chain(dk, blkno), b_hash)
 		if (bp->b_disk == dk && bp->b_blkno == blkno)
+			return bp;
+	return NULL;
+}
+
+/* Is the block of size bytes at blkno of another shape than dk's blocks? */
+static bool
+bio_odd(const struct disk *dk, uint64_t blkno, size_t size)
+{
+	return size != dk->d_bsize || blkno % (dk->d_bsize / DEV_BSIZE) != 0;
+}
+
+/*
+ * A buffer of dk other than the block itself (blkno, size) that
+ * overlaps it, or NULL.  Only odd blocks, or any while the disk has odd
+ * buffers, can meet one.
+ */
+static struct buf *
+bio_overlap(const struct disk *dk, uint64_t blkno, size_t size)
+{
+	uint64_t nsec = size / DEV_BSIZE, reach = BIO_MAXBSIZE / DEV_BSIZE - 1;
+	struct buf *bp;
+
+	if (!bio_odd(dk, blkno, size) && dk->d_nodd == 0)
+		return NULL;
+	for (uint64_t s = blkno > reach ? blkno - reach : 0; s < blkno + nsec; s++)
+		if ((bp = bio_lookup(dk, s)) != NULL &&
+		    s + bp->b_bcount / DEV_BSIZE > blkno &&
+		    (s != blkno || bp->b_bcount != size))
 			return bp;
 	return NULL;
 }
@@ -82,6 +121,8 @@ static void
 bio_destroy(struct buf *bp)
 {
 	TAILQ_REMOVE(bio_chain(bp->b_disk, bp->b_blkno), bp, b_hash);
+	if (bio_odd(bp->b_disk, bp->b_blkno, bp->b_bcount))
+		bp->b_disk->d_nodd--;
 	bio_undirty(bp);
 	if (bp->b_flags & B_WANTED)
 		wakeup(bp);	/* they look it up again and find none */
@@ -157,9 +198,42 @@ bio_create(struct disk *dk, uint64_t blkno, size_t size, bool *nomem)
 	bp->b_data = data;
 	bp->b_flags = B_BUSY;
 	TAILQ_INSERT_HEAD(bio_chain(dk, blkno), bp, b_hash);
+	if (bio_odd(dk, blkno, size))
+		dk->d_nodd++;
 	biostats.bytes += size;
 	biostats.nbufs++;
 	return bp;
+}
+
+/*
+ * Writes out and drops the buffers that overlap the block (blkno, size)
+ * without being it.  True if it slept (the caller looks the block up
+ * again), false once none is left.
+ */
+static bool
+bio_unoverlap(struct disk *dk, uint64_t blkno, size_t size)
+{
+	struct buf *bp;
+
+	while ((bp = bio_overlap(dk, blkno, size)) != NULL) {
+		if (bp->b_flags & B_BUSY) {
+			bp->b_flags |= B_WANTED;
+			bio_sleep(bp, "bioshape", dk);
+			return true;
+		}
+		bio_acquire(bp);
+		if (!(bp->b_flags & B_DELWRI)) {
+			bio_destroy(bp);
+			continue;
+		}
+		/* Its bytes reach the disk before another shape reads them;
+		 * a failure is the next fsync's, as a write-behind's. */
+		int error = bwrite(bp);
+		if (error != 0 && dk->d_wberror == 0)
+			dk->d_wberror = error;
+		return true;
+	}
+	return false;
 }
 
 struct buf *
@@ -170,7 +244,10 @@ getblk(struct disk *dk, uint64_t blkno, size_t size)
 	for (;;) {
 		bool nomem;
 		struct buf *bp = bio_lookup(dk, blkno);
-		if (bp == NULL) {
+		if (bp == NULL || bp->b_bcount != size) {
+			/* Not cached in this shape: none other may stay. */
+			if (bio_unoverlap(dk, blkno, size))
+				continue;
 			bp = bio_create(dk, blkno, size, &nomem);
 			if (bp != NULL)
 				return bp;
@@ -187,15 +264,6 @@ getblk(struct disk *dk, uint64_t blkno, size_t size)
 			continue;
 		}
 		bio_acquire(bp);
-		if (bp->b_bcount != size) {
-			/* The block's size changed (a new file system on the
-			 * disk): write the old buffer out and drop it. */
-			if (bp->b_flags & B_DELWRI)
-				(void)bwrite(bp);
-			else
-				bio_destroy(bp);
-			continue;
-		}
 		bp->b_flags &= ~(B_DONE | B_ERROR | B_READ);
 		bp->b_error = 0;
 		return bp;
@@ -228,7 +296,9 @@ void
 breada(struct disk *dk, uint64_t blkno, size_t size)
 {
 	bool nomem;
-	if (bio_lookup(dk, blkno) != NULL)
+	/* An odd block is not kept: reading it ahead is for nothing. */
+	if (bio_lookup(dk, blkno) != NULL || bio_odd(dk, blkno, size) ||
+	    bio_overlap(dk, blkno, size) != NULL)
 		return;
 	if (biostats.bytes + size > biostats.maxbytes &&
 	    TAILQ_EMPTY(&bufclean))
@@ -244,7 +314,9 @@ void
 brelse(struct buf *bp)
 {
 	KASSERT(bp->b_flags & B_BUSY, "brelse: buffer not busy");
-	if ((bp->b_flags & B_INVAL) || !(bp->b_flags & B_CACHE)) {
+	if ((bp->b_flags & B_INVAL) || !(bp->b_flags & B_CACHE) ||
+	    (!(bp->b_flags & B_DELWRI) &&
+	    bio_odd(bp->b_disk, bp->b_blkno, bp->b_bcount))) {
 		bio_destroy(bp);
 		return;
 	}
@@ -343,25 +415,82 @@ biowait(struct buf *bp)
 	return bp->b_error != 0 ? bp->b_error : -EIO;
 }
 
-void
-binvalidate(struct disk *dk)
+/* Calls fn on every buffer of dk (which fn may destroy). */
+static void
+bio_foreach(struct disk *dk, void (*fn)(struct buf *))
 {
 	for (size_t i = 0; i < (1UL << (64 - bufhash_shift)); i++) {
 		struct buf *bp, *tmp;
-		TAILQ_FOREACH_SAFE(bp, &bufhash[i], b_hash, tmp) {
-			if (bp->b_disk != dk)
-				continue;
-			if (bp->b_flags & B_BUSY)
-				panic("binvalidate: %s: buffer at sector %llu is busy",
-				    dk->d_name, (unsigned long long)bp->b_blkno);
-			if (bp->b_flags & B_DELWRI)
-				kprintf("%s: dropping an unwritten block at sector "
-				    "%llu\n", dk->d_name,
-				    (unsigned long long)bp->b_blkno);
-			bio_acquire(bp);
-			bio_destroy(bp);
-		}
+		TAILQ_FOREACH_SAFE(bp, &bufhash[i], b_hash, tmp)
+			if (bp->b_disk == dk)
+				fn(bp);
 	}
+}
+
+/*
+ * binvalidate's: drops bp unless it is busy: then it is a program's
+ * transfer on the block device, whose bytes are the disk's or about to
+ * be (a file system has no buffer busy at its unmount).
+ */
+static void
+bio_invalidate(struct buf *bp)
+{
+	if (bp->b_flags & B_BUSY)
+		return;
+	if (bp->b_flags & B_DELWRI)
+		kprintf("%s: dropping an unwritten block at sector %llu\n",
+		    bp->b_disk->d_name, (unsigned long long)bp->b_blkno);
+	bio_acquire(bp);
+	bio_destroy(bp);
+}
+
+void
+binvalidate(struct disk *dk)
+{
+	bio_foreach(dk, bio_invalidate);
+}
+
+/* bpurge's: drops bp if it is clean and nobody holds it. */
+static void
+bio_purge(struct buf *bp)
+{
+	if (!(bp->b_flags & (B_BUSY | B_DELWRI))) {
+		bio_acquire(bp);
+		bio_destroy(bp);
+	}
+}
+
+void
+bpurge(struct disk *dk)
+{
+	bio_foreach(dk, bio_purge);
+}
+
+/* bio_setbsize's: counts the odd buffers again, dropping the clean ones. */
+static void
+bio_recount(struct buf *bp)
+{
+	if (!bio_odd(bp->b_disk, bp->b_blkno, bp->b_bcount))
+		return;
+	if (bp->b_flags & (B_BUSY | B_DELWRI)) {
+		bp->b_disk->d_nodd++;
+		return;
+	}
+	bio_acquire(bp);
+	bp->b_disk->d_nodd++;		/* bio_destroy takes it off */
+	bio_destroy(bp);
+}
+
+void
+bio_setbsize(struct disk *dk, uint32_t bsize)
+{
+	KASSERT(bsize >= DEV_BSIZE && bsize <= BIO_MAXBSIZE &&
+	    (bsize & (bsize - 1)) == 0, "bio_setbsize: bad size");
+	if (dk->d_bsize == bsize)
+		return;
+	dk->d_bsize = bsize;
+	dk->d_nodd = 0;
+	bio_foreach(dk, bio_recount);
 }
 
 size_t

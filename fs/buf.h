@@ -8,11 +8,14 @@
  * bwrite() (write now and wait).  A buffer handed out is busy: nobody
  * else gets it until it is released; asking for a busy buffer sleeps.
  *
- * Buffers are identified by (disk, b_blkno); a file system uses one
- * block size per disk, so two buffers never overlap (getblk of a block
- * cached with another size writes the old buffer out and drops it).
- * Their data live in RAM from vm_page (via kmalloc), never in libc
- * memory.
+ * Buffers are identified by (disk, b_blkno) and never overlap: a
+ * sector is in one buffer at most, so that a file system and a program
+ * using the block device (fs/bdev.h) see each other's writes.  Each disk
+ * has a block size (d_bsize), which its file system sets at mount and the
+ * block device uses; getblk of a block of another shape first writes out
+ * and drops the buffers it overlaps, and such a buffer is not kept once
+ * clean (see bio_cache.c).  Their data live in RAM from vm_page (via
+ * kmalloc), never in libc memory.
  *
  * Completion: a driver's strategy routine starts the transfer and calls
  * biodone() when it ends, from its interrupt, never from a guest's
@@ -113,8 +116,25 @@ void bawrite(struct buf *bp);
  */
 int bsync(struct disk *dk, int wait);
 
-/* Drops every buffer of dk (none may be busy or dirty): at unmount. */
+/*
+ * Drops every buffer of dk, dirty ones too (logged): at unmount, after
+ * bsync.  Busy ones stay: a program's transfers on the block device.
+ */
 void binvalidate(struct disk *dk);
+
+/*
+ * Drops the clean buffers of dk that nobody holds, so that the next
+ * reads come from the disk (BLKFLSBUF, the block device's last close).
+ */
+void bpurge(struct disk *dk);
+
+/*
+ * Sets dk's block size (a power of two, 512 to 64 KiB): the file system
+ * mounted on it, before it reads its blocks.  Buffers of another shape
+ * that are clean and not busy are dropped; the others go as getblk
+ * meets them.
+ */
+void bio_setbsize(struct disk *dk, uint32_t bsize);
 
 /* A driver's transfer ended (b_error set on failure). */
 void biodone(struct buf *bp);

@@ -179,7 +179,7 @@ int vn_fullpath(struct vnode *rdir, struct vnode *vp, struct vnode *hint,
 /* fsync (datasync: fdatasync): -EINVAL for pipes and sockets. */
 int kern_fsync(struct fsproc *p, int fd, bool datasync);
 
-/* sync: every mounted file system, waiting. */
+/* sync: every mounted file system and block-device write, waiting. */
 void kern_sync(void);
 
 /* syncfs: the file system holding fd. */

@@ -98,7 +98,12 @@ vfs_mount(const struct vfsops *ops, struct vnode *covered,
 	mp->mnt_dev = vfs_anondev();
 	mp->mnt_flags = ma != NULL ? ma->ma_flags : 0;
 	TAILQ_INIT(&mp->mnt_vnodes);
-	int error = ops->vfs_mount(mp, ma);
+	/* A disk is mounted once, and not while a program holds it. */
+	mp->mnt_disk = ma != NULL ? ma->ma_disk : NULL;
+	int error = mp->mnt_disk != NULL ? disk_claim(mp->mnt_disk, mp) : 0;
+	if (error == 0 && (error = ops->vfs_mount(mp, ma)) < 0 &&
+	    mp->mnt_disk != NULL)
+		disk_unclaim(mp->mnt_disk, mp);
 	if (error < 0) {
 		kfree(mp->mnt_source);
 		kfree(mp);
@@ -138,6 +143,8 @@ vfs_unmount(struct mount *mp)
 		rootvnode = NULL;
 	}
 	mp->mnt_op->vfs_unmount(mp);
+	if (mp->mnt_disk != NULL)
+		disk_unclaim(mp->mnt_disk, mp);
 	kfree(mp->mnt_source);
 	kfree(mp);
 	return 0;

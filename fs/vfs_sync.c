@@ -3,6 +3,8 @@
  * unmount of everything at shutdown.  Memory file systems have no
  * vfs_sync and no vop_fsync: there is nothing to write.
  */
+#include "fs/bdev.h"
+#include "fs/buf.h"
 #include "fs/namei.h"
 #include "fs/vfs.h"
 #include "kern/thread.h"
@@ -14,7 +16,10 @@ kern_fsync(struct fsproc *p, int fd, bool datasync)
 	if (fp == NULL)
 		return -EBADF;
 	int error = -EINVAL;
-	if (fp->f_type == DTYPE_VNODE) {
+	if (fp->f_type == DTYPE_VNODE && fp->f_vnode->v_type == VBLK) {
+		/* The disk's, not the node's. */
+		error = bdev_fsync(fp);
+	} else if (fp->f_type == DTYPE_VNODE) {
 		struct vnode *vp = fp->f_vnode;
 		error = vp->v_op->vop_fsync != NULL ?
 		    vp->v_op->vop_fsync(vp, datasync) : 0;
@@ -48,6 +53,8 @@ kern_sync(void)
 			break;
 		(void)mount_sync(mp);
 	}
+	/* And what programs wrote to the disks' block devices. */
+	(void)bsync(NULL, 1);
 }
 
 int

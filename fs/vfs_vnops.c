@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fs/bdev.h"
 #include "fs/cdev.h"
 #include "fs/ioctl.h"
 #include "fs/pipe.h"
@@ -195,7 +196,7 @@ const struct fileops vnops_fileops = {
 int
 vn_open(struct vnode *vp, int fflags, struct file **fpp)
 {
-	if (vp->v_type == VSOCK || vp->v_type == VBLK) {
+	if (vp->v_type == VSOCK) {
 		vrele(vp);
 		return -ENXIO;
 	}
@@ -210,6 +211,8 @@ vn_open(struct vnode *vp, int fflags, struct file **fpp)
 		error = fifo_open(vp, fp);
 	else if (vp->v_type == VCHR)
 		error = cdev_open(vp, fp);
+	else if (vp->v_type == VBLK)
+		error = bdev_open(vp, fp);
 	else if (vp->v_op->vop_open != NULL)
 		error = vp->v_op->vop_open(vp, fp);
 	if (error < 0) {
@@ -218,8 +221,8 @@ vn_open(struct vnode *vp, int fflags, struct file **fpp)
 		fdrop(fp);
 		return error;
 	}
-	/* O_NOCTTY was for the device's open; Linux keeps it no further. */
-	fp->f_flag &= ~O_NOCTTY;
+	/* O_NOCTTY and O_EXCL were for the open; Linux keeps them no further. */
+	fp->f_flag &= ~(O_NOCTTY | O_EXCL);
 	*fpp = fp;
 	return 0;
 }

@@ -245,6 +245,7 @@ struct mount {
 	struct vnode *mnt_root;
 	struct vnode *mnt_covered;	/* what it is mounted on; NULL: root */
 	dev_t mnt_dev;			/* st_dev of its files */
+	struct disk *mnt_disk;		/* the disk it holds (VFCF_REQDEV) */
 	int mnt_flags;			/* MNT_* */
 	char *mnt_source;		/* for /proc/mounts, kmalloc'd */
 	void *mnt_data;
@@ -313,8 +314,8 @@ int vfs_getopt(const char *options, const char *name, char *buf,
 /*
  * Mounts a new file system of type ops on directory covered (NULL: as
  * the root, which must not exist yet) with arguments ma (may be NULL).
- * Returns 0 with *mpp, or -EBUSY (already a mount point, or the root is
- * taken), -ENOTDIR, -EINVAL (covered is a VFCF_SYNTHETIC file system's
+ * Returns 0 with *mpp, or -EBUSY (already a mount point, the root is
+ * taken, or ma_disk is mounted or held by an O_EXCL open), -ENOTDIR, -EINVAL (covered is a VFCF_SYNTHETIC file system's
  * and not its root), -ENOMEM or the file system's error.
  */
 int vfs_mount(const struct vfsops *ops, struct vnode *covered,

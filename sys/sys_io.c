@@ -283,9 +283,14 @@ sys_close(struct lwp *lp, const uint64_t *args)
 	return kern_close(&lp->lwp_proc->p_fs, (int)args[0]);
 }
 
-/* ioctl: the argument moves as the command declares (fs/ioctl.h). */
+/*
+ * ioctl: the argument moves as the command declares (fs/ioctl.h).  The
+ * command is 32 bits, as Linux's unsigned int: musl passes an int, so
+ * _IOR commands (bit 31 set) arrive sign-extended.
+ */
 long
 sys_ioctl(struct lwp *lp, const uint64_t *args)
 {
-	return kern_ioctl(&lp->lwp_proc->p_fs, (int)args[0], args[1], args[2]);
+	return kern_ioctl(&lp->lwp_proc->p_fs, (int)args[0],
+	    (unsigned int)args[1], args[2]);
 }

@@ -271,8 +271,13 @@ ext2_mount(struct mount *mp, const void *data)
 	for (int i = 0; i < EXT2_NHASH; i++)
 		TAILQ_INIT(&um->um_hash[i]);
 	if ((error = read_super(dk, &um->um_sb)) < 0 ||
-	    (error = check_super(um, dk)) < 0 ||
-	    (error = read_groups(um)) < 0) {
+	    (error = check_super(um, dk)) < 0) {
+		ext2_free_mount(um);
+		return error;
+	}
+	/* The block device's transfers share our buffers: our size. */
+	bio_setbsize(dk, um->um_bsize);
+	if ((error = read_groups(um)) < 0) {
 		ext2_free_mount(um);
 		return error;
 	}

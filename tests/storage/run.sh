@@ -299,5 +299,47 @@ tally images "$work/imgfuzz.out"
 BUILD=$build DURABILITY_DIR=$work/durability sh "$here/durability.sh" 1 3 > "$work/durability.out"
 tally kill9 "$work/durability.out"
 
+# 11. Block devices from inside (t/blkdev.sh): dd, blockdev, the
+# program c/blkdev.c (written against Linux: it passes on a loop device
+# too), Debian's e2fsck.static and busybox's mke2fs on a second disk.
+command -v e2fsck.static >/dev/null || [ -x /sbin/e2fsck.static ] || {
+	if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsck-static >/dev/null
+	else echo "storage tests need e2fsck.static: apt-get install e2fsck-static" >&2; exit 1; fi
+}
+bd=$work/bd
+mkdir -p "$bd/root/t/bin" "$bd/root/sbin"
+cp /sbin/e2fsck.static "$bd/root/sbin/"
+musl-gcc -static -O2 -Wall -Werror -o "$bd/root/t/bin/blkdev" "$here/c/blkdev.c" &&
+    gcc -static -O2 -Wall -Werror -o "$bd/root/t/bin/blkdev.glibc" \
+    "$here/c/blkdev.c" || exit 1
+head -c 1048576 /dev/urandom > "$bd/root/t/pat"
+head -c 262144 /dev/urandom > "$bd/root/t/pat2"
+MKROOT_SIZE=32M MKROOT_OPTS="-b 1024" tools/mkroot "$bd/root.img" \
+    "$work/stage" "$bd/root" || exit 1
+rm -f "$bd/d1.img" "$bd/ro.img"
+cp "$bd/root/t/pat" "$bd/d1.img" && truncate -s 16M "$bd/d1.img"
+truncate -s 1M "$bd/ro.img"
+bdboot() {	# bdboot CMD OUT: root, the 16 MiB disk, a read-only one
+	timeout 120 "$vk" -v -m 256m -r "$bd/root.img" -r "$bd/d1.img" \
+	    -r "$bd/ro.img:ro" -- /bin/sh -c "$1" > "$2" 2> "$2.err"
+}
+# bdran OUT LAST: the boot got to its last check, and the kernel lived
+bdran() {
+	result "blkdev $(basename "$1") ran" "$(grep -q "^.... *$2\$" "$1" &&
+	    ! grep -q 'panic\|Sanitizer' "$1.err"; echo $?)" "$(tail -2 "$1.err")"
+}
+bdboot "sh /t/blkdev.sh first" "$bd/first"
+tally blkdev "$bd/first"
+bdran "$bd/first" write-read
+result "blkdev host-sees-write" "$(dd if="$bd/d1.img" bs=4k skip=1024 count=64 \
+    2>/dev/null | cmp -s - "$bd/root/t/pat2"; echo $?)"
+bdboot "sh /t/blkdev.sh second" "$bd/second"
+tally blkdev "$bd/second"
+bdran "$bd/second" fsck-after
+clean "blkdev made-inside" "$bd/d1.img"
+result "blkdev host-reads-file" "$([ "$(debugfs -R 'cat /made-inside' \
+    "$bd/d1.img" 2>/dev/null)" = inside ]; echo $?)"
+clean "blkdev root" "$bd/root.img"
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

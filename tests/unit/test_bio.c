@@ -364,3 +364,66 @@ TEST(bio_works_without_a_thread)
 {
 	biot_isolated(nothread_child, NULL);
 }
+
+/*
+ * Buffers of other shapes than the disk's blocks: a sector is in one
+ * buffer only, so a read of any shape sees the last write of any other,
+ * and an odd buffer is not kept once clean.
+ */
+static void
+shapes_body(void *arg)
+{
+	(void)arg;
+	struct biot_disk d;
+	struct buf *bp;
+	uint8_t a[BS];
+	REQUIRE(biot_disk(&d, 1 << 20, NULL) == 0);
+	CHECK_EQ(d.dk->d_bsize, BS);
+	size_t nbufs0 = biostats.nbufs;
+
+	/* A delayed 4 KiB write, read as 1 KiB inside it. */
+	bp = getblk(d.dk, SEC(2), BS);
+	biot_fill(bp->b_data, BS, 41);
+	memcpy(a, bp->b_data, BS);
+	bdwrite(bp);
+	REQUIRE(bread(d.dk, SEC(2) + 2, KB, &bp) == 0);
+	CHECK(memcmp(bp->b_data, a + KB, KB) == 0);
+	CHECK_EQ(d.dk->d_nodd, 1);
+	/* Changed there, read as the whole block again. */
+	biot_fill(bp->b_data, KB, 43);
+	memcpy(a + KB, bp->b_data, KB);
+	bdwrite(bp);
+	REQUIRE(bread(d.dk, SEC(2), BS, &bp) == 0);
+	CHECK(memcmp(bp->b_data, a, BS) == 0);
+	brelse(bp);
+	CHECK_EQ(d.dk->d_nodd, 0);
+	CHECK_EQ(biostats.nbufs, nbufs0 + 1);
+
+	/* A clean odd buffer is not kept; one straddling two blocks works. */
+	REQUIRE(bread(d.dk, SEC(2) + 7, KB, &bp) == 0);
+	CHECK(memcmp(bp->b_data, a + 3 * KB + 512, 512) == 0);
+	brelse(bp);
+	CHECK_EQ(d.dk->d_nodd, 0);
+	CHECK_EQ(biostats.nbufs, nbufs0);	/* block 2 went for it */
+
+	/* A new block size: what is cached in the old one is dropped. */
+	REQUIRE(bread(d.dk, SEC(2), BS, &bp) == 0);
+	brelse(bp);
+	bio_setbsize(d.dk, KB);
+	CHECK_EQ(biostats.nbufs, nbufs0);
+	CHECK_EQ(d.dk->d_nodd, 0);
+	REQUIRE(bread(d.dk, SEC(2) + 2, KB, &bp) == 0);
+	CHECK(memcmp(bp->b_data, a + KB, KB) == 0);
+	brelse(bp);
+	CHECK_EQ(biostats.nbufs, nbufs0 + 1);	/* regular now: kept */
+	bio_setbsize(d.dk, BS);
+
+	CHECK_EQ(bsync(d.dk, 1), 0);
+	CHECK(biot_pread(&d, got, BS, 2 * BS) == 0 && memcmp(got, a, BS) == 0);
+	biot_disk_free(&d);
+}
+
+TEST(bio_shapes_share_sectors)
+{
+	biot_run(1, shapes_body, NULL);
+}
