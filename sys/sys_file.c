@@ -84,6 +84,28 @@ sys_flock(struct lwp *lp, const uint64_t *args)
 	fdrop(fp);
 	return error;
 }
+/*
+ * fadvise64(fd, offset, len, advice): advice is a hint, as in Linux, and
+ * the buffer cache's read-ahead and write-back do not take hints yet, so
+ * a valid call changes nothing.  Its checks are Linux's, in its order.
+ */
+long
+sys_fadvise64(struct lwp *lp, const uint64_t *args)
+{
+	struct file *fp = fget(P, (int)args[0]);
+	long error = 0;
+
+	if (fp == NULL)
+		return -EBADF;
+	if (fp->f_type == DTYPE_PIPE || fp->f_type == DTYPE_FIFO)
+		error = -ESPIPE;
+	else if ((int64_t)args[2] < 0 || (int)args[3] < POSIX_FADV_NORMAL ||
+	    (int)args[3] > POSIX_FADV_NOREUSE)
+		error = -EINVAL;
+	fdrop(fp);
+	return error;
+}
+
 long
 sys_fchdir(struct lwp *lp, const uint64_t *args) { return kern_fchdir(P, CR, (int)args[0]); }
 long

@@ -247,7 +247,7 @@ SYSCALL(217, getdents64,       sys_getdents64,    SY_DESC,         RV_DEC, AK_FD
 SYSCALL(218, set_tid_address,  sys_set_tid_address, 0,               RV_DEC, AK_PTR)
 SYSCALL(219, restart_syscall,  sys_restart_syscall, 0,               RV_DEC)
 SYSCALL(220, semtimedop,       sys_nosys,         SY_IPC,          RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
-SYSCALL(221, fadvise64,        sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
+SYSCALL(221, fadvise64,        sys_fadvise64,     SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(222, timer_create,     sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(223, timer_settime,    sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(224, timer_gettime,    sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX)
