@@ -559,7 +559,7 @@ TEST(trap_stub_bad_sigreturn)
 	if (t != T_DEAD && t != T_PROTFLT && t != T_PAGEFLT)
 		fprintf(stderr, "    bad sigreturn: trap %d at rip %#lx, host signal %d, "
 		    "faults served %lu\n", t, (unsigned long)v.tf.tf_rip,
-		    (int)vmt_host(&v)->thr->signo,
+		    (int)vmt_host(&v)->t0.thr->signo,
 		    (unsigned long)vmt_host(&v)->nserved);
 	if (t != T_DEAD) {
 		v.tf.tf_rip = VMT_CODE + GUEST_OFF(trap_jump, trap_jump_back);
