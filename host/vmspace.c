@@ -378,8 +378,9 @@ host_sysctl(const char *file)
 	return strtol(buf, NULL, 10);
 }
 
-int
-vmspace_max(void)
+/* Host tasks we may still take (three quarters of the room), or LONG_MAX. */
+static long
+host_task_room(void)
 {
 	long pid_max = host_sysctl("/proc/sys/kernel/pid_max");
 	long threads_max = host_sysctl("/proc/sys/kernel/threads-max");
@@ -406,9 +407,26 @@ vmspace_max(void)
 	if (geteuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 &&
 	    rl.rlim_cur != RLIM_INFINITY)
 		room = MIN(room, (long)rl.rlim_cur - used / 4);
+	return room == LONG_MAX ? LONG_MAX : room * 3 / 4;
+}
+
+int
+vmspace_max(void)
+{
+	long room = host_task_room();
 	if (room == LONG_MAX)
 		return INT_MAX;
-	room = room * 3 / 4 / backend->host_tasks;
+	room /= backend->host_tasks;
+	return (int)MAX(MIN(room, (long)INT_MAX), 0L);
+}
+
+int
+vmspace_thread_max(void)
+{
+	long room = host_task_room();
+	if (room == LONG_MAX)
+		return INT_MAX;
+	room /= backend->thread_tasks;
 	return (int)MAX(MIN(room, (long)INT_MAX), 0L);
 }
 

@@ -50,7 +50,7 @@
 #define STUB_SYNC_SIZE		STUB_PAGE
 #define STUB_THREAD		(STUB_SYNC + STUB_SYNC_SIZE)	/* slot 0 */
 #define STUB_THREAD_SIZE	(64 * STUB_PAGE)
-#define STUB_MAXTHREADS		256	/* guest threads per vmspace */
+#define STUB_MAXTHREADS		256	/* guest threads per vmspace: VMSPACE_MAXTHREADS */
 #define STUB_ALTSTACK		(STUB_THREAD + STUB_PAGE)	/* thread 0's */
 #define STUB_ALTSTACK_SIZE	(STUB_THREAD_SIZE - STUB_PAGE)
 #define STUB_SLOT(n)		(STUB_THREAD + (n) * STUB_THREAD_SIZE)

@@ -41,6 +41,8 @@
 #include "host/vmspace_backend.h"
 #include "host/trap/stub_abi.h"
 
+_Static_assert(STUB_MAXTHREADS == VMSPACE_MAXTHREADS, "the thread limit vmspace.h says");
+
 #define TRAP_NO_ROOT	UINT64_MAX
 #define TRAP_MAXGOV	8		/* vpagetable-governed ranges */
 #define TRAP_SLOT_SHIFT	30		/* the host-mapping summary: 1 GiB slots */
