@@ -101,13 +101,18 @@ trap_task_exists(pid_t pid, pid_t tid)
 }
 
 /*
- * The descriptor *fdp of /proc/PID/task/TID/FILE, opened once: the audit
- * (on the tick's CPU) and the kick verdict (on the thread's) may race to
- * open it, and one keeps it.
+ * The descriptor *fdp of /proc/PID/task/TID/FILE of thread t, opened
+ * once: the audit (on the tick's CPU) and the kick verdict (on the
+ * thread's) may race to open it, and one keeps it.  Only thread 0 keeps
+ * its descriptors: a vmspace of hundreds of threads would otherwise hold
+ * hundreds of the vkernel's; the others' are opened for each look (-1).
  */
 static int
-task_fd(pid_t pid, pid_t tid, const char *file, int *fdp)
+task_fd(struct trap_thread *t, pid_t pid, const char *file, int *fdp)
 {
+	pid_t tid = t->tid;
+	if (t->n != 0)
+		return -1;
 	int have = __atomic_load_n(fdp, __ATOMIC_ACQUIRE);
 	if (have >= 0)
 		return have;
@@ -141,7 +146,7 @@ stub_asleep_in_handler(struct vmspace_host *vh, struct trap_thread *t)
 	long nr;
 	unsigned long a[4];
 
-	switch (task_syscall(vh->pid, t->tid, task_fd(vh->pid, t->tid, "syscall",
+	switch (task_syscall(vh->pid, t->tid, task_fd(t, vh->pid, "syscall",
 	    &t->syscallfd), &nr, a)) {
 	case -1:
 		return true;	/* cannot tell: give it the benefit */
@@ -186,7 +191,7 @@ stub_sleeps_by_choice(struct vmspace_host *vh, struct trap_thread *t)
 	long nr;
 	unsigned long a[4];
 
-	if (task_syscall(vh->pid, t->tid, task_fd(vh->pid, t->tid, "syscall",
+	if (task_syscall(vh->pid, t->tid, task_fd(t, vh->pid, "syscall",
 	    &t->syscallfd), &nr, a) != 1 || nr != SYS_futex ||
 	    task_state(vh->pid, t->tid) != 'S')
 		return false;
@@ -202,14 +207,10 @@ trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t)
 {
 	char buf[128];
 	unsigned long long ns;
-	int fd = task_fd(vh->pid, t->tid, "schedstat", &t->schedfd);
+	int fd = task_fd(t, vh->pid, "schedstat", &t->schedfd);
 
-	if (fd < 0)
+	if (!task_read(vh->pid, t->tid, "schedstat", fd, buf, sizeof(buf)))
 		return UINT64_MAX;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return UINT64_MAX;
-	buf[n] = '\0';
 	return sscanf(buf, "%llu", &ns) == 1 ? ns : UINT64_MAX;
 }
 

@@ -13,6 +13,7 @@
  *
  * mapper thread: mmap of the RAM file (fd 3, MAP_SHARED|MAP_FIXED),
  *   mprotect and munmap, each of at most 1 GiB wholly below STUB_BASE,
+ *   mmap of a thread slot of the control memory (fd 4) where it belongs,
  *   an 8-byte write to its eventfd (fd 5: "a batch is done", which the
  *   guest can neither write nor forge), clone with the one set of thread
  *   flags, and futex on its words and the threads'; anything else kills
@@ -44,7 +45,7 @@
 
 /* A tiny assembler: jumps name labels, resolved at the end. */
 enum { L_ALLOW = 1, L_KILL, L_TRAP, L_FUTEX, L_FADDR, L_ARCH,
-	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_WRITE, L_CLONE, L_NLABELS };
+	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_WRITE, L_CLONE, L_SLOT, L_NLABELS };
 #define L_NEXT 0	/* fall through */
 
 struct bpf_asm {
@@ -107,6 +108,8 @@ bpf_resolve(struct bpf_asm *a)
 #define LDXM(m)		bpf_op(a, BPF_LDX | BPF_MEM, (m), L_NEXT, L_NEXT)
 #define ADDX()		bpf_op(a, BPF_ALU | BPF_ADD | BPF_X, 0, L_NEXT, L_NEXT)
 #define SUBK(k)		bpf_op(a, BPF_ALU | BPF_SUB | BPF_K, (k), L_NEXT, L_NEXT)
+#define ADDK(k)		bpf_op(a, BPF_ALU | BPF_ADD | BPF_K, (k), L_NEXT, L_NEXT)
+#define JEQX(t, f)	bpf_op(a, BPF_JMP | BPF_JEQ | BPF_X, 0, (t), (f))
 #define ANDK(k)		bpf_op(a, BPF_ALU | BPF_AND | BPF_K, (k), L_NEXT, L_NEXT)
 
 #define OFF_NR		offsetof(struct seccomp_data, nr)
@@ -238,6 +241,7 @@ bpf_mapper(struct bpf_asm *a)
 
 	bpf_label(a, L_MMAP);
 	LD(OFF_ARG_LO(4));			/* fd */
+	JEQ(STUB_CTL_FD, L_SLOT, L_NEXT);
 	JEQ(STUB_RAM_FD, L_NEXT, L_KILL);
 	LD(OFF_ARG_LO(3));			/* flags */
 	JEQ(MAP_SHARED | MAP_FIXED, L_NEXT, L_KILL);
@@ -263,6 +267,35 @@ bpf_mapper(struct bpf_asm *a)
 	JEQ(0, L_ALLOW, L_NEXT);		/* ends exactly at STUB_BASE */
 	LDXM(0);
 	JGEX(L_ALLOW, L_KILL);
+
+	/*
+	 * A thread's slot of the control memory, where it lies in the
+	 * memfd: [addr, addr + STUB_THREAD_SIZE) at offset addr - STUB_CMD,
+	 * read-write, for a slot above thread 0's.
+	 */
+	bpf_label(a, L_SLOT);
+	LD(OFF_ARG_LO(3));			/* flags */
+	JEQ(MAP_SHARED | MAP_FIXED, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(2));			/* prot */
+	JEQ(PROT_READ | PROT_WRITE, L_NEXT, L_KILL);
+	LD(OFF_ARG_HI(1));
+	JEQ(0, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(1));
+	JEQ(STUB_THREAD_SIZE, L_NEXT, L_KILL);
+	LD(OFF_ARG_HI(5));
+	JEQ(0, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(5));
+	ADDK(LO(STUB_CMD));
+	TAX();
+	LD(OFF_ARG_HI(0));
+	JEQ(HI(STUB_BASE), L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(0));
+	JEQX(L_NEXT, L_KILL);
+	JGE(LO(STUB_SLOT(1)), L_NEXT, L_KILL);
+	JGE(LO(STUB_CTL_END), L_KILL, L_NEXT);
+	SUBK(LO(STUB_THREAD));
+	ANDK(STUB_THREAD_SIZE - 1);
+	JEQ(0, L_ALLOW, L_KILL);
 
 	bpf_futex_words(a, words, 2);
 	bpf_returns(a);

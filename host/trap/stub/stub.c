@@ -25,7 +25,6 @@
 #include "../../hostsync.h"
 #include "../stub_abi.h"
 
-#define SYS_close		3
 #define SYS_exit		60
 #define SYS_mmap		9
 #define SYS_munmap		11
@@ -329,11 +328,15 @@ stub_main(uint64_t *sp)
 		die(STUB_EXIT_LAYOUT);
 	if (sys6(SYS_mmap, STUB_CMD, STUB_CMD_SIZE, PROT_READ,
 	    MAP_SHARED | MAP_FIXED_NOREPLACE, STUB_CTL_FD, 0) != (long)STUB_CMD ||
-	    sys6(SYS_mmap, STUB_SYNC, STUB_CTL_END - STUB_SYNC,
+	    sys6(SYS_mmap, STUB_SYNC, STUB_SLOT(1) - STUB_SYNC,
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
 	    STUB_CTL_FD, STUB_CMD_SIZE) != (long)STUB_SYNC)
 		die(STUB_EXIT_CTL);
-	sys1(SYS_close, STUB_CTL_FD);
+	/*
+	 * The control memory stays open for the mapper, which maps a slot
+	 * when it clones a thread there: the guest can dirty only the slots
+	 * in use, not all of them.  Only the mapper's filter lets fd 4 be used.
+	 */
 	/* Nothing the host placed may stay in the guest's range. */
 	sys2(SYS_munmap, 0, STUB_BASE);
 

@@ -147,11 +147,25 @@ stub_mapper:
 	jmp	.Lop
 
 	/*
-	 * A new guest thread on the stack addr (its slot's end); the result
-	 * (tid or -errno) goes to sync->clone_ret.  The child has our
-	 * registers and filter, and starts on its slot at stub_thread_main.
+	 * A new guest thread on the stack addr (its slot's end), its slot
+	 * mapped first; the result (tid or -errno) goes to sync->clone_ret.
+	 * The child has our registers and filter, and starts on its slot at
+	 * stub_thread_main.
 	 */
 .Lclone:
+	mov	$SYS_mmap, %eax
+	mov	8(%rbp), %rdi
+	sub	$STUB_THREAD_SIZE, %rdi		/* the slot */
+	mov	$STUB_THREAD_SIZE, %esi
+	mov	$3, %edx			/* PROT_READ|PROT_WRITE */
+	mov	$MAP_SHARED_FIXED, %r10d
+	mov	$STUB_CTL_FD, %r8d
+	mov	%rdi, %r9
+	movabs	$STUB_CMD, %rcx
+	sub	%rcx, %r9			/* its offset in the memfd */
+	syscall
+	cmp	$-4095, %rax
+	jae	8f
 	mov	$SYS_clone, %eax
 	mov	$STUB_CLONE_FLAGS, %edi
 	mov	8(%rbp), %rsi			/* addr */
@@ -161,7 +175,7 @@ stub_mapper:
 	syscall
 	test	%rax, %rax
 	jz	.Lchild
-	mov	%rax, 24(%r13)			/* sync->clone_ret */
+8:	mov	%rax, 24(%r13)			/* sync->clone_ret */
 	jmp	5b
 
 .Lchild:
