@@ -222,6 +222,7 @@ void trap_parked(struct trap_thread *t);
 const char *trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
     uint64_t kicked, uint64_t now, uint64_t *cpu0);
 bool trap_task_exists(pid_t pid, pid_t tid);
+bool trap_task_exited(pid_t pid, pid_t tid);
 
 /* trap_fault.c (vh->lock held) */
 void trap_fault_ahead(struct vmspace_host *vh, struct trap_thread *t);

@@ -101,6 +101,17 @@ trap_task_exists(pid_t pid, pid_t tid)
 }
 
 /*
+ * True if the host thread tid of the stub has exited: gone from /proc,
+ * or a zombie (a thread group's leader stays one until the group ends).
+ */
+bool
+trap_task_exited(pid_t pid, pid_t tid)
+{
+	char s = task_state(pid, tid);
+	return s == 'Z' || s == 'X' || (s == 0 && !trap_task_exists(pid, tid));
+}
+
+/*
  * The descriptor *fdp of /proc/PID/task/TID/FILE of thread t, opened
  * once: the audit (on the tick's CPU) and the kick verdict (on the
  * thread's) may race to open it, and one keeps it.  Only thread 0 keeps

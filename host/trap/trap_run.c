@@ -83,9 +83,15 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 			trap_kill(vh, "stub died");
 			return -1;
 		}
-		/* A thread but 0 that exited (its id cleared) will never report. */
-		if (t->n != 0 && !booting &&
-		    __atomic_load_n(&t->thr->tid, __ATOMIC_ACQUIRE) == 0) {
+		/*
+		 * A thread that exited (the stub's code lets a thread exit,
+		 * for vmspace_thread_destroy) will never report.  A thread
+		 * but 0 has its id word cleared by the host; thread 0, the
+		 * group's leader, stays a zombie.
+		 */
+		if (!booting && (t->n != 0 ?
+		    __atomic_load_n(&t->thr->tid, __ATOMIC_ACQUIRE) == 0 :
+		    trap_task_exited(vh->pid, vh->pid))) {
 			trap_kill(vh, "guest thread exited");
 			return -1;
 		}

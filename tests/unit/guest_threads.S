@@ -3,6 +3,8 @@
  * (test_vmthread.c).  Results are reported with a system call (number
  * 1000 and up) whose registers the test reads.
  */
+#include "host/trap/stub_abi.h"
+
 #define GUEST(name)	.globl g_##name, g_##name##_end; g_##name:
 #define END(name)	g_##name##_end:
 
@@ -47,5 +49,14 @@ GUEST(thr_load)
 	jmp	1b
 	ud2
 END(thr_load)
+
+/* Exits its host thread through the stub's own syscall instruction. */
+GUEST(thr_exit)
+	mov	$60, %eax
+	xor	%edi, %edi
+	movabs	$(STUB_RESTORER + 5), %r11
+	jmp	*%r11
+	ud2
+END(thr_exit)
 
 	.section .note.GNU-stack, "", @progbits
