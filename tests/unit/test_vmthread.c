@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "host/clock.h"
@@ -629,4 +630,62 @@ TEST(vmthread_fault_throughput)
 	}
 	printf("    faults served: %.0f/s with 1 thread, %.0f/s with 2 at once\n",
 	    rate[0], rate[1]);
+}
+
+/* guest_traps.S: a forged rt_sigreturn from the stub's restorer. */
+GUEST(trap_sigreturn);
+extern const char g_trap_sigreturn_spin[];
+
+#define FRAME_VA	(VMT_DATA + 0x100)
+
+static void
+one_body(struct pjob *j, struct vcpu *cpu, struct gthread *g)
+{
+	if (cpu->id != 1)
+		return;
+	spin_body(j, cpu, g);
+}
+
+/*
+ * Thread 1 blocks the kick with a forged rt_sigreturn and spins: the
+ * kick verdict looks at thread 1's host thread (not the stub's main one,
+ * parked and asleep) and kills the stub for running through the kick.
+ */
+TEST(vmthread_blocked_kick)
+{
+	static struct pjob j;
+	memset(&j, 0, sizeof(j));
+	REQUIRE(pjob_vmspace(&j, GUEST_CODE(trap_sigreturn)));
+	uint64_t pa = vmt_page();
+	vmt_map(&j.v, VMT_DATA, pa, VPTE_USER_RW | VPTE_NX);
+	ucontext_t *uc = (ucontext_t *)((uint8_t *)PHYS_TO_DMAP(pa) +
+	    (FRAME_VA - VMT_DATA));
+	memset(uc, 0, sizeof(*uc));
+	uc->uc_stack.ss_sp = (void *)STUB_SLOT_ALTSTACK(1);
+	uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;
+	greg_t *gr = uc->uc_mcontext.gregs;
+	gr[REG_RIP] = (greg_t)(VMT_CODE + (g_trap_sigreturn_spin - g_trap_sigreturn));
+	gr[REG_RSP] = (greg_t)(VMT_STACK - 64);
+	gr[REG_EFL] = 0x202;
+	gr[REG_CSGSFS] = (greg_t)(0x33 | (0x2bUL << 48));
+	sigemptyset(&uc->uc_sigmask);
+	sigaddset(&uc->uc_sigmask, STUB_SIGKICK);
+	j.g[1].tf.tf_r15 = FRAME_VA;
+	j.body = one_body;
+	REQUIRE(pjob_start(&j));
+	uint64_t end = host_nanotime() + WATCHDOG_NS;
+	while (!load(&j.running[1]) && host_nanotime() < end)
+		sleep_ns(MS);
+	sleep_ns(50 * MS);
+	CHECK(load(&j.running[1]));	/* nothing killed it before the kick */
+	uint64_t posted = host_nanotime();
+	cpu_post(cpu_get(1), INTR_KICK);
+	REQUIRE(pjob_end(&j));
+	CHECK_EQ(j.trap[1], T_DEAD);
+	CHECK(j.returned_at[1] - posted < 2 * SEC);
+	const char *why = vmt_host(&j.v)->dead_why;
+	CHECK(why != NULL && strcmp(why, "guest ran through a kick") == 0);
+	printf("    %s after %.1f ms\n", why != NULL ? why : "?",
+	    (j.returned_at[1] - posted) / 1e6);
+	vmt_destroy(&j.v);
 }
