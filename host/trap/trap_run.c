@@ -56,7 +56,7 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 {
 	struct vcpu *cpu = booting ? NULL : cpu_self();
 	uint32_t *req = &t->thr->req;
-	uint64_t start = host_nanotime(), now = start, kicked = 0;
+	uint64_t start = host_nanotime(), now = start, kicked = 0, looked = start;
 	uint64_t kick_cpu = UINT64_MAX;
 
 	for (;;) {
@@ -87,11 +87,17 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 		 * A thread that exited (the stub's code lets a thread exit,
 		 * for vmspace_thread_destroy) will never report.  A thread
 		 * but 0 has its id word cleared by the host; thread 0, the
-		 * group's leader, stays a zombie.
+		 * group's leader, stays a zombie, which /proc shows (looked
+		 * at once a poll, not at every interrupt).
 		 */
-		if (!booting && (t->n != 0 ?
-		    __atomic_load_n(&t->thr->tid, __ATOMIC_ACQUIRE) == 0 :
-		    trap_task_exited(vh->pid, vh->pid))) {
+		bool exited = false;
+		if (!booting && t->n != 0)
+			exited = __atomic_load_n(&t->thr->tid, __ATOMIC_ACQUIRE) == 0;
+		else if (!booting && now - looked >= TRAP_POLL_NS) {
+			looked = now;
+			exited = trap_task_exited(vh->pid, vh->pid);
+		}
+		if (exited) {
 			trap_kill(vh, "guest thread exited");
 			return -1;
 		}
