@@ -139,7 +139,6 @@ struct vmspace_host {
 
 	/* Guest threads by number; t0 is thread 0. */
 	struct trap_thread *threads[STUB_MAXTHREADS];
-	int nthreads;
 	int slots_used;			/* highest slot ever used, + 1 (atomic) */
 	struct trap_thread t0;
 

@@ -210,7 +210,6 @@ trap_spawn(const struct trap_params *p)
 	if (ctlfd < 0)
 		goto fail;
 	vh->threads[0] = &vh->t0;
-	vh->nthreads = 1;
 	vh->slots_used = 1;
 
 	pid_t pid = stub_fork(ctlfd, vh->donefd, p->stub_core);

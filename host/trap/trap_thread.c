@@ -118,7 +118,6 @@ trap_thread_create(struct vmspace_host *vh)
 	if (trap_dead(vh)) {
 		/* Its runs give T_DEAD, as every thread's of a dead stub. */
 		vh->threads[n] = t;
-		vh->nthreads++;
 		host_mutex_unlock(&vh->lock);
 		return n;
 	}
@@ -130,7 +129,6 @@ trap_thread_create(struct vmspace_host *vh)
 		return -1;
 	}
 	vh->threads[n] = t;
-	vh->nthreads++;
 	host_mutex_unlock(&vh->lock);
 
 	/* Its first trap, as thread 0's at boot; a stub that fails it dies. */
@@ -195,7 +193,6 @@ trap_thread_destroy(struct vmspace_host *vh, int n)
 	}
 	host_mutex_lock(&vh->lock);
 	vh->threads[n] = NULL;
-	vh->nthreads--;
 	host_mutex_unlock(&vh->lock);
 	trap_thread_fini(t);
 	free(t);
