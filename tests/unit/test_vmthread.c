@@ -377,10 +377,13 @@ TEST(vmthread_inval_race)
 	uint64_t served0 = vmt_host(&j.v)->nserved;
 	uint64_t t0 = host_nanotime();
 	REQUIRE(pjob_start(&j));
+	int accessed = 0;		/* generations the readers faulted in */
 	for (uint64_t gen = 1; gen <= RACE_GENS && !load(&j.bad); gen++) {
 		pa = vmt_page();
 		*(uint64_t *)PHYS_TO_DMAP(pa) = gen;
-		__atomic_store_n(pte, pa | VPTE_USER_RW, __ATOMIC_RELEASE);
+		vpte_t old = __atomic_exchange_n(pte, pa | VPTE_USER_RW,
+		    __ATOMIC_ACQ_REL);
+		accessed += (old & VPTE_A) != 0;
 		CHECK_EQ(vmspace_mcontrol(&j.v, (void *)VMT_DATA,
 		    RACE_PAGES * PAGE_SIZE, MADV_INVAL, NULL), 0);
 		__atomic_store_n(&j.published, gen, __ATOMIC_RELEASE);
@@ -393,10 +396,11 @@ TEST(vmthread_inval_race)
 	uint64_t served = vmt_host(&j.v)->nserved - served0;
 	CHECK_EQ(j.bad, 0);
 	CHECK(j.runs > 0);
-	CHECK(*pte & VPTE_A);
+	CHECK(accessed > 0);
 	CHECK(!vmt_host(&j.v)->dead);
-	printf("    %d invalidations, %d runs, %lu faults served: %.0f faults/s\n",
-	    RACE_GENS, j.runs, (unsigned long)served, served * 1e9 / ns);
+	printf("    %d invalidations, %d runs, %d pages faulted in, %lu faults "
+	    "served: %.0f faults/s\n", RACE_GENS, j.runs, accessed,
+	    (unsigned long)served, served * 1e9 / ns);
 	vmt_destroy(&j.v);
 }
 
@@ -499,9 +503,14 @@ TEST(vmthread_audit)
 	struct gthread g;
 	gthread_init(&g, &v, n, VMT_CODE);
 	CHECK_EQ(gthread_run(&g), T_SYSCALL);
-	sleep_ns(30 * MS);
-	vmspace_audit();
+	/* A loaded host may take a while to put them to sleep: look again. */
 	struct vmspace_host *vh = vmt_host(&v);
+	for (int i = 0; i < 200; i++) {
+		sleep_ns(10 * MS);
+		vmspace_audit();
+		if (vh->t0.verified && vh->threads[n]->verified)
+			break;
+	}
 	CHECK(vh->t0.verified);
 	CHECK(vh->threads[n]->verified);
 	CHECK(!vh->dead);
