@@ -94,6 +94,7 @@ struct vmspace_host {
 	int schedfd;			/* /proc/PID/task/PID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* guest thread's CPU time at the 1st strike */
 	pid_t mapper_tid;		/* the mapper thread, once looked up (0: not yet) */
+	int core;			/* host core its threads are pinned to, or -1 */
 	uint64_t cputime;		/* the stub's CPU time at the last report */
 
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
@@ -127,6 +128,9 @@ int trap_pool(int nready);
 struct vmspace_host *trap_pool_take(const struct trap_params *p);
 /* For tests: stubs ready now; *ntaken: how many were handed out. */
 int trap_pool_ready(unsigned *ntaken);
+
+/* trap_audit.c: the stub's mapper thread, looked up once; -1 if unknown. */
+pid_t stub_mapper_tid(struct vmspace_host *vh);
 
 /* trap_spawn.c */
 struct vmspace_host *trap_spawn(const struct trap_params *p);

@@ -120,8 +120,7 @@ stub_asleep_in_handler(struct vmspace_host *vh)
 	}
 }
 
-/* The mapper thread's id (the stub's other task), or -1. */
-static pid_t
+pid_t
 stub_mapper_tid(struct vmspace_host *vh)
 {
 	char path[64];

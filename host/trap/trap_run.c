@@ -225,6 +225,25 @@ trap_dead(struct trapframe *tf)
 	tf->tf_addr = 0;
 }
 
+/*
+ * A stub runs where the guests of the CPU running it go (cpu.h): a
+ * process that moves to another CPU takes its stub, mapper included, to
+ * that CPU's core, or two CPUs would run their guests on one core.
+ */
+static void
+trap_follow_cpu(struct vmspace_host *vh)
+{
+	struct vcpu *cpu = cpu_self();
+
+	if (cpu == NULL || cpu->stub_core < 0 || cpu->stub_core == vh->core)
+		return;
+	(void)cpu_pin_task(vh->pid, cpu->stub_core);
+	pid_t mapper = stub_mapper_tid(vh);
+	if (mapper > 0)
+		(void)cpu_pin_task(mapper, cpu->stub_core);
+	vh->core = cpu->stub_core;
+}
+
 int
 trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 {
@@ -234,6 +253,7 @@ trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 	}
 	if (vh->cputime == 0)	/* its first run: what it used booting is not the guest's */
 		vh->cputime = trap_stub_cputime(vh);
+	trap_follow_cpu(vh);
 	if (tf->tf_xflags & PGEX_FPFAULT)
 		trap_fpu_load(vh, vf);
 	trap_frame_put(vh, tf, vf);

@@ -197,6 +197,7 @@ trap_spawn(const struct trap_params *p)
 		goto fail;
 	vh->fault_around = p->fault_around;
 	vh->spin_ns = (uint64_t)p->spin_ns;
+	vh->core = p->stub_core;
 	if (trap_hostmap_init(vh, p->hostmap_budget) < 0)
 		goto fail;
 
