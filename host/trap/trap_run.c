@@ -228,7 +228,11 @@ trap_dead(struct trapframe *tf)
 /*
  * A stub runs where the guests of the CPU running it go (cpu.h): a
  * process that moves to another CPU takes its stub, mapper included, to
- * that CPU's core, or two CPUs would run their guests on one core.
+ * that CPU's core, or two CPUs would run their guests on one core.  The
+ * stub is parked and alive (its last report came), and its pid is ours
+ * until we reap it; the mapper's tid would be freed only if the stub
+ * died since, and the host hands out a freed id again only once it has
+ * gone round all others.
  */
 static void
 trap_follow_cpu(struct vmspace_host *vh)
