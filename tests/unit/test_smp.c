@@ -166,6 +166,72 @@ TEST(smp_affinity_honoured)
 	CHECK_EQ(p.self_on[1], 0);
 }
 
+struct mover {
+	struct thread *td;	/* the worker */
+	int before, after;	/* the CPU it ran user code on, and then */
+	bool kicked;		/* its user code ended by a kick */
+	atomic_int inuser;
+	int done;
+};
+
+/*
+ * "User code" until this CPU is kicked (as the host layer ends a guest's
+ * run), then the way back to user mode: interrupts, and the CPU given up
+ * if the kernel asked.
+ */
+static void
+mover_worker(void *arg)
+{
+	struct mover *m = arg;
+	struct vcpu *cpu = curthread->td_cpu;
+	m->before = cpu->id;
+	sched_user_enter();
+	atomic_store(&m->inuser, 1);
+	uint64_t t0 = nanouptime();
+	while (cpu_pending(cpu) == 0 && nanouptime() - t0 < 2000000000ULL)
+		;
+	m->kicked = cpu_pending(cpu) != 0;
+	sched_user_exit(0);
+	sched_interrupts();
+	if (curthread->td_flags & TDF_NEEDRESCHED)
+		thread_yield();
+	m->after = curthread->td_cpu->id;
+	m->done = 1;
+	wakeup(m);
+}
+
+static void
+mover_main(void *arg)
+{
+	struct mover *m = arg;
+	int here = curthread->td_cpu->id;
+
+	/* The worker runs user code on the other CPU... */
+	m->td = thread_create("mover", mover_worker, m);
+	thread_setaffinity(m->td, CPUMASK(1 - here));
+	thread_start(m->td);
+	while (atomic_load(&m->inuser) == 0) {
+		sched_user_enter();
+		sched_user_exit(0);
+	}
+	/* ...and is moved here while it does: its CPU is kicked. */
+	thread_setaffinity(m->td, CPUMASK(here));
+	while (!m->done)
+		tsleep(m, 0, "mover", 0);
+	sched_halt();
+}
+
+TEST(smp_affinity_moves_a_running_thread)
+{
+	static struct mover m;
+	memset(&m, 0, sizeof(m));
+	run_kernel(2, 0, mover_main, &m);
+	CHECK(m.kicked);
+	CHECK(m.before != m.after);
+	CHECK(m.before == 0 || m.before == 1);
+	CHECK(m.after == 0 || m.after == 1);
+}
+
 struct times {
 	uint64_t before[CPUSTATES], after[CPUSTATES];
 	int cpu;
