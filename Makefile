@@ -169,10 +169,11 @@ $(BUILD)/bootwatch: $(BUILD)/bench/bootwatch.o
 bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	$(BUILD)/hostbench $(BENCHFLAGS) > $(BUILD)/hostbench.out
 	@cat $(BUILD)/hostbench.out
-	@# all benchmarks run; any failing fails make bench at the end
+	@# every benchmark runs; any failing fails make bench at the end
 	st=0; BUILD=$(BUILD) bench/kernbench.sh || st=1; \
 	    BUILD=$(BUILD) bench/storebench.sh || st=1; \
-	    BUILD=$(BUILD) bench/threadbench.sh || st=1; exit $$st
+	    BUILD=$(BUILD) bench/threadbench.sh || st=1; \
+	    BUILD=$(BUILD) bench/smpbench.sh || st=1; exit $$st
 
 clean:
 	rm -rf build build-asan

@@ -62,18 +62,32 @@ host_core(const cpu_set_t *allowed, int n)
 }
 
 /*
- * Host cores for CPU id.  Latency: the CPU on allowed core 2*id, its
- * stubs on the next one; density: both on allowed core id.
+ * Host cores for CPU id of n.  Latency: each CPU's guests on a core of
+ * their own and the CPU's thread on another, which with 2n cores or more
+ * is a core no one else uses (CPU i on allowed core 2i, its guests on 2i
+ * + 1).  With fewer, guests come first: the stubs of CPU i go on core i
+ * (wrapping), so that n CPUs' guests compute on n different cores, and
+ * the CPU's thread, which mostly waits, on the next core, that of
+ * another CPU's guests.  Pinning every CPU's stubs to the same core (the
+ * 2i + 1 rule wrapped on 2 cores) kept two CPU-bound guests of -n 2 on
+ * one core: no faster than -n 1.  Density: both on allowed core id.
  */
 static void
-cpu_place(struct vcpu *cpu, const cpu_set_t *allowed)
+cpu_place(struct vcpu *cpu, int n, const cpu_set_t *allowed)
 {
+	int ncores = CPU_COUNT(allowed);
+
 	cpu->host_core = cpu->stub_core = -1;
 	cpu->spin_ns = 0;
 	switch (placement) {
 	case CPU_PLACE_LATENCY:
-		cpu->host_core = host_core(allowed, 2 * cpu->id);
-		cpu->stub_core = host_core(allowed, 2 * cpu->id + 1);
+		if (ncores >= 2 * n) {
+			cpu->host_core = host_core(allowed, 2 * cpu->id);
+			cpu->stub_core = host_core(allowed, 2 * cpu->id + 1);
+		} else {
+			cpu->stub_core = host_core(allowed, cpu->id);
+			cpu->host_core = host_core(allowed, cpu->id + 1);
+		}
 		/* Spinning against oneself on one core is pure loss. */
 		if (cpu->stub_core != cpu->host_core)
 			cpu->spin_ns = CPU_SPIN_NS;
@@ -107,7 +121,7 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 			return -1;
 		}
 		cpu->id = i;
-		cpu_place(cpu, &allowed);
+		cpu_place(cpu, n, &allowed);
 		cpus[i] = cpu;
 	}
 	pthread_mutex_lock(&cpus_lock);
@@ -147,6 +161,15 @@ cpu_thread_stack(void **addr, size_t *size)
 		pthread_attr_destroy(&attr);
 	}
 	return error;
+}
+
+int
+cpu_pin_task(pid_t tid, int core)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(core, &set);
+	return sched_setaffinity(tid, sizeof(set), &set);
 }
 
 void
@@ -250,12 +273,8 @@ cpu_thread(void *arg)
 
 	curcpu = cpu;
 	cpu->tid = (pid_t)syscall(SYS_gettid);
-	if (cpu->host_core >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu->host_core, &set);
-		(void)sched_setaffinity(0, sizeof(set), &set);
-	}
+	if (cpu->host_core >= 0)
+		(void)cpu_pin_task(0, cpu->host_core);
 	if (tick_hz > 0 && cpu_tick_start(cpu) < 0)
 		abort();	/* timers are a host resource we cannot run without */
 	cpu->main(cpu, cpu->arg);

@@ -103,6 +103,13 @@ cpu_thread_token(void)
  */
 int cpu_thread_stack(void **addr, size_t *size);
 
+/*
+ * Pins host task tid (0: the caller) to host core core.  A guest's stub
+ * follows the CPU that runs it: stub_core is where the guests of a CPU
+ * compute, and they move with their threads.  Returns 0 or -1 with errno.
+ */
+int cpu_pin_task(pid_t tid, int core);
+
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);
 

@@ -18,6 +18,7 @@
 #ifndef HOST_HOSTSYNC_H
 #define HOST_HOSTSYNC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -85,6 +86,13 @@ static inline void
 host_mutex_lock(struct host_mutex *m)
 {
 	pthread_mutex_lock(&m->hm_mutex);
+}
+
+/* Takes m if no one holds it; true if taken. */
+static inline bool
+host_mutex_trylock(struct host_mutex *m)
+{
+	return pthread_mutex_trylock(&m->hm_mutex) == 0;
 }
 
 static inline void

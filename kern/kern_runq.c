@@ -24,6 +24,11 @@
  * Each queue is a list sorted by vruntime (a few hundred threads at
  * most, each inserted about once a tick: a tree would not pay).
  *
+ * The queue is shared by all CPUs: whichever CPU looks next takes the
+ * thread owed the CPU most among those its affinity (td_cpumask) allows
+ * there, so threads move to whichever CPU is free and no CPU idles while
+ * a thread it may run waits.
+ *
  * Everything here runs under the big kernel lock.
  */
 #include "kern/sched.h"
@@ -119,14 +124,28 @@ runq_add(struct thread *td)
 	runq_len++;
 }
 
+/* The first queued thread, by group then thread, that may run on cpuid. */
+static struct thread *
+runq_first(int cpuid)
+{
+	struct sched_group *sg;
+	struct thread *td;
+
+	TAILQ_FOREACH(sg, &groupq, sg_link)
+		TAILQ_FOREACH(td, &sg->sg_runq, td_runq)
+			if (td->td_cpumask & CPUMASK(cpuid))
+				return td;
+	return NULL;
+}
+
 struct thread *
-runq_choose(void)
+runq_choose(int cpuid)
 {
 	KASSERT(kernel_locked(), "runq_choose: big lock not held");
-	struct sched_group *sg = TAILQ_FIRST(&groupq);
-	if (sg == NULL)
+	struct thread *td = runq_first(cpuid);
+	if (td == NULL)
 		return NULL;
-	struct thread *td = TAILQ_FIRST(&sg->sg_runq);
+	struct sched_group *sg = td->td_group;
 	TAILQ_REMOVE(&sg->sg_runq, td, td_runq);
 	if (TAILQ_EMPTY(&sg->sg_runq))
 		TAILQ_REMOVE(&groupq, sg, sg_link);
@@ -134,6 +153,13 @@ runq_choose(void)
 	sg->sg_floor = MAX(sg->sg_floor, td->td_vruntime);
 	runq_len--;
 	return td;
+}
+
+bool
+runq_runnable(int cpuid)
+{
+	KASSERT(kernel_locked(), "runq_runnable: big lock not held");
+	return runq_len > 0 && runq_first(cpuid) != NULL;
 }
 
 void

@@ -43,6 +43,7 @@ thread_create(const char *name, void (*fn)(void *), void *arg)
 	td->td_arg = arg;
 	td->td_state = TDS_NEW;
 	td->td_group = &sched_group0;
+	td->td_cpumask = CPUMASK_ALL;
 	snprintf(td->td_name, sizeof(td->td_name), "%s", name);
 
 	/*

@@ -197,10 +197,11 @@ lwp_main(void *arg)
 		}
 		void *vmid = vmspace_host_id(vm);
 		lwp_run_begin(lp);
-		kernel_unlock();
+		sched_user_enter();
 		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
-		kernel_lock();
-		lwp_run_end(lp, r == 0 ? lp->lwp_tf.tf_cputime : 0);
+		uint64_t cputime = r == 0 ? lp->lwp_tf.tf_cputime : 0;
+		sched_user_exit(cputime);
+		lwp_run_end(lp, cputime);
 		if (r < 0) {
 			/*
 			 * The host layer refused the thread's state (a base

@@ -54,7 +54,6 @@ struct lwp {
 	int lwp_flags;
 	int lwp_nice;			/* -20..19 */
 	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
-	uint64_t lwp_cpumask;		/* sched_setaffinity: bit n for CPU n */
 	uint64_t lwp_utime;		/* ns its guest ran (the host's count) */
 	uint64_t lwp_runwait;		/* ns its thread waited for the guest */
 	uint64_t lwp_runstart;		/* when the run under way began, or 0 */

@@ -14,13 +14,16 @@
 void sched_setrunnable(struct thread *td);
 
 /*
- * The run queue (kern_runq.c).  runq_add queues td (new, woken, or
- * yielding if running, by its td_state), placed by its vruntime.  runq_choose takes
- * off the thread owed the CPU most, or returns NULL if none is runnable.
- * runq_charge counts ns more run by td, which is not on the queue.
+ * The run queue (kern_runq.c), shared by the CPUs.  runq_add queues td
+ * (new, woken, or yielding if running, by its td_state), placed by its
+ * vruntime.  runq_choose takes off the thread owed the CPU most among
+ * those that may run on CPU cpuid, or returns NULL if there is none;
+ * runq_runnable says whether there is one.  runq_charge counts ns more
+ * run by td, which is not on the queue.
  */
 void runq_add(struct thread *td);
-struct thread *runq_choose(void);
+struct thread *runq_choose(int cpuid);
+bool runq_runnable(int cpuid);
 void runq_charge(struct thread *td, uint64_t ns);
 int runq_length(void);
 

@@ -6,7 +6,8 @@
  * is a host thread whose own stack is its idle thread: the scheduler
  * switches from it to runnable threads and back when none is left.
  *
- * All of this runs under the big kernel lock (kern/kernel.h).
+ * All of this runs under the big kernel lock (kern/kernel.h).  The CPUs
+ * share one run queue; each has its own current thread.
  */
 #ifndef KERN_THREAD_H
 #define KERN_THREAD_H
@@ -43,6 +44,7 @@ struct thread {
 	int td_sleep_error;		/* 0, EWOULDBLOCK or EINTR */
 	uint64_t td_timeout;		/* tsleep deadline (ns), 0: none */
 	struct vcpu *td_cpu;		/* the CPU it runs or last ran on */
+	uint64_t td_cpumask;		/* CPUs it may run on (CPUMASK) */
 	void (*td_func)(void *);
 	void *td_arg;
 	struct lwp *td_lwp;		/* the guest thread it serves, if any */
@@ -76,6 +78,10 @@ struct sched_group {
 
 extern struct sched_group sched_group0;
 
+/* A set of CPUs: bit n for CPU n (host/cpu.h's MAXCPU is 64). */
+#define CPUMASK(id)	(1ULL << (id))
+#define CPUMASK_ALL	UINT64_MAX
+
 #define TDF_NEEDRESCHED	0x01	/* give up the CPU at the next chance */
 #define TDF_IDLE	0x02	/* a CPU's idle thread */
 #define TDF_SINTR	0x04	/* the sleep may be interrupted (PCATCH) */
@@ -104,6 +110,14 @@ void sched_group_fini(struct sched_group *sg);
  * start in sched_group0.
  */
 void thread_setgroup(struct thread *td, struct sched_group *sg);
+
+/*
+ * Restricts td to the CPUs of mask (which names at least one CPU that
+ * exists); threads start with CPUMASK_ALL.  A thread running elsewhere
+ * leaves its CPU at its next way back to user mode, or at once if it
+ * runs user code: its CPU is kicked.
+ */
+void thread_setaffinity(struct thread *td, uint64_t mask);
 
 /* Ends the calling thread; its stack is freed once another runs. */
 void thread_exit(void) __attribute__((noreturn));
@@ -180,8 +194,28 @@ int sched_nrunning(void);
 #define LOAD_FSHIFT	11
 void sched_loadavg(unsigned long avg[3]);
 
-/* Nanoseconds virtual CPU i has been idle since it started. */
-uint64_t sched_cpu_idle(int i);
+/*
+ * What virtual CPU i did since it started, in nanoseconds per state, as
+ * BSD's cp_time: its guests' computing (the host's count of their CPU
+ * time), kernel code (waiting for the big lock included), nothing, and
+ * waiting for a guest the host did not run.  A guest's run under way is
+ * counted when it ends (at least every tick).
+ */
+#define CP_USER		0
+#define CP_SYS		1
+#define CP_IDLE		2
+#define CP_STEAL	3
+#define CPUSTATES	4
+void sched_cpu_times(int i, uint64_t t[CPUSTATES]);
+
+/*
+ * Around a guest's run: sched_user_enter drops the big lock and counts
+ * the CPU in user mode from then on; sched_user_exit(cputime) takes the
+ * lock back and counts the run: cputime ns (what the host says the guest
+ * used) as user time, the rest of it as stolen.
+ */
+void sched_user_enter(void);
+void sched_user_exit(uint64_t cputime);
 
 /*
  * The big kernel lock.  It protects every kernel structure that is not

@@ -1,9 +1,11 @@
 /*
  * Scheduling parameters a program may set and read: nice values
  * (getpriority, setpriority), CPU affinity (sched_getaffinity,
- * sched_setaffinity) and I/O priorities (ioprio_get, ioprio_set), with
- * Linux's checks.  All are kept per thread and inherited at fork; the
- * scheduler (one round-robin queue) and the disks do not act on them yet.
+ * sched_setaffinity, which the scheduler honours: td_cpumask), the CPU
+ * a thread runs on (getcpu) and I/O priorities (ioprio_get, ioprio_set),
+ * with Linux's checks.  All are kept per thread and inherited at fork;
+ * the scheduler does not act on nice values yet, nor the disks on I/O
+ * priorities.
  */
 #include <sys/resource.h>
 
@@ -30,7 +32,8 @@ lwp_sched_init(struct lwp *lp, const struct lwp *parent)
 {
 	lp->lwp_nice = parent != NULL ? parent->lwp_nice : 0;
 	lp->lwp_ioprio = parent != NULL ? parent->lwp_ioprio : 0;
-	lp->lwp_cpumask = parent != NULL ? parent->lwp_cpumask : cpus_online();
+	thread_setaffinity(lp->lwp_thread, parent != NULL ?
+	    parent->lwp_thread->td_cpumask : CPUMASK_ALL);
 }
 
 /* The live lwp of thread id tid (0: the caller), or NULL. */
@@ -187,7 +190,7 @@ sys_sched_getaffinity(struct lwp *lp, const uint64_t *args)
 	struct lwp *t = lwp_find(lp, (pid_t)args[0]);
 	if (t == NULL)
 		return -ESRCH;
-	uint64_t mask = t->lwp_cpumask & cpus_online();
+	uint64_t mask = t->lwp_thread->td_cpumask & cpus_online();
 	if (copyout(&mask, args[2], CPUMASK_SIZE) < 0)
 		return -EFAULT;
 	return CPUMASK_SIZE;
@@ -211,7 +214,22 @@ sys_sched_setaffinity(struct lwp *lp, const uint64_t *args)
 		return -EPERM;
 	if ((mask & cpus_online()) == 0)
 		return -EINVAL;
-	t->lwp_cpumask = mask;
+	thread_setaffinity(t->lwp_thread, mask);
+	return 0;
+}
+
+/*
+ * getcpu(cpu, node, tcache): the CPU the caller runs on and its NUMA
+ * node (always 0); either pointer may be NULL, tcache is unused.
+ */
+long
+sys_getcpu(struct lwp *lp, const uint64_t *args)
+{
+	unsigned cpu = (unsigned)lp->lwp_thread->td_cpu->id, node = 0;
+	if (args[0] != 0 && copyout(&cpu, args[0], sizeof(cpu)) < 0)
+		return -EFAULT;
+	if (args[1] != 0 && copyout(&node, args[1], sizeof(node)) < 0)
+		return -EFAULT;
 	return 0;
 }
 

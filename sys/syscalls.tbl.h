@@ -335,7 +335,7 @@ SYSCALL(305, clock_adjtime,    sys_nosys,         SY_CLOCK,        RV_DEC, AK_HE
 SYSCALL(306, syncfs,           sys_syncfs,        SY_DESC,         RV_DEC, AK_FD)
 SYSCALL(307, sendmmsg,         sys_nosys,         SY_NET,          RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(308, setns,            sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX)
-SYSCALL(309, getcpu,           sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX)
+SYSCALL(309, getcpu,           sys_getcpu,        0,               RV_DEC, AK_PTR, AK_PTR, AK_PTR)
 SYSCALL(310, process_vm_readv, sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(311, process_vm_writev, sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(312, kcmp,             sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)

@@ -87,9 +87,11 @@ int
 procfs_uptime(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
-	uint64_t idle = 0;
-	for (int i = 0; i < cpu_count(); i++)
-		idle += sched_cpu_idle(i);
+	uint64_t idle = 0, t[CPUSTATES];
+	for (int i = 0; i < cpu_count(); i++) {
+		sched_cpu_times(i, t);
+		idle += t[CP_IDLE];
+	}
 	print_centis(sb, sched_uptime(), " ");
 	print_centis(sb, idle, "\n");
 	return 0;
@@ -158,13 +160,18 @@ procfs_cpuinfo(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
-/* One "cpu" line: busy time as user, the rest idle, in ticks. */
+/*
+ * One "cpu" line, in ticks: user, nice, system, idle, iowait, irq,
+ * softirq, steal, guest, guest_nice.
+ */
 static void
-stat_cpu(struct sbuf *sb, const char *name, uint64_t busy, uint64_t idle)
+stat_cpu(struct sbuf *sb, const char *name, const uint64_t t[CPUSTATES])
 {
-	sbuf_printf(sb, "%s %lu 0 0 %lu 0 0 0 0 0 0\n", name,
-	    (unsigned long)(busy / NS_PER_TICK),
-	    (unsigned long)(idle / NS_PER_TICK));
+	sbuf_printf(sb, "%s %lu 0 %lu %lu 0 0 0 %lu 0 0\n", name,
+	    (unsigned long)(t[CP_USER] / NS_PER_TICK),
+	    (unsigned long)(t[CP_SYS] / NS_PER_TICK),
+	    (unsigned long)(t[CP_IDLE] / NS_PER_TICK),
+	    (unsigned long)(t[CP_STEAL] / NS_PER_TICK));
 }
 
 int
@@ -172,18 +179,19 @@ procfs_stat(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
 	int n = cpu_count();
-	uint64_t up = sched_uptime(), busy = 0, idle = 0;
+	uint64_t up = sched_uptime(), sum[CPUSTATES] = { 0 }, t[CPUSTATES];
 	char name[16];
 
 	for (int i = 0; i < n; i++) {
-		uint64_t id = MIN(sched_cpu_idle(i), up);
-		busy += up - id, idle += id;
+		sched_cpu_times(i, t);
+		for (int s = 0; s < CPUSTATES; s++)
+			sum[s] += t[s];
 	}
-	stat_cpu(sb, "cpu ", busy, idle);
+	stat_cpu(sb, "cpu ", sum);
 	for (int i = 0; i < n; i++) {
-		uint64_t id = MIN(sched_cpu_idle(i), up);
+		sched_cpu_times(i, t);
 		snprintf(name, sizeof(name), "cpu%d", i);
-		stat_cpu(sb, name, up - id, id);
+		stat_cpu(sb, name, t);
 	}
 	struct timespec now;
 	nanotime(&now);

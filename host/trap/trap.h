@@ -88,6 +88,7 @@ struct trap_thread {
 	struct stub_thread *thr;	/* its page, in our mapping */
 	bool parked;			/* waits in its handler (atomic) */
 	bool fresh;			/* not run yet: load the FPU state */
+	int core;			/* host core it is pinned to, or -1 */
 
 	/* vmspace_audit: is a parked thread really asleep in its handler? */
 	uint64_t parked_at;

@@ -291,6 +291,28 @@ trap_dead_frame(struct trapframe *tf)
 	tf->tf_addr = 0;
 }
 
+/*
+ * A stub thread runs where the guests of the CPU running it go (cpu.h):
+ * a guest thread that moves to another CPU takes its stub thread to that
+ * CPU's core, or two CPUs would run their guests on one core.  The
+ * mapper follows thread 0, so a process of one thread keeps both on one
+ * core; the threads of a multithreaded one spread.  The thread is parked
+ * and the stub alive (its last report came), so its tid is still its own.
+ */
+static void
+trap_follow_cpu(struct vmspace_host *vh, struct trap_thread *t)
+{
+	struct vcpu *cpu = cpu_self();
+
+	if (cpu == NULL || cpu->stub_core < 0 || cpu->stub_core == t->core ||
+	    t->tid <= 0)
+		return;
+	(void)cpu_pin_task(t->tid, cpu->stub_core);
+	if (t->n == 0 && vh->mapper_tid > 0)
+		(void)cpu_pin_task(vh->mapper_tid, cpu->stub_core);
+	t->core = cpu->stub_core;
+}
+
 int
 trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
     struct vextframe *vf)
@@ -306,6 +328,7 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	if ((tf->tf_xflags & PGEX_FPFAULT) || (t->fresh && vf != NULL))
 		trap_fpu_load(t, vf);
 	t->fresh = false;
+	trap_follow_cpu(vh, t);
 	trap_frame_put(t, tf, vf);
 	t->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
 	if (t->kfault_va != UINT64_MAX && tf->tf_rip != t->kfault_rip)

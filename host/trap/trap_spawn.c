@@ -210,6 +210,7 @@ trap_spawn(const struct trap_params *p)
 	if (ctlfd < 0)
 		goto fail;
 	vh->threads[0] = &vh->t0;
+	vh->t0.core = p->stub_core;	/* stub_fork pins it there */
 	vh->slots_used = 1;
 
 	pid_t pid = stub_fork(ctlfd, vh->donefd, p->stub_core);

@@ -37,6 +37,7 @@ trap_thread_init(struct vmspace_host *vh, struct trap_thread *t, int n)
 	t->syscallfd = t->schedfd = -1;
 	t->kfault_va = UINT64_MAX;
 	t->last_fault_va = UINT64_MAX;
+	t->core = -1;
 }
 
 void
