@@ -183,7 +183,7 @@ exec_fullpath(struct proc *p, const char *name)
 	char *buf = kmalloc(PATH_MAX, 0), *path = NULL;
 	int len = -1;
 	if (buf != NULL && nd.ni_lasttype == NI_LAST_NORM)
-		len = vn_fullpath(p->p_fs.fp_rdir, nd.ni_dvp, NULL, buf,
+		len = vn_fullpath(p->p_fs.fp_pwd->pd_rdir, nd.ni_dvp, NULL, buf,
 		    PATH_MAX) - 1;
 	if (len > 0 && (size_t)len + 1 + strlen(nd.ni_last) < PATH_MAX) {
 		if (len > 1)

@@ -41,7 +41,7 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 		strcpy(p2->p_exe, p->p_exe);
 	p2->p_exitsig = (int)(flags & 0xff);
 	struct lwp *lp2 = NULL;
-	if (p2->p_vmspace == NULL || (error = fsproc_fork(&p2->p_fs, &p->p_fs)) < 0 ||
+	if (p2->p_vmspace == NULL || (error = fsproc_fork(&p2->p_fs, &p->p_fs, 0)) < 0 ||
 	    (error = sigacts_fork(p2, p)) < 0 ||
 	    (error = enterpgrp(p2, p->p_pgrp->pg_id, false)) < 0 ||
 	    (lp2 = lwp_alloc(p2, lwp_main)) == NULL) {
@@ -50,7 +50,7 @@ fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
 			error = -ENOMEM;
 		if (p2->p_sigacts != NULL)
 			sigacts_free(p2);
-		if (p2->p_fs.fp_cdir != NULL)
+		if (p2->p_fs.fp_fd != NULL)
 			fsproc_exit(&p2->p_fs);
 		if (p2->p_vmspace != NULL)
 			vmspace_free(p2->p_vmspace);

@@ -158,11 +158,12 @@ procfs_pstatus(struct sbuf *sb, struct proc *p)
 	sbuf_printf(sb, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\n"
 	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n"
 	    "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\nGroups:\t",
-	    p->p_comm, p->p_fs.fp_umask, state_name(proc_state(p)), p->p_pid,
+	    p->p_comm, p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_umask : 0,
+	    state_name(proc_state(p)), p->p_pid,
 	    p->p_pid, p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
 	    cr->cr_ruid, cr->cr_uid, cr->cr_svuid, cr->cr_uid,
 	    cr->cr_rgid, cr->cr_gid, cr->cr_svgid, cr->cr_gid,
-	    p->p_fs.fp_fd.fd_nfiles);
+	    p->p_fs.fp_fd != NULL ? p->p_fs.fp_fd->fd_nfiles : 0);
 	for (int i = 0; i < cr->cr_ngroups; i++)
 		sbuf_printf(sb, "%d ", cr->cr_groups[i]);
 	sbuf_printf(sb, "\n");
@@ -230,9 +231,9 @@ static struct vnode *
 reader_root(struct proc *p)
 {
 	struct proc *cur = curproc;
-	if (cur != NULL && cur->p_fs.fp_rdir != NULL)
-		return cur->p_fs.fp_rdir;
-	return p->p_fs.fp_rdir != NULL ? p->p_fs.fp_rdir : rootvnode;
+	if (cur != NULL && cur->p_fs.fp_pwd != NULL)
+		return cur->p_fs.fp_pwd->pd_rdir;
+	return p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_rdir : rootvnode;
 }
 
 /* Appends the path of vp (or "" if it has none to show). */
@@ -320,7 +321,7 @@ procfs_pmaps(struct sbuf *sb, struct proc *p)
 int
 procfs_pmounts(struct sbuf *sb, struct proc *p)
 {
-	struct vnode *root = p->p_fs.fp_rdir != NULL ? p->p_fs.fp_rdir :
+	struct vnode *root = p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_rdir :
 	    rootvnode;
 	struct mount *mp;
 
@@ -336,7 +337,9 @@ procfs_pmounts(struct sbuf *sb, struct proc *p)
 int
 procfs_next_fd(struct proc *p, int fd)
 {
-	struct filedesc *fdp = &p->p_fs.fp_fd;
+	struct filedesc *fdp = p->p_fs.fp_fd;
+	if (fdp == NULL)
+		return -1;	/* a zombie's */
 	for (; fd >= 0 && fd < fdp->fd_nfiles && fd <= fdp->fd_lastfile; fd++)
 		if (fdp->fd_ofiles[fd].fde_file != NULL)
 			return fd;
@@ -348,7 +351,7 @@ procfs_fd_mode(struct proc *p, int fd)
 {
 	if (procfs_next_fd(p, fd) != fd)
 		return 0;
-	struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+	struct file *fp = p->p_fs.fp_fd->fd_ofiles[fd].fde_file;
 	return (FREAD(fp) ? 0500 : 0) | (FWRITE(fp) ? 0300 : 0);
 }
 
@@ -360,11 +363,11 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 	switch (t) {
 	case PFS_PCWD:
 	case PFS_PROOT: {
-		struct vnode *vp = t == PFS_PCWD ? p->p_fs.fp_cdir :
-		    p->p_fs.fp_rdir;
-		if (vp == NULL)
+		const struct pwddesc *pd = p->p_fs.fp_pwd;
+		if (pd == NULL)
 			return -ENOENT;
-		sbuf_path(sb, root, vp, NULL);
+		sbuf_path(sb, root, t == PFS_PCWD ? pd->pd_cdir : pd->pd_rdir,
+		    NULL);
 		return 0;
 	}
 	case PFS_PEXE:
@@ -375,14 +378,14 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 	case PFS_PFD: {
 		if (procfs_next_fd(p, fd) != fd)
 			return -ENOENT;
-		struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+		struct file *fp = p->p_fs.fp_fd->fd_ofiles[fd].fde_file;
 		if (fp->f_type == DTYPE_PIPE) {
 			struct pipe *pi = fp->f_data;
 			sbuf_printf(sb, "pipe:[%lu]", (unsigned long)pi->pi_ino);
 			return 0;
 		}
 		size_t len0 = sb->sb_len;
-		sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_cdir);
+		sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_pwd->pd_cdir);
 		/* Linux always has a path; ours finds some files only. */
 		if (sb->sb_len == len0)
 			sbuf_printf(sb, "inode:[%lu]",

@@ -185,7 +185,7 @@ procfs_linkfile(struct vnode *vp)
 	if (pn->pn_type != PFS_PFD || (p = procfs_proc(pn->pn_pid)) == NULL ||
 	    procfs_next_fd(p, pn->pn_fd) != pn->pn_fd)
 		return NULL;
-	return fhold(p->p_fs.fp_fd.fd_ofiles[pn->pn_fd].fde_file);
+	return fhold(p->p_fs.fp_fd->fd_ofiles[pn->pn_fd].fde_file);
 }
 
 /* Makes regular file vp's contents into sb. */
