@@ -5,7 +5,8 @@
  * leader's exit before its threads (the process lives on; its status is
  * the group exit's); execve from a thread (the others die, the caller
  * takes the pid); fork from a thread (the child has the caller only);
- * vfork on shared memory; posix_spawn of a missing file.
+ * vfork on shared memory; posix_spawn of a missing file; the process's
+ * CPU time is its threads' together, those that ended included.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -13,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +260,49 @@ test_vfork(void)
 	    WEXITSTATUS(st));
 }
 
+static uint64_t
+cpu_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Spins until the calling thread has used ms of CPU; returns what it used. */
+static uint64_t
+spin_ms(int ms)
+{
+	while (cpu_ns(CLOCK_THREAD_CPUTIME_ID) < (uint64_t)ms * 1000000u)
+		;
+	return cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static volatile uint64_t spun;
+
+static int
+spin_thread(void *arg)
+{
+	(void)arg;
+	spun = spin_ms(100);
+	return 0;
+}
+
+static void
+test_cputime(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		spawn_thread(spin_thread, 0);
+		uint64_t mine = spin_ms(100);
+		wait_clear(&ctid[0]);
+		uint64_t all = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+		printf("cpu time: the process's covers both threads' %d\n",
+		    all >= mine + spun && spun >= 100000000u);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -272,5 +317,6 @@ main(int argc, char **argv)
 	test_exec_from_thread();
 	test_fork_from_thread();
 	test_vfork();
+	test_cputime();
 	return 0;
 }
