@@ -5,9 +5,11 @@
  * machine shuts down with its status.
  */
 #include <limits.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "kern/futex.h"
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
@@ -22,9 +24,12 @@ exit1(int xstat)
 	struct lwp *lp = curlwp;
 	struct proc *p = lp->lwp_proc, *q, *tmp;
 
+	futex_exit_robust(lp);
 	if (lp->lwp_clear_child_tid != 0) {
 		uint32_t zero = 0;
-		(void)copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero));
+		if (copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero)) == 0)
+			(void)futex_wake(p->p_vmspace, lp->lwp_clear_child_tid, 1,
+			    FUTEX_BITSET_MATCH_ANY);
 	}
 	callout_stop(&p->p_itimer);
 	fsproc_exit(&p->p_fs);

@@ -50,7 +50,11 @@ struct lwp {
 		int rb_clock;
 		int64_t rb_deadline;	/* ns on rb_clock */
 		uint64_t rb_rmtp;	/* where the time left goes */
+		uint64_t rb_uaddr;	/* futex: the word, its value, ... */
+		uint32_t rb_val, rb_bitset;
+		bool rb_shared;
 	} lwp_restart;
+	uint64_t lwp_robust_list;	/* set_robust_list's head, or 0 */
 	int lwp_flags;
 	int lwp_nice;			/* -20..19 */
 	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
