@@ -40,4 +40,10 @@ int futex_wake(struct vmspace *vm, uint64_t uaddr, int nwake, uint32_t bitset);
  */
 void futex_exit_robust(struct lwp *lp);
 
+/*
+ * The same at execve, before the old address space goes: Linux releases
+ * the robust list and PI locks of a thread that execs, which lives on.
+ */
+void futex_exec(struct lwp *lp);
+
 #endif /* KERN_FUTEX_H */

@@ -63,9 +63,10 @@ struct futex_waiter {
 	int fw_state;			/* enum futex_state */
 	struct lwp *fw_lwp;
 	const void *fw_chan;		/* what its thread sleeps on */
-	/* a PI waiter: its own address of the lock word, to read it */
+	/* a PI waiter: its own address of the lock word, and the owner */
 	struct vmspace *fw_vm;
 	uint64_t fw_uaddr;
+	int32_t fw_owner;		/* the tid the kernel hands off from */
 	/* WAIT_REQUEUE_PI: the PI futex it is to be requeued to */
 	struct futex_key fw_pikey;
 	uint64_t fw_piuaddr;
@@ -128,6 +129,12 @@ int futex_sleep(const void *chan, const struct futex_deadline *dl);
 /* The number of PI waiters queued, for futex_pi_exit's fast path. */
 extern int futex_npi;
 
+/* The first queued PI waiter whose lock owner is tid, or NULL. */
+struct futex_waiter *futex_find_pi(int32_t tid);
+
+/* Makes a queued waiter a PI waiter (requeue to a PI futex). */
+void futex_make_pi(struct futex_waiter *w);
+
 /* The PI operations (kern_futex_pi.c); each returns 0 or a negative errno. */
 long futex_lock_pi(struct lwp *lp, uint64_t uaddr, bool shared,
     const struct futex_deadline *dl, bool trylock);
@@ -138,9 +145,10 @@ long futex_cmp_requeue_pi(struct lwp *lp, uint64_t uaddr, bool shared,
     int nr_wake, int nr_requeue, uint64_t uaddr2, uint32_t cmpval);
 
 /*
- * The PI locks whose word names the exiting lwp pass to their first
- * waiter, as Linux's exit_pi_state_list.
+ * The PI locks lp owns pass to their first waiter, as Linux's
+ * exit_pi_state_list; if dying, lp can own none from now on (a LOCK_PI
+ * on a word naming it gives ESRCH).
  */
-void futex_pi_exit(struct lwp *lp);
+void futex_pi_exit(struct lwp *lp, bool dying);
 
 #endif /* KERN_FUTEX_VAR_H */

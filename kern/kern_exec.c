@@ -15,6 +15,7 @@
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "kern/exec.h"
+#include "kern/futex.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
 #include "kern/ucred.h"
@@ -246,6 +247,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	}
 
 	/* No way back from here. */
+	futex_exec(lp);
 	struct vmspace *old = p->p_vmspace;
 	p->p_vmspace = im.im_vmspace;
 	vmspace_exec_switch(im.im_vmspace, old);

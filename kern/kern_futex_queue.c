@@ -154,6 +154,28 @@ futex_next(const struct futex_key *key, struct futex_waiter *prev)
 	return NULL;
 }
 
+struct futex_waiter *
+futex_find_pi(int32_t tid)
+{
+	struct futex_waiter *w;
+	if (futex_npi == 0 || !futex_hash_ready)
+		return NULL;
+	for (int i = 0; i < FUTEX_HASH; i++)
+		TAILQ_FOREACH(w, &futex_hash[i], fw_link)
+			if ((w->fw_flags & FW_PI) && w->fw_owner == tid)
+				return w;
+	return NULL;
+}
+
+void
+futex_make_pi(struct futex_waiter *w)
+{
+	KASSERT(w->fw_state == FW_QUEUED && !(w->fw_flags & FW_PI),
+	    "futex_make_pi: not a queued plain waiter");
+	w->fw_flags = (w->fw_flags & ~FW_REQUEUE_PI) | FW_PI;
+	futex_npi++;
+}
+
 /* The time on clock (CLOCK_MONOTONIC is the kernel's uptime). */
 static int64_t
 futex_now(int clock)

@@ -124,8 +124,9 @@ fetch_entry(struct vmspace *vm, uint64_t uaddr, uint64_t *entry, bool *pi)
 	return 0;
 }
 
-void
-futex_exit_robust(struct lwp *lp)
+/* The robust list's walk, then the PI locks' hand-off. */
+static void
+robust_release(struct lwp *lp, bool dying)
 {
 	struct vmspace *vm = lp->lwp_proc->p_vmspace;
 	uint64_t head = lp->lwp_robust_list, entry, next, pending;
@@ -154,5 +155,17 @@ futex_exit_robust(struct lwp *lp)
 			(void)futex_death(lp, vm, pending + (uint64_t)h.futex_offset,
 			    pending_pi, true);
 	}
-	futex_pi_exit(lp);
+	futex_pi_exit(lp, dying);
+}
+
+void
+futex_exit_robust(struct lwp *lp)
+{
+	robust_release(lp, true);
+}
+
+void
+futex_exec(struct lwp *lp)
+{
+	robust_release(lp, false);
 }
