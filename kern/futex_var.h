@@ -79,6 +79,12 @@ struct futex_deadline {
 };
 
 /*
+ * A timespec argument at utime in ns (a far future saturates): 0,
+ * -EFAULT, or -EINVAL out of range.
+ */
+int futex_timespec_in(uint64_t utime, int64_t *ns);
+
+/*
  * The key of the word at uaddr: private (shared false) needs no access
  * to memory; shared faults the page in to find the mapping.  0, -EINVAL
  * (misaligned) or -EFAULT.

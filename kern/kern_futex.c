@@ -197,6 +197,20 @@ futex_wake_op(struct lwp *lp, uint64_t uaddr, bool shared, int nr_wake,
 	return m < 0 ? m : n + m;
 }
 
+int
+futex_timespec_in(uint64_t utime, int64_t *ns)
+{
+	struct timespec ts;
+	if (copyin(utime, &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -EINVAL;
+	/* Far enough never to come, and room to add "now" to it. */
+	*ns = ts.tv_sec > INT64_MAX / 1000000000 - 1 ? INT64_MAX / 2 :
+	    ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return 0;
+}
+
 /* The commands whose fourth argument is a timeout rather than a count. */
 static bool
 cmd_has_timeout(int cmd)
@@ -215,15 +229,12 @@ cmd_has_timeout(int cmd)
 static int
 futex_deadline_in(uint64_t utime, int op, struct futex_deadline *dl)
 {
-	struct timespec ts;
 	int cmd = op & FUTEX_CMD_MASK;
+	int64_t ns;
+	int error;
 
-	if (copyin(utime, &ts, sizeof(ts)) < 0)
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
-		return -EINVAL;
-	int64_t ns = ts.tv_sec > INT64_MAX / 1000000000 - 1 ? INT64_MAX / 2 :
-	    ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if ((error = futex_timespec_in(utime, &ns)) < 0)
+		return error;
 	dl->fd_clock = CLOCK_MONOTONIC;
 	if (cmd == FUTEX_WAIT) {
 		dl->fd_ns = ns > INT64_MAX / 2 ? INT64_MAX / 2 :

@@ -386,7 +386,7 @@ SYSCALL(445, landlock_add_rule, sys_nosys,         SY_DESC,         RV_DEC, AK_H
 SYSCALL(446, landlock_restrict_self, sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX)
 SYSCALL(447, memfd_secret,     sys_nosys,         SY_DESC,         RV_DEC, AK_HEX)
 SYSCALL(448, process_mrelease, sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX)
-SYSCALL(449, futex_waitv,      sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
+SYSCALL(449, futex_waitv,      sys_futex_waitv,   0,               RV_DEC, AK_PTR, AK_UINT, AK_HEX, AK_PTR, AK_CLOCK)
 SYSCALL(450, set_mempolicy_home_node, sys_nosys,         SY_MEM,          RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(451, cachestat,        sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(452, fchmodat2,        sys_nosys,         SY_DESC|SY_FILE, RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
