@@ -15,6 +15,7 @@
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "kern/exec.h"
+#include "kern/futex.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
 #include "kern/ucred.h"
@@ -278,6 +279,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	}
 
 	/* No way back from here. */
+	futex_exec(lp);
 	struct vmspace *old = p->p_vmspace;
 	lwp_unhost(lp);		/* thread 0 of the new vmspace is ours */
 	p->p_vmspace = im.im_vmspace;

@@ -8,10 +8,12 @@
  * with its status.
  */
 #include <limits.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "host/cpu.h"
+#include "kern/futex.h"
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
@@ -61,15 +63,19 @@ killalllwps(struct lwp *lp)
 }
 
 /*
- * What a thread's exit does to its user memory (Linux's mm_release): its
- * CHILD_CLEARTID word becomes 0.  And a vfork parent goes on.
+ * What a thread's exit does to its user memory (Linux's mm_release): the
+ * locks on its robust list are marked FUTEX_OWNER_DIED, and its
+ * CHILD_CLEARTID word becomes 0 and its waiter is woken (pthread_join).
  */
 static void
 lwp_exit_user(struct lwp *lp)
 {
+	futex_exit_robust(lp);
 	if (lp->lwp_clear_child_tid != 0) {
 		uint32_t zero = 0;
-		(void)copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero));
+		if (copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero)) == 0)
+			(void)futex_wake(lp->lwp_proc->p_vmspace,
+			    lp->lwp_clear_child_tid, 1, FUTEX_BITSET_MATCH_ANY);
 		lp->lwp_clear_child_tid = 0;
 	}
 }

@@ -53,7 +53,11 @@ struct lwp {
 		int rb_clock;
 		int64_t rb_deadline;	/* ns on rb_clock */
 		uint64_t rb_rmtp;	/* where the time left goes */
+		uint64_t rb_uaddr;	/* futex: the word, its value, ... */
+		uint32_t rb_val, rb_bitset;
+		bool rb_shared;
 	} lwp_restart;
+	uint64_t lwp_robust_list;	/* set_robust_list's head, or 0 */
 	int lwp_flags;
 	int lwp_nice;			/* -20..19 */
 	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
@@ -67,6 +71,7 @@ struct lwp {
 
 #define LWP_OLDMASK	0x01		/* lwp_oldmask goes in the next frame */
 #define LWP_RESTART	0x02		/* rax holds an -ERESTART* of lwp_syscall_nr */
+#define LWP_FUTEXDEAD	0x04		/* exiting: owns no PI futex any more */
 
 struct linux_sigaction {
 	uint64_t lsa_handler;
