@@ -25,13 +25,19 @@
 /* The wait between two rounds of interrupting the lwps being ended. */
 #define KILLLWPS_RETRY_NS	(10 * 1000 * 1000)
 
-/* Gets lp to notice that its process ends: ends its sleep, or its run. */
+/*
+ * Gets lp to notice that its process ends: a SIGKILL of its own, as
+ * Linux's zap_other_threads, so that every loop that sleeps until a
+ * signal is pending (pause, sigsuspend, wait) gives up; and the end of
+ * its sleep, or of its run.
+ */
 static void
 lwp_kick(struct lwp *lp)
 {
 	struct thread *td = lp->lwp_thread;
 	if (td == NULL || td == curthread)
 		return;
+	lp->lwp_siglist |= SIGBIT(SIGKILL);
 	if (td->td_state == TDS_SLEEPING)
 		thread_interrupt(td);
 	else if (td->td_state == TDS_RUNNING)
