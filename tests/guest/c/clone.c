@@ -264,6 +264,8 @@ test_refusals(void)
 	    CLONE_SIGHAND, 0, 0, 0, 0));
 	report("FS with NEWNS", syscall(SYS_clone, CLONE_FS | CLONE_NEWNS,
 	    0, 0, 0, 0));
+	report("TLS in the kernel's half", syscall(SYS_clone, CLONE_SETTLS |
+	    SIGCHLD, 0, 0, 0, 1UL << 63));
 }
 
 static void
