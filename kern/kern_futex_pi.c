@@ -26,7 +26,7 @@
 
 struct tid_search {
 	int32_t tid;
-	bool found;
+	struct lwp *lp;
 };
 
 static void
@@ -34,11 +34,23 @@ tid_match(struct proc *p, void *arg)
 {
 	struct tid_search *s = arg;
 	struct lwp *lp;
-	if (s->found || p->p_state == PRS_ZOMBIE)
+	if (s->lp != NULL)
 		return;
 	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)
-		if (lp->lwp_tid == s->tid && !(lp->lwp_flags & LWP_FUTEXDEAD))
-			s->found = true;
+		if (lp->lwp_tid == s->tid)
+			s->lp = lp;
+}
+
+struct lwp *
+futex_tid_lwp(int32_t tid)
+{
+	struct tid_search s = { tid, NULL };
+	struct proc *p = pfind(tid);
+	if (p != NULL)
+		tid_match(p, &s);
+	if (s.lp == NULL && tid > 0)
+		proc_foreach(tid_match, &s);	/* a thread that leads no process */
+	return s.lp;
 }
 
 /*
@@ -48,13 +60,9 @@ tid_match(struct proc *p, void *arg)
 static bool
 owner_alive(int32_t tid)
 {
-	struct tid_search s = { tid, false };
-	struct proc *p = pfind(tid);
-	if (p != NULL)
-		tid_match(p, &s);
-	if (!s.found)
-		proc_foreach(tid_match, &s);	/* a thread that leads no process */
-	return s.found;
+	struct lwp *lp = futex_tid_lwp(tid);
+	return lp != NULL && lp->lwp_proc->p_state != PRS_ZOMBIE &&
+	    !(lp->lwp_flags & LWP_FUTEXDEAD);
 }
 
 /* Every waiter on key now waits for tid's unlock. */
