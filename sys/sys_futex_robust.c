@@ -9,7 +9,7 @@
 #include <sys/prctl.h>
 
 #include "kern/futex.h"
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
 #include "kern/proc.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"

@@ -17,7 +17,7 @@
  * FUTEX_RETRIES and restarts the call, so no guest can hold the kernel.
  */
 #include "kern/futex.h"
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
 #include "kern/proc.h"
 #include "vm/vm.h"
 #include "vm/vm_atomic.h"
