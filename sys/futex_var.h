@@ -144,9 +144,6 @@ struct futex_waiter *futex_find_pi(int32_t tid);
 /* Makes a queued waiter a PI waiter (requeue to a PI futex). */
 void futex_make_pi(struct futex_waiter *w);
 
-/* The thread with tid, exited ones included, or NULL. */
-struct lwp *futex_tid_lwp(int32_t tid);
-
 /* The PI operations (sys_futex_pi.c); each returns 0 or a negative errno. */
 long futex_lock_pi(struct lwp *lp, uint64_t uaddr, bool shared,
     const struct futex_deadline *dl, bool trylock);

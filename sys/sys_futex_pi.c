@@ -24,35 +24,6 @@
 
 #define FUTEX_RETRIES	64
 
-struct tid_search {
-	int32_t tid;
-	struct lwp *lp;
-};
-
-static void
-tid_match(struct proc *p, void *arg)
-{
-	struct tid_search *s = arg;
-	struct lwp *lp;
-	if (s->lp != NULL)
-		return;
-	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)
-		if (lp->lwp_tid == s->tid)
-			s->lp = lp;
-}
-
-struct lwp *
-futex_tid_lwp(int32_t tid)
-{
-	struct tid_search s = { tid, NULL };
-	struct proc *p = pfind(tid);
-	if (p != NULL)
-		tid_match(p, &s);
-	if (s.lp == NULL && tid > 0)
-		proc_foreach(tid_match, &s);	/* a thread that leads no process */
-	return s.lp;
-}
-
 /*
  * Whether tid names a live thread that can own a PI lock (Linux's
  * attach_to_pi_owner): not one that has exited or is exiting.
@@ -60,7 +31,7 @@ futex_tid_lwp(int32_t tid)
 static bool
 owner_alive(int32_t tid)
 {
-	struct lwp *lp = futex_tid_lwp(tid);
+	struct lwp *lp = lwpfind(tid);
 	return lp != NULL && lp->lwp_proc->p_state != PRS_ZOMBIE &&
 	    !(lp->lwp_flags & LWP_FUTEXDEAD);
 }

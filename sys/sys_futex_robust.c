@@ -58,8 +58,7 @@ sys_get_robust_list(struct lwp *lp, const uint64_t *args)
 	struct lwp *t = lp;
 
 	if (tid != 0) {
-		/* An exited thread's list reads as none, as Linux's. */
-		if ((t = futex_tid_lwp(tid)) == NULL)
+		if ((t = lwpfind(tid)) == NULL)
 			return -ESRCH;
 		if (!robust_may_read(lp->lwp_proc, t->lwp_proc))
 			return -EPERM;
