@@ -159,6 +159,42 @@ b_pipe(int n)
 }
 
 /*
+ * A futex wake and wait each way between two processes sharing a page:
+ * each bumps the word and wakes the other, then waits for its turn.
+ */
+static double
+b_futex(int n)
+{
+	uint32_t *w = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED) {
+		perror("kbench: mmap");
+		exit(1);
+	}
+	pid_t p = fork();
+	if (p == 0) {
+		for (uint32_t i = 0; i < (uint32_t)n; i++) {
+			while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == 2 * i)
+				syscall(SYS_futex, w, 0 /* FUTEX_WAIT */, 2 * i, NULL, NULL, 0);
+			__atomic_store_n(w, 2 * i + 2, __ATOMIC_RELEASE);
+			syscall(SYS_futex, w, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+		}
+		_exit(0);
+	}
+	double t = now_us();
+	for (uint32_t i = 0; i < (uint32_t)n; i++) {
+		__atomic_store_n(w, 2 * i + 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, w, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+		while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == 2 * i + 1)
+			syscall(SYS_futex, w, 0 /* FUTEX_WAIT */, 2 * i + 1, NULL, NULL, 0);
+	}
+	t = (now_us() - t) / n;
+	reap(p);
+	munmap(w, PAGE);
+	return t;
+}
+
+/*
  * n separate one-page mappings: each asked for at a hint one page past
  * the previous, so no two are adjacent and none can merge, and each is
  * touched once. The time to unmap them is reported apart.
@@ -242,6 +278,7 @@ main(int argc, char **argv)
 	report("first-touch-per-page", "%.2f",
 	    median(b_touch, mib * (1024 * 1024 / PAGE), 3));
 	report("pipe-round-trip", "%.2f", median(b_pipe, 5000, 7));
+	report("futex-round-trip", "%.2f", median(b_futex, 5000, 7));
 	report("thread-create+join", "%.1f", median(b_thread, 500, 7));
 	report("mmap+touch-per-mapping", "%.2f", median(b_mmaps, 10000, 5));
 	/* the rounds after the warm-up one */
