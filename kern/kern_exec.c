@@ -288,6 +288,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	sigacts_exec(p);
 	const char *base = strrchr(path, '/');
 	snprintf(p->p_comm, sizeof(p->p_comm), "%s", base ? base + 1 : path);
+	memcpy(lp->lwp_comm, p->p_comm, sizeof(lp->lwp_comm));
 	char *exe = exec_fullpath(p, name);
 	kfree(p->p_exe);
 	p->p_exe = exe;

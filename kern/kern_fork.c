@@ -104,6 +104,7 @@ clone_regs(struct lwp *lp, struct lwp *lp2, const struct clone_req *cr)
 	if (cr->cr_flags & CLONE_SETTLS)
 		lp2->lwp_vf->vx_fsbase = cr->cr_tls;
 	lp2->lwp_sigmask = lp->lwp_sigmask;
+	memcpy(lp2->lwp_comm, lp->lwp_comm, sizeof(lp2->lwp_comm));
 	/* A task on the same memory but not suspended needs its own. */
 	if ((cr->cr_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
 		lp2->lwp_sigstk = lp->lwp_sigstk;
@@ -183,7 +184,8 @@ fork1(struct lwp *lp, const struct clone_req *cr)
 	}
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	p2->p_flags |= p->p_flags & P_INHERITED;
-	memcpy(p2->p_comm, p->p_comm, sizeof(p2->p_comm));
+	/* Its one thread is a copy of ours, name included. */
+	memcpy(p2->p_comm, lp->lwp_comm, sizeof(p2->p_comm));
 	/* /proc/PID/exe; only that link is lost if memory is short. */
 	if (p->p_exe != NULL &&
 	    (p2->p_exe = kmalloc(strlen(p->p_exe) + 1, 0)) != NULL)

@@ -244,6 +244,7 @@ lwp_alloc(struct proc *p, void (*fn)(void *))
 	thread_setgroup(lp->lwp_thread, uid_sched_group(p->p_ucred->cr_ruid));
 	lp->lwp_proc = p;
 	lp->lwp_tid = tid;
+	memcpy(lp->lwp_comm, p->p_comm, sizeof(lp->lwp_comm));
 	vmspace_fpu_init(lp->lwp_vf);
 	lwp_sched_init(lp, NULL);
 	TAILQ_INSERT_TAIL(&p->p_lwps, lp, lwp_link);

@@ -35,6 +35,7 @@ struct lwp {
 	struct proc *lwp_proc;
 	struct thread *lwp_thread;
 	pid_t lwp_tid;			/* from the pid space; the leader's is the pid */
+	char lwp_comm[16];		/* its name (PR_SET_NAME); the leader's is p_comm */
 	int lwp_hostthr;		/* its guest thread in the host vmspace */
 	struct trapframe lwp_tf;
 	struct vextframe *lwp_vf;	/* FPU image and segment bases */
@@ -130,7 +131,7 @@ struct proc {
 	uint64_t p_maxrss_kb;
 	struct callout p_itimer;	/* ITIMER_REAL */
 	uint64_t p_itimer_interval;	/* ns, 0: one-shot */
-	char p_comm[16];
+	char p_comm[16];		/* its leader thread's name */
 	char *p_exe;			/* the image's path (/proc/PID/exe),
 					 * kmalloc'd; NULL if unknown */
 };

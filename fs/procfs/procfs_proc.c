@@ -123,7 +123,8 @@ stat_fill(struct sbuf *sb, struct proc *p, struct lwp *task)
 	sbuf_printf(sb, "%d (%s) %c %d %d %d %d %d %u 0 0 0 0 %lu %lu %lu %lu "
 	    "%d %d %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
 	    "0 0 0 0 0 0 0 %lu %lu %lu %lu %lu %d\n",
-	    task != NULL ? task->lwp_tid : p->p_pid, p->p_comm,
+	    task != NULL ? task->lwp_tid : p->p_pid,
+	    task != NULL ? task->lwp_comm : p->p_comm,
 	    proc_state(p, lp),
 	    p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
 	    p->p_pgrp != NULL ? p->p_pgrp->pg_id : 0,
@@ -180,7 +181,8 @@ status_fill(struct sbuf *sb, struct proc *p, struct lwp *task)
 	sbuf_printf(sb, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\n"
 	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n"
 	    "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\nGroups:\t",
-	    p->p_comm, p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_umask : 0,
+	    task != NULL ? task->lwp_comm : p->p_comm,
+	    p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_umask : 0,
 	    state_name(proc_state(p, task)), p->p_pid,
 	    task != NULL ? task->lwp_tid : p->p_pid, p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
 	    cr->cr_ruid, cr->cr_uid, cr->cr_svuid, cr->cr_uid,
@@ -260,12 +262,12 @@ procfs_pcomm(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
-/* A thread's name is its process's: threads do not rename themselves here. */
 int
 procfs_tcomm(struct sbuf *sb, struct proc *p, struct lwp *lp)
 {
-	(void)lp;
-	return procfs_pcomm(sb, p);
+	(void)p;
+	sbuf_printf(sb, "%s\n", lp->lwp_comm);
+	return 0;
 }
 
 /* The root the looking process sees paths from. */

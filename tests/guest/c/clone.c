@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -133,12 +134,14 @@ test_vm_process(void)
 	    (unsigned)umask(old));
 }
 
-static volatile int release;
+static volatile int release, named;
 
 static int
 waiting_body(void *arg)
 {
 	(void)arg;
+	syscall(SYS_prctl, PR_SET_NAME, "worker", 0, 0, 0);
+	named = 1;
 	while (!release)
 		sched_yield();
 	return 0;
@@ -199,8 +202,24 @@ test_proc_task(void)
 		fclose(f);
 	}
 	printf("task stat: first field the tid %d\n", sid == tid);
+	while (!named)
+		sched_yield();
+	char comm[32] = "", pcomm[32] = "";
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-	printf("task comm readable %d\n", access(path, R_OK) == 0);
+	FILE *c = fopen(path, "r");
+	if (c != NULL) {
+		if (fgets(comm, sizeof(comm), c) == NULL)
+			comm[0] = '\0';
+		fclose(c);
+	}
+	c = fopen("/proc/self/comm", "r");
+	if (c != NULL) {
+		if (fgets(pcomm, sizeof(pcomm), c) == NULL)
+			pcomm[0] = '\0';
+		fclose(c);
+	}
+	printf("task comm after its PR_SET_NAME: %s", comm);
+	printf("the process's comm unchanged %d\n", strcmp(pcomm, "worker\n") != 0);
 	release = 1;
 	wait_clear(&child_tid_word);
 	usleep(100000);		/* Linux clears the word before the task goes */
