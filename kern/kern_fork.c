@@ -105,7 +105,10 @@ clone_regs(struct lwp *lp, struct lwp *lp2, const struct clone_req *cr)
 		lp2->lwp_vf->vx_fsbase = cr->cr_tls;
 	lp2->lwp_sigmask = lp->lwp_sigmask;
 	memcpy(lp2->lwp_comm, lp->lwp_comm, sizeof(lp2->lwp_comm));
-	/* A task on the same memory but not suspended needs its own. */
+	/*
+	 * The signal stack is inherited, as Linux, but for a task that runs
+	 * beside us on the same memory (CLONE_VM without CLONE_VFORK).
+	 */
 	if ((cr->cr_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
 		lp2->lwp_sigstk = lp->lwp_sigstk;
 	lwp_sched_init(lp2, lp);
