@@ -169,8 +169,8 @@ sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
 	struct trapframe *tf = &lp->lwp_tf;
 	struct vmspace *vm = lp->lwp_proc->p_vmspace;
 
-	(void)vmspace_ctl(vmspace_host_id(vm), VMSPACE_CTL_FPSAVE, NULL,
-	    lp->lwp_vf);
+	(void)vmspace_thread_ctl(vmspace_host_id(vm), lp->lwp_hostthr,
+	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
 	uint32_t fpsize = fpu_image_size(lp->lwp_vf);
 
 	uint64_t sp = tf->tf_rsp;
@@ -354,8 +354,13 @@ sys_restart_syscall(struct lwp *lp, const uint64_t *args __unused)
 }
 
 int
-sigacts_fork(struct proc *child, const struct proc *parent)
+sigacts_fork(struct proc *child, const struct proc *parent, bool share)
 {
+	if (share) {
+		child->p_sigacts = parent->p_sigacts;
+		child->p_sigacts->ps_ref++;
+		return 0;
+	}
 	child->p_sigacts = kmalloc(sizeof(struct sigacts), 0);
 	if (child->p_sigacts == NULL)
 		return -ENOMEM;
@@ -380,10 +385,27 @@ sigacts_exec(struct proc *p)
 		memset(&lp->lwp_sigstk, 0, sizeof(lp->lwp_sigstk));
 }
 
+int
+sigacts_unshare(struct proc *p)
+{
+	struct sigacts *ps = p->p_sigacts;
+	if (ps->ps_ref == 1)
+		return 0;
+	struct sigacts *ns = kmalloc(sizeof(*ns), 0);
+	if (ns == NULL)
+		return -ENOMEM;
+	*ns = *ps;
+	ns->ps_ref = 1;
+	ps->ps_ref--;
+	p->p_sigacts = ns;
+	return 0;
+}
+
 void
 sigacts_free(struct proc *p)
 {
-	kfree(p->p_sigacts);
+	if (--p->p_sigacts->ps_ref == 0)
+		kfree(p->p_sigacts);
 	p->p_sigacts = NULL;
 }
 

@@ -158,13 +158,6 @@ sys_setpgid(struct lwp *lp, const uint64_t *args)
 	return enterpgrp(p, pgid, false);
 }
 
-long
-sys_set_robust_list(struct lwp *lp, const uint64_t *args)
-{
-	(void)lp;
-	return args[1] == 24 ? 0 : -EINVAL;	/* futexes come with threads */
-}
-
 /* An int result of a prctl query, stored at uaddr. */
 static long
 prctl_putint(uint64_t uaddr, int v)
@@ -194,11 +187,14 @@ sys_prctl(struct lwp *lp, const uint64_t *args)
 		} else if (error < 0) {
 			return error;
 		}
-		memcpy(p->p_comm, name, sizeof(name));
+		/* The calling thread's name; the leader's names the process. */
+		memcpy(lp->lwp_comm, name, sizeof(name));
+		if (lp->lwp_tid == p->p_pid)
+			memcpy(p->p_comm, name, sizeof(name));
 		return 0;
 	}
 	case PR_GET_NAME:
-		return copyout(p->p_comm, args[1], 16);
+		return copyout(lp->lwp_comm, args[1], 16);
 	case PR_GET_DUMPABLE:
 		return (p->p_flags & P_NOTDUMPABLE) ? 0 : 1;
 	case PR_SET_DUMPABLE:

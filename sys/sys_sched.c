@@ -42,10 +42,10 @@ lwp_find(struct lwp *self, pid_t tid)
 {
 	if (tid == 0)
 		return self;
-	struct proc *p = pfind(tid);
-	if (p == NULL || p->p_state != PRS_NORMAL)
+	struct lwp *lp = lwpfind(tid);
+	if (lp == NULL || lp->lwp_proc->p_state != PRS_NORMAL)
 		return NULL;
-	return TAILQ_FIRST(&p->p_lwps);
+	return lp;
 }
 
 /*

@@ -11,6 +11,7 @@
  * the same directory as kbench.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,42 @@ b_pipe(int n)
 }
 
 /*
+ * A futex wake and wait each way between two processes sharing a page:
+ * each bumps the word and wakes the other, then waits for its turn.
+ */
+static double
+b_futex(int n)
+{
+	uint32_t *w = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED) {
+		perror("kbench: mmap");
+		exit(1);
+	}
+	pid_t p = fork();
+	if (p == 0) {
+		for (uint32_t i = 0; i < (uint32_t)n; i++) {
+			while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == 2 * i)
+				syscall(SYS_futex, w, 0 /* FUTEX_WAIT */, 2 * i, NULL, NULL, 0);
+			__atomic_store_n(w, 2 * i + 2, __ATOMIC_RELEASE);
+			syscall(SYS_futex, w, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+		}
+		_exit(0);
+	}
+	double t = now_us();
+	for (uint32_t i = 0; i < (uint32_t)n; i++) {
+		__atomic_store_n(w, 2 * i + 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, w, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+		while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == 2 * i + 1)
+			syscall(SYS_futex, w, 0 /* FUTEX_WAIT */, 2 * i + 1, NULL, NULL, 0);
+	}
+	t = (now_us() - t) / n;
+	reap(p);
+	munmap(w, PAGE);
+	return t;
+}
+
+/*
  * n separate one-page mappings: each asked for at a hint one page past
  * the previous, so no two are adjacent and none can merge, and each is
  * touched once. The time to unmap them is reported apart.
@@ -201,6 +238,29 @@ b_mmaps(int n)
 	return t;
 }
 
+static void *
+thread_noop(void *arg)
+{
+	return arg;
+}
+
+/* pthread_create and pthread_join of a thread that returns at once. */
+static double
+b_thread(int n)
+{
+	double t = now_us();
+	for (int i = 0; i < n; i++) {
+		pthread_t th;
+		void *ret;
+		if (pthread_create(&th, NULL, thread_noop, NULL) != 0 ||
+		    pthread_join(th, &ret) != 0) {
+			fprintf(stderr, "kbench: thread create or join failed\n");
+			exit(1);
+		}
+	}
+	return (now_us() - t) / n;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -218,6 +278,8 @@ main(int argc, char **argv)
 	report("first-touch-per-page", "%.2f",
 	    median(b_touch, mib * (1024 * 1024 / PAGE), 3));
 	report("pipe-round-trip", "%.2f", median(b_pipe, 5000, 7));
+	report("futex-round-trip", "%.2f", median(b_futex, 5000, 7));
+	report("thread-create+join", "%.1f", median(b_thread, 500, 7));
 	report("mmap+touch-per-mapping", "%.2f", median(b_mmaps, 10000, 5));
 	/* the rounds after the warm-up one */
 	qsort(munmap_us + 1, (size_t)munmap_n - 1, sizeof(double), cmp);

@@ -20,15 +20,18 @@ command -v musl-gcc >/dev/null || {
 	if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq musl-tools >/dev/null
 	else echo "guest tests need musl-gcc: apt-get install musl-tools" >&2; exit 1; fi
 }
-# Each program twice: with musl and with glibc, both static.
+# Each program twice: with musl and with glibc, both static, stripped:
+# the image lives in the guest's 128 MiB of RAM (a tenth of it is
+# symbols), and forkbomb's root bomb needs what is left to reach the
+# process limit before memory runs out.
 for c in "$here"/c/*.c; do
-	musl-gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
-	gcc -static -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
+	musl-gcc -static -s -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
+	gcc -static -s -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
 done
 for c in "$here"/inside/c/*.c; do
 	b=$stage/t/inside/bin/$(basename "$c" .c)
-	musl-gcc -static -O2 -Wall -Werror -o "$b" "$c" || exit 1
-	gcc -static -O2 -Wall -Werror -o "$b.glibc" "$c" || exit 1
+	musl-gcc -static -s -O2 -Wall -Werror -o "$b" "$c" || exit 1
+	gcc -static -s -O2 -Wall -Werror -o "$b.glibc" "$c" || exit 1
 done
 # Dynamically linked (dyn/dyn*.c, gcc without -static) beside the host's
 # ld.so and the libraries ldd names, copied into the image at the same
