@@ -1,5 +1,5 @@
 /*
- * Futex keys and wait queues (see kern/futex_var.h).  Waiters hang on a
+ * Futex keys and wait queues (see sys/futex_var.h).  Waiters hang on a
  * hash of queues by key; a queue keeps arrival order, so wakes are
  * first come, first served (Linux orders by priority, and all of ours
  * are equal).

@@ -73,26 +73,22 @@ futex_wait(struct lwp *lp, uint64_t uaddr, bool shared, uint32_t val,
 
 	if (bitset == 0)
 		return -EINVAL;
-	for (;;) {
-		if ((error = futex_key_get(vm, uaddr, shared, &key)) < 0)
-			return error;
-		if ((error = vm_atomic_load32(vm, uaddr, &cur)) < 0)
-			return error;
-		if (cur != val)
-			return -EAGAIN;
-		futex_waiter_init(&w, lp, &key, bitset, &w);
-		futex_queue(&w);
-		do
-			error = futex_sleep(&w, dl);
-		while (error == 0 && w.fw_state == FW_QUEUED);
-		futex_unqueue(&w);
-		if (w.fw_state == FW_WOKEN)
-			return 0;
-		if (error == ETIMEDOUT)
-			return -ETIMEDOUT;
-		if (error == EINTR)
-			break;
-	}
+	if ((error = futex_key_get(vm, uaddr, shared, &key)) < 0)
+		return error;
+	if ((error = vm_atomic_load32(vm, uaddr, &cur)) < 0)
+		return error;
+	if (cur != val)
+		return -EAGAIN;
+	futex_waiter_init(&w, lp, &key, bitset, &w);
+	futex_queue(&w);
+	do
+		error = futex_sleep(&w, dl);
+	while (error == 0 && w.fw_state == FW_QUEUED);
+	futex_unqueue(&w);
+	if (w.fw_state == FW_WOKEN)
+		return 0;		/* even if a signal came too, as Linux */
+	if (error == ETIMEDOUT)
+		return -ETIMEDOUT;
 	if (dl == NULL)
 		return -ERESTARTSYS;
 	lp->lwp_restart = (struct restart_block){ .rb_fn = futex_wait_restart,

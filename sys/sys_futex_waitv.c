@@ -133,24 +133,14 @@ sys_futex_waitv(struct lwp *lp, const uint64_t *args)
 	}
 	if ((r = waitv_in(uv, n, v)) < 0)
 		goto out;
-	for (;;) {
-		if ((r = waitv_queue(lp, v, n, w)) != 0)
-			break;
-		int error;
-		do
-			error = futex_sleep(w, dlp);
-		while (error == 0 && !any_woken(w, n));
-		if ((r = unqueue_all(w, n)) >= 0)
-			break;
-		if (error == ETIMEDOUT) {
-			r = -ETIMEDOUT;
-			break;
-		}
-		if (error == EINTR) {
-			r = -ERESTARTSYS;
-			break;
-		}
-	}
+	if ((r = waitv_queue(lp, v, n, w)) != 0)
+		goto out;
+	int error;
+	do
+		error = futex_sleep(w, dlp);
+	while (error == 0 && !any_woken(w, n));
+	if ((r = unqueue_all(w, n)) < 0)
+		r = error == ETIMEDOUT ? -ETIMEDOUT : -ERESTARTSYS;
 out:
 	kfree(w);
 	kfree(v);

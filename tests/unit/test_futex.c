@@ -1,5 +1,5 @@
 /*
- * Tests of the futex machinery below the system call (kern/futex_var.h,
+ * Tests of the futex machinery below the system call (sys/futex_var.h,
  * vm/vm_atomic.h): keys (private, shared in private memory, shared
  * memory met from a forked address space), atomic operations on guest
  * words (copy-on-write broken, protections honoured), and the wait
