@@ -3,6 +3,7 @@
  * allocation of processes and their lwps.
  */
 #include "kern/proc.h"
+#include "kern/signal.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -129,6 +130,7 @@ proc_free(struct proc *p)
 	TAILQ_REMOVE(&pidhash[p->p_pid % PIDHASH], p, p_hash);
 	if (p->p_pgrp != NULL)
 		leavepgrp(p);
+	sigqueue_proc_free(p);
 	if (p->p_ucred != NULL) {
 		(void)chgproccnt(p->p_ucred->cr_ruid, -1);
 		crfree(p->p_ucred);
@@ -236,6 +238,7 @@ lwp_free(struct lwp *lp)
 	struct proc *p = lp->lwp_proc;
 	TAILQ_REMOVE(&p->p_lwps, lp, lwp_link);
 	p->p_nlwps--;
+	sigqueue_lwp_free(lp);
 	kfree(lp->lwp_vf);
 	kfree(lp);
 }
