@@ -7,9 +7,11 @@
  * and status flags, as POSIX says.  Each kind of file has a table of
  * operations (fileops).
  *
- * struct fsproc is a process's file-system state: its descriptor table,
- * current and root directories and umask.  The process code embeds one
- * per process; threads of a process share it.
+ * struct fsproc is a process's file-system state: its descriptor table
+ * (struct filedesc) and its current and root directories with its umask
+ * (struct pwddesc), each a reference-counted object that clone shares
+ * between processes (CLONE_FILES, CLONE_FS), and RLIMIT_FSIZE.  The
+ * process code embeds one per process; threads of a process share it.
  *
  * Locking: the big kernel lock.  A file operation may sleep (a pipe, a
  * fifo); callers hold a reference (fget) across it so a concurrent close
@@ -92,6 +94,7 @@ struct fdent {
 #define NOFILE_MAX	(1 << 20)	/* Linux's nr_open */
 
 struct filedesc {
+	int fd_refcnt;			/* fsprocs sharing it (CLONE_FILES) */
 	struct fdent *fd_ofiles;	/* kmalloc'd, fd_nfiles slots */
 	int fd_nfiles;
 	int fd_freefile;	/* no free slot below it */
@@ -99,13 +102,22 @@ struct filedesc {
 	unsigned fd_limit;	/* RLIMIT_NOFILE: descriptors are below it */
 };
 
+struct pwddesc {
+	int pd_refcnt;			/* fsprocs sharing it (CLONE_FS) */
+	struct vnode *pd_cdir;		/* current directory (referenced) */
+	struct vnode *pd_rdir;		/* root directory (referenced) */
+	mode_t pd_umask;
+};
+
 struct fsproc {
-	struct filedesc fp_fd;
-	struct vnode *fp_cdir;	/* current directory (referenced) */
-	struct vnode *fp_rdir;	/* root directory (referenced) */
-	mode_t fp_umask;
+	struct filedesc *fp_fd;	/* NULL once exited */
+	struct pwddesc *fp_pwd;	/* NULL once exited */
 	uint64_t fp_fsize;	/* RLIMIT_FSIZE: no write past it */
 };
+
+/* fsproc_fork's and fsproc_unshare's sharing flags. */
+#define FSP_FILES	0x01	/* the descriptor table */
+#define FSP_FS		0x02	/* cwd, root and umask */
 
 /* Files (kern_descrip.c). */
 
@@ -143,16 +155,32 @@ int fdalloc(struct fsproc *p, struct file *fp, int minfd, int fdflags);
 int fsproc_init(struct fsproc *p, struct vnode *root);
 
 /*
- * Makes child a copy of parent for fork: the same files (references
- * taken, offsets shared), close-on-exec flags, cwd, root and umask.
- * Returns 0 or -ENOMEM (child is then empty: nothing to release).
+ * Makes child's state from parent's for fork and clone: the parts named
+ * in share (FSP_FILES, FSP_FS) are parent's own objects, referenced;
+ * the others copies: the same files (references taken, offsets shared),
+ * close-on-exec flags, cwd, root and umask.  Returns 0 or -ENOMEM
+ * (child is then empty: nothing to release).
  */
-int fsproc_fork(struct fsproc *child, const struct fsproc *parent);
+int fsproc_fork(struct fsproc *child, const struct fsproc *parent, int share);
 
-/* Closes the close-on-exec descriptors, for execve. */
+/*
+ * Gives p private copies of the parts named in what (FSP_FILES, FSP_FS)
+ * that it shares with another process (unshare, execve).  0 or -ENOMEM,
+ * p unchanged.
+ */
+int fsproc_unshare(struct fsproc *p, int what);
+
+/*
+ * Closes the close-on-exec descriptors, for execve.  The table must be
+ * p's own (fsproc_unshare first: an exec does not close the files of a
+ * process that shares the table, as in Linux).
+ */
 void fsproc_exec(struct fsproc *p);
 
-/* Closes every descriptor and drops cwd and root, for exit. */
+/*
+ * Drops p's table and directories, for exit: the last reference to each
+ * closes every descriptor and drops cwd and root.
+ */
 void fsproc_exit(struct fsproc *p);
 
 /*

@@ -136,7 +136,7 @@ static void
 fd_ioctl(struct fsproc *p, int fd, struct file *fp, unsigned long cmd,
     const void *data)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 	int on;
 
 	switch (cmd) {

@@ -399,7 +399,7 @@ initramfs_load(struct vnode *root, const void *buf, size_t len)
 	u.cred.cr_ref = 1;	/* root, all ids 0 */
 	if ((error = fsproc_init(&u.fsp, root)) < 0)
 		return error;
-	u.fsp.fp_umask = 0;
+	u.fsp.fp_pwd->pd_umask = 0;
 
 	for (;;) {
 		/* Between archives: zero padding, or the end. */

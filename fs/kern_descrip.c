@@ -1,6 +1,7 @@
 /*
- * Open files and per-process descriptor tables: allocation, dup, fcntl,
- * fork, exec and exit.
+ * Open files and descriptor tables: allocation, dup, fcntl, and a
+ * process's table and directories at fork (copied or shared), exec and
+ * exit.
  *
  * The table is an array that doubles as descriptors are taken, up to the
  * process's RLIMIT_NOFILE.  fd_freefile remembers that no slot below it
@@ -51,7 +52,7 @@ fdrop(struct file *fp)
 struct file *
 fget(struct fsproc *p, int fd)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 
 	if (fd < 0 || fd >= fdp->fd_nfiles || fdp->fd_ofiles[fd].fde_file == NULL)
 		return NULL;
@@ -116,7 +117,7 @@ fdremove(struct filedesc *fdp, int fd)
 int
 fdalloc(struct fsproc *p, struct file *fp, int minfd, int fdflags)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 	int fd = MAX(minfd, fdp->fd_freefile);
 
 	while (fd < fdp->fd_nfiles && fdp->fd_ofiles[fd].fde_file != NULL)
@@ -130,54 +131,155 @@ fdalloc(struct fsproc *p, struct file *fp, int minfd, int fdflags)
 	return fd;
 }
 
+/* A new empty descriptor table with limit lim, or NULL. */
+static struct filedesc *
+filedesc_alloc(unsigned lim)
+{
+	struct filedesc *fdp = kmalloc(sizeof(*fdp), KM_ZERO);
+	if (fdp == NULL)
+		return NULL;
+	fdp->fd_refcnt = 1;
+	fdp->fd_lastfile = -1;
+	fdp->fd_limit = lim;
+	return fdp;
+}
+
+/* A copy of table pfd: the same files, referenced; NULL if memory is short. */
+static struct filedesc *
+filedesc_copy(const struct filedesc *pfd)
+{
+	struct filedesc *cfd = filedesc_alloc(pfd->fd_limit);
+	if (cfd == NULL || pfd->fd_lastfile < 0)
+		return cfd;
+	int n = pfd->fd_lastfile + 1;
+	cfd->fd_ofiles = kmalloc((size_t)n * sizeof(struct fdent), KM_ZERO);
+	if (cfd->fd_ofiles == NULL) {
+		kfree(cfd);
+		return NULL;
+	}
+	cfd->fd_nfiles = n;
+	for (int fd = 0; fd < n; fd++) {
+		struct fdent *fde = &pfd->fd_ofiles[fd];
+		if (fde->fde_file != NULL)
+			fdinstall(cfd, fd, fhold(fde->fde_file), fde->fde_flags);
+	}
+	cfd->fd_freefile = pfd->fd_freefile;
+	return cfd;
+}
+
+/* Drops a reference to fdp; the last closes every descriptor. */
+static void
+filedesc_rele(struct filedesc *fdp)
+{
+	KASSERT(fdp->fd_refcnt > 0, "filedesc_rele: freed table");
+	if (--fdp->fd_refcnt > 0)
+		return;
+	/* Highest first, so fd_lastfile shrinks without a rescan. */
+	for (int fd = fdp->fd_lastfile; fd >= 0; fd--)
+		if (fdp->fd_ofiles[fd].fde_file != NULL)
+			fdrop(fdremove(fdp, fd));
+	kfree(fdp->fd_ofiles);
+	kfree(fdp);
+}
+
+/* A pwddesc with cwd cdir, root rdir (references taken), or NULL. */
+static struct pwddesc *
+pwddesc_alloc(struct vnode *cdir, struct vnode *rdir, mode_t umask)
+{
+	struct pwddesc *pd = kmalloc(sizeof(*pd), 0);
+	if (pd == NULL)
+		return NULL;
+	pd->pd_refcnt = 1;
+	pd->pd_cdir = vref(cdir);
+	pd->pd_rdir = vref(rdir);
+	pd->pd_umask = umask;
+	return pd;
+}
+
+static void
+pwddesc_rele(struct pwddesc *pd)
+{
+	KASSERT(pd->pd_refcnt > 0, "pwddesc_rele: freed pwddesc");
+	if (--pd->pd_refcnt > 0)
+		return;
+	vrele(pd->pd_cdir);
+	vrele(pd->pd_rdir);
+	kfree(pd);
+}
+
 int
 fsproc_init(struct fsproc *p, struct vnode *root)
 {
 	memset(p, 0, sizeof(*p));
-	p->fp_fd.fd_lastfile = -1;
-	p->fp_fd.fd_limit = NOFILE_DEFAULT;
-	p->fp_cdir = vref(root);
-	p->fp_rdir = vref(root);
-	p->fp_umask = 022;
 	p->fp_fsize = UINT64_MAX;
+	if ((p->fp_fd = filedesc_alloc(NOFILE_DEFAULT)) == NULL)
+		return -ENOMEM;
+	if ((p->fp_pwd = pwddesc_alloc(root, root, 022)) == NULL) {
+		filedesc_rele(p->fp_fd);
+		p->fp_fd = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 int
-fsproc_fork(struct fsproc *child, const struct fsproc *parent)
+fsproc_fork(struct fsproc *child, const struct fsproc *parent, int share)
 {
-	const struct filedesc *pfd = &parent->fp_fd;
-	struct filedesc *cfd = &child->fp_fd;
+	const struct pwddesc *ppd = parent->fp_pwd;
 
 	memset(child, 0, sizeof(*child));
-	cfd->fd_lastfile = -1;
-	cfd->fd_limit = pfd->fd_limit;
 	child->fp_fsize = parent->fp_fsize;
-	if (pfd->fd_lastfile >= 0) {
-		int n = pfd->fd_lastfile + 1;
-		cfd->fd_ofiles = kmalloc((size_t)n * sizeof(struct fdent), KM_ZERO);
-		if (cfd->fd_ofiles == NULL)
-			return -ENOMEM;
-		cfd->fd_nfiles = n;
-		for (int fd = 0; fd < n; fd++) {
-			struct fdent *fde = &pfd->fd_ofiles[fd];
-			if (fde->fde_file != NULL)
-				fdinstall(cfd, fd, fhold(fde->fde_file),
-				    fde->fde_flags);
-		}
-		cfd->fd_freefile = pfd->fd_freefile;
+	if (share & FSP_FILES) {
+		child->fp_fd = parent->fp_fd;
+		child->fp_fd->fd_refcnt++;
+	} else if ((child->fp_fd = filedesc_copy(parent->fp_fd)) == NULL) {
+		return -ENOMEM;
 	}
-	child->fp_cdir = vref(parent->fp_cdir);
-	child->fp_rdir = vref(parent->fp_rdir);
-	child->fp_umask = parent->fp_umask;
+	if (share & FSP_FS) {
+		child->fp_pwd = parent->fp_pwd;
+		child->fp_pwd->pd_refcnt++;
+	} else if ((child->fp_pwd = pwddesc_alloc(ppd->pd_cdir, ppd->pd_rdir,
+	    ppd->pd_umask)) == NULL) {
+		filedesc_rele(child->fp_fd);
+		child->fp_fd = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int
+fsproc_unshare(struct fsproc *p, int what)
+{
+	struct filedesc *fdp = NULL;
+	struct pwddesc *pd = NULL;
+	const struct pwddesc *opd = p->fp_pwd;
+
+	if ((what & FSP_FILES) && p->fp_fd->fd_refcnt > 1 &&
+	    (fdp = filedesc_copy(p->fp_fd)) == NULL)
+		return -ENOMEM;
+	if ((what & FSP_FS) && opd->pd_refcnt > 1 && (pd =
+	    pwddesc_alloc(opd->pd_cdir, opd->pd_rdir, opd->pd_umask)) == NULL) {
+		if (fdp != NULL)
+			filedesc_rele(fdp);
+		return -ENOMEM;
+	}
+	if (fdp != NULL) {
+		filedesc_rele(p->fp_fd);
+		p->fp_fd = fdp;
+	}
+	if (pd != NULL) {
+		pwddesc_rele(p->fp_pwd);
+		p->fp_pwd = pd;
+	}
 	return 0;
 }
 
 void
 fsproc_exec(struct fsproc *p)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 
+	KASSERT(fdp->fd_refcnt == 1, "fsproc_exec: shared descriptor table");
 	for (int fd = 0; fd <= fdp->fd_lastfile; fd++)
 		if (fdp->fd_ofiles[fd].fde_file != NULL &&
 		    (fdp->fd_ofiles[fd].fde_flags & FD_CLOEXEC))
@@ -187,18 +289,10 @@ fsproc_exec(struct fsproc *p)
 void
 fsproc_exit(struct fsproc *p)
 {
-	struct filedesc *fdp = &p->fp_fd;
-
-	/* Highest first, so fd_lastfile shrinks without a rescan. */
-	for (int fd = fdp->fd_lastfile; fd >= 0; fd--)
-		if (fdp->fd_ofiles[fd].fde_file != NULL)
-			fdrop(fdremove(fdp, fd));
-	kfree(fdp->fd_ofiles);
-	fdp->fd_ofiles = NULL;
-	fdp->fd_nfiles = 0;
-	vrele(p->fp_cdir);
-	vrele(p->fp_rdir);
-	p->fp_cdir = p->fp_rdir = NULL;
+	filedesc_rele(p->fp_fd);
+	pwddesc_rele(p->fp_pwd);
+	p->fp_fd = NULL;
+	p->fp_pwd = NULL;
 }
 
 int
@@ -206,7 +300,7 @@ fsproc_setlimit(struct fsproc *p, unsigned lim)
 {
 	if (lim > NOFILE_MAX)
 		return -EPERM;
-	p->fp_fd.fd_limit = lim;
+	p->fp_fd->fd_limit = lim;
 	return 0;
 }
 
@@ -219,7 +313,7 @@ fsproc_setfsize(struct fsproc *p, uint64_t max)
 int
 kern_close(struct fsproc *p, int fd)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 
 	if (fd < 0 || fd >= fdp->fd_nfiles || fdp->fd_ofiles[fd].fde_file == NULL)
 		return -EBADF;
@@ -242,7 +336,7 @@ kern_dup(struct fsproc *p, int fd)
 static int
 dupto(struct fsproc *p, int oldfd, int newfd, int fdflags)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 	struct file *fp = fget(p, oldfd);
 
 	if (fp == NULL)
@@ -290,7 +384,7 @@ kern_dup2(struct fsproc *p, int oldfd, int newfd)
 int
 kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
 {
-	struct filedesc *fdp = &p->fp_fd;
+	struct filedesc *fdp = p->fp_fd;
 	struct file *fp = fget(p, fd);
 	int ret;
 

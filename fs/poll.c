@@ -125,7 +125,7 @@ int
 kern_poll(struct fsproc *p, struct pollfd *fds, unsigned nfds,
     int64_t timeout_ns)
 {
-	if (nfds > p->fp_fd.fd_limit)
+	if (nfds > p->fp_fd->fd_limit)
 		return -EINVAL;
 	/* A timeout of centuries is no timeout (and cannot overflow). */
 	uint64_t deadline = 0;

@@ -17,7 +17,7 @@ at_vnode(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 {
 	if (path == NULL || (path[0] == '\0' && (flags & AT_EMPTY_PATH))) {
 		if (dirfd == AT_FDCWD) {
-			*vpp = vref(p->fp_cdir);
+			*vpp = vref(p->fp_pwd->pd_cdir);
 			return 0;
 		}
 		return getvnode(p, dirfd, vpp);

@@ -52,7 +52,7 @@ kern_chdir(struct fsproc *p, struct ucred *cr, const char *path)
 	int error = namei_at(p, cr, AT_FDCWD, path, NI_FOLLOW, &nd);
 	if (error < 0)
 		return error;
-	return set_dir(&p->fp_cdir, nd.ni_vp, cr);
+	return set_dir(&p->fp_pwd->pd_cdir, nd.ni_vp, cr);
 }
 
 int
@@ -62,7 +62,7 @@ kern_fchdir(struct fsproc *p, struct ucred *cr, int fd)
 	int error = getvnode(p, fd, &vp);
 	if (error < 0)
 		return error == -EINVAL ? -ENOTDIR : error;
-	return set_dir(&p->fp_cdir, vp, cr);
+	return set_dir(&p->fp_pwd->pd_cdir, vp, cr);
 }
 
 int
@@ -76,7 +76,7 @@ kern_chroot(struct fsproc *p, struct ucred *cr, const char *path)
 		vrele(nd.ni_vp);
 		return -EPERM;
 	}
-	return set_dir(&p->fp_rdir, nd.ni_vp, cr);
+	return set_dir(&p->fp_pwd->pd_rdir, nd.ni_vp, cr);
 }
 
 /*
@@ -212,13 +212,13 @@ vn_fullpath(struct vnode *rdir, struct vnode *vp, struct vnode *hint,
 int
 kern_getcwd(struct fsproc *p, char *buf, size_t size)
 {
-	return vn_fullpath(p->fp_rdir, p->fp_cdir, NULL, buf, size);
+	return vn_fullpath(p->fp_pwd->pd_rdir, p->fp_pwd->pd_cdir, NULL, buf, size);
 }
 
 mode_t
 kern_umask(struct fsproc *p, mode_t mask)
 {
-	mode_t old = p->fp_umask;
-	p->fp_umask = mask & 0777;
+	mode_t old = p->fp_pwd->pd_umask;
+	p->fp_pwd->pd_umask = mask & 0777;
 	return old;
 }

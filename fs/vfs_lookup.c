@@ -269,8 +269,8 @@ namei_at(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		}
 	}
 	nd->ni_path = path;
-	nd->ni_startdir = start != NULL ? start : p->fp_cdir;
-	nd->ni_rootdir = p->fp_rdir;
+	nd->ni_startdir = start != NULL ? start : p->fp_pwd->pd_cdir;
+	nd->ni_rootdir = p->fp_pwd->pd_rdir;
 	nd->ni_cred = cr;
 	nd->ni_flags = flags;
 	error = namei(nd);

@@ -191,7 +191,7 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	} else if ((error = vaccess(nd.ni_dvp, W_OK | X_OK, cr)) == 0) {
 		struct vattr va;
 		struct vnode *vp;
-		new_owner(nd.ni_dvp, cr, VREG, mode & ~p->fp_umask, &va);
+		new_owner(nd.ni_dvp, cr, VREG, mode & ~p->fp_pwd->pd_umask, &va);
 		error = nd.ni_dvp->v_op->vop_create(nd.ni_dvp, nd.ni_last, &va,
 		    &vp);
 		if (error == 0) {
@@ -231,7 +231,7 @@ kern_mknodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	if ((error = may_create(&nd, cr, false)) == 0) {
 		struct vattr va;
 		struct vnode *vp;
-		new_owner(nd.ni_dvp, cr, type, mode & ~p->fp_umask, &va);
+		new_owner(nd.ni_dvp, cr, type, mode & ~p->fp_pwd->pd_umask, &va);
 		if (type == VCHR || type == VBLK)
 			va.va_rdev = dev;
 		error = nd.ni_dvp->v_op->vop_create(nd.ni_dvp, nd.ni_last, &va,
@@ -255,7 +255,7 @@ kern_mkdirat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	if ((error = may_create(&nd, cr, true)) == 0) {
 		struct vattr va;
 		struct vnode *vp;
-		new_owner(nd.ni_dvp, cr, VDIR, mode & 01777 & ~p->fp_umask, &va);
+		new_owner(nd.ni_dvp, cr, VDIR, mode & 01777 & ~p->fp_pwd->pd_umask, &va);
 		error = nd.ni_dvp->v_op->vop_mkdir(nd.ni_dvp, nd.ni_last, &va,
 		    &vp);
 		if (error == 0)

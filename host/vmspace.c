@@ -214,11 +214,44 @@ canonical(uint64_t va)
 }
 
 int
-vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
+vmspace_thread_create(void *id)
 {
 	struct vmspace_host *vh = vmspace_lookup(id);
 	if (vh == NULL)
 		return -1;
+	return backend->thread_create(vh);
+}
+
+int
+vmspace_thread_destroy(void *id, int n)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	if (n <= 0 || n >= backend->max_threads) {
+		errno = n == 0 ? EINVAL : ENOENT;
+		return -1;
+	}
+	return backend->thread_destroy(vh, n);
+}
+
+int
+vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
+{
+	return vmspace_thread_ctl(id, 0, cmd, tf, vf);
+}
+
+int
+vmspace_thread_ctl(void *id, int n, int cmd, struct trapframe *tf,
+    struct vextframe *vf)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	if (vh == NULL)
+		return -1;
+	if (n < 0 || n >= backend->max_threads) {
+		errno = ENOENT;
+		return -1;
+	}
 	switch (cmd) {
 	case VMSPACE_CTL_RUN:
 		if (tf == NULL || ((tf->tf_xflags & PGEX_FPFAULT) && vf == NULL))
@@ -227,11 +260,11 @@ vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 		if (vf != NULL && (!canonical(vf->vx_fsbase) ||
 		    !canonical(vf->vx_gsbase)))
 			break;
-		return backend->run(vh, tf, vf);
+		return backend->run(vh, n, tf, vf);
 	case VMSPACE_CTL_FPSAVE:
 		if (vf == NULL)
 			break;
-		return backend->fpsave(vh, vf);
+		return backend->fpsave(vh, n, vf);
 	}
 	errno = EINVAL;
 	return -1;
@@ -345,8 +378,9 @@ host_sysctl(const char *file)
 	return strtol(buf, NULL, 10);
 }
 
-int
-vmspace_max(void)
+/* Host tasks we may still take (three quarters of the room), or LONG_MAX. */
+static long
+host_task_room(void)
 {
 	long pid_max = host_sysctl("/proc/sys/kernel/pid_max");
 	long threads_max = host_sysctl("/proc/sys/kernel/threads-max");
@@ -373,9 +407,26 @@ vmspace_max(void)
 	if (geteuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 &&
 	    rl.rlim_cur != RLIM_INFINITY)
 		room = MIN(room, (long)rl.rlim_cur - used / 4);
+	return room == LONG_MAX ? LONG_MAX : room * 3 / 4;
+}
+
+int
+vmspace_max(void)
+{
+	long room = host_task_room();
 	if (room == LONG_MAX)
 		return INT_MAX;
-	room = room * 3 / 4 / backend->host_tasks;
+	room /= backend->host_tasks;
+	return (int)MAX(MIN(room, (long)INT_MAX), 0L);
+}
+
+int
+vmspace_thread_max(void)
+{
+	long room = host_task_room();
+	if (room == LONG_MAX)
+		return INT_MAX;
+	room /= backend->thread_tasks;
 	return (int)MAX(MIN(room, (long)INT_MAX), 0L);
 }
 

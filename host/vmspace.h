@@ -189,14 +189,26 @@ int vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf);
  * vmspace; vmspace_ctl(id, ...) is vmspace_thread_ctl(id, 0, ...).
  * vmspace_thread_create adds a thread that runs in the same address
  * space (the same host mappings, the same host process): it returns its
- * number (> 0), or -1 with errno EAGAIN (past the backend's or the host's
- * limit on threads) or ENOMEM.  Its first VMSPACE_CTL_RUN starts it from
- * the trapframe given, with the FPU state of vf (PGEX_FPFAULT is implied).
- * vmspace_thread_destroy ends thread n (not 0): it must not be in
- * VMSPACE_CTL_RUN; its number may be given out again.  Each thread has
- * its own kick: an interrupt posted to the CPU running thread n returns
- * thread n alone with T_INTR.  vmspace_rekey keeps the threads.
+ * number (> 0, the lowest free), or -1 with errno EAGAIN (past the
+ * backend's limit, VMSPACE_MAXTHREADS on the trap backend, or the
+ * host's limit on tasks) or ENOMEM.  Its first VMSPACE_CTL_RUN starts it
+ * from the trapframe given, with the FPU state of vf (PGEX_FPFAULT is
+ * implied).  vmspace_thread_destroy ends thread n (not 0: EINVAL; no
+ * such thread: ENOENT): it must not be in VMSPACE_CTL_RUN; its number
+ * may be given out again.  Each thread has its own kick: an interrupt
+ * posted to the CPU running thread n returns thread n alone with
+ * T_INTR.  Every thread of a vmspace whose host side died (or was
+ * killed) gets T_DEAD from its next run, or from the run it is in, within
+ * a few host polls (tens of milliseconds); a thread created then too.
+ * MADV_INVAL and every downgrade are synchronous for all threads: when
+ * it returns, no thread of the vmspace, running or not, can use the old
+ * translation.  tf_cputime: the host CPU time of the whole vmspace since
+ * the last report of any of its threads, so that the sum over the
+ * threads is exact, and one thread's share approximate while several run
+ * at once.  vmspace_rekey keeps the threads.
  */
+#define VMSPACE_MAXTHREADS	256	/* the trap backend's, thread 0 included */
+
 int vmspace_thread_create(void *id);
 int vmspace_thread_destroy(void *id, int n);
 int vmspace_thread_ctl(void *id, int n, int cmd, struct trapframe *tf,
@@ -225,8 +237,17 @@ void vmspace_audit(void);
  * rest of the host and the backend's own helpers.  The kernel caps its
  * process limit with it, so that fork fails with EAGAIN before the host
  * refuses a vmspace.  INT_MAX if the host does not say.
+ *
+ * A vmspace of one thread takes the backend's host_tasks tasks (2 on
+ * the trap backend: the guest thread and the mapper); each thread more
+ * takes thread_tasks (1).  vmspace_thread_max says how many threads more
+ * the same room holds, all vmspaces together: a kernel that caps its
+ * threads with it gets EAGAIN from clone before the host would refuse.
+ * The two share one room: a thread more is a vmspace less by
+ * thread_tasks / host_tasks (a half on the trap backend).
  */
 int vmspace_max(void);
+int vmspace_thread_max(void);
 
 /* A clean FPU image (FNINIT state, MXCSR 0x1f80) for a new thread. */
 void vmspace_fpu_init(struct vextframe *vf);

@@ -14,15 +14,24 @@ struct vmspace_host;		/* a backend's private per-vmspace state */
 struct vmspace_ops {
 	const char *name;
 	int host_tasks;		/* host tasks (threads) one vmspace takes */
+	int thread_tasks;	/* host tasks each guest thread more takes */
+	int max_threads;	/* guest threads per vmspace, thread 0 included */
 	/* Returns a new vmspace, or NULL with errno set. */
 	struct vmspace_host *(*create)(int type, void *data);
 	void (*destroy)(struct vmspace_host *vh);
 	/* Optional: see vmspace_kill() and vmspace_gone(). */
 	int (*kill)(struct vmspace_host *vh, struct vcpu *cpu);
 	bool (*gone)(struct vmspace_host *vh);
-	int (*run)(struct vmspace_host *vh, struct trapframe *tf,
+	/*
+	 * See vmspace_thread_create/destroy: n is checked to be in
+	 * [1, max_threads); the backend says ENOENT if it has no thread n.
+	 */
+	int (*thread_create)(struct vmspace_host *vh);
+	int (*thread_destroy)(struct vmspace_host *vh, int n);
+	/* Thread n (0 <= n < max_threads); ENOENT if there is none. */
+	int (*run)(struct vmspace_host *vh, int n, struct trapframe *tf,
 	    struct vextframe *vf);
-	int (*fpsave)(struct vmspace_host *vh, struct vextframe *vf);
+	int (*fpsave)(struct vmspace_host *vh, int n, struct vextframe *vf);
 	/* [start, end) becomes governed by the vpagetable. */
 	int (*map)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	/* Host translations of [start, end) must go; unmap also ungoverns. */

@@ -120,7 +120,7 @@ create_init(void)
 	p->p_rlimit[RLIMIT_NICE].rlim_cur = p->p_rlimit[RLIMIT_NICE].rlim_max = 0;
 	p->p_rlimit[RLIMIT_RTPRIO].rlim_cur = p->p_rlimit[RLIMIT_RTPRIO].rlim_max = 0;
 	if (p->p_vmspace == NULL ||
-	    fsproc_init(&p->p_fs, rootvnode) < 0 || sigacts_fork(p, NULL) < 0 ||
+	    fsproc_init(&p->p_fs, rootvnode) < 0 || sigacts_fork(p, NULL, false) < 0 ||
 	    enterpgrp(p, p->p_pid, true) < 0 || lwp_alloc(p, start_init) == NULL)
 		return NULL;
 	p->p_state = PRS_NORMAL;

@@ -15,6 +15,7 @@
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "kern/exec.h"
+#include "kern/futex.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
 #include "kern/ucred.h"
@@ -183,7 +184,7 @@ exec_fullpath(struct proc *p, const char *name)
 	char *buf = kmalloc(PATH_MAX, 0), *path = NULL;
 	int len = -1;
 	if (buf != NULL && nd.ni_lasttype == NI_LAST_NORM)
-		len = vn_fullpath(p->p_fs.fp_rdir, nd.ni_dvp, NULL, buf,
+		len = vn_fullpath(p->p_fs.fp_pwd->pd_rdir, nd.ni_dvp, NULL, buf,
 		    PATH_MAX) - 1;
 	if (len > 0 && (size_t)len + 1 + strlen(nd.ni_last) < PATH_MAX) {
 		if (len > 1)
@@ -195,6 +196,33 @@ exec_fullpath(struct proc *p, const char *name)
 	namei_done(&nd);
 	kfree(buf);
 	return path;
+}
+
+/*
+ * Makes lp the only thread of its process, with the process's own
+ * descriptor table and signal actions, for an exec that will succeed:
+ * the other threads end (killalllwps) and lp takes the pid as its
+ * thread id, as in Linux.  0, -ENOMEM (the threads are gone even so), or
+ * -EINTR if another thread ends the process first (lp then ends on its
+ * way to user mode).
+ */
+static int
+exec_single(struct lwp *lp)
+{
+	struct proc *p = lp->lwp_proc;
+	int error;
+
+	if (p->p_nlwps > 1) {
+		if (killalllwps(lp) < 0)
+			return -EINTR;
+		p->p_flags &= ~P_WEXIT;
+		if (lp->lwp_tid != p->p_pid)
+			lwp_settid(lp, p->p_pid);
+	}
+	if ((error = fsproc_unshare(&p->p_fs, FSP_FILES)) < 0 ||
+	    (error = sigacts_unshare(p)) < 0)
+		return error;
+	return 0;
 }
 
 /*
@@ -245,8 +273,15 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 		goto out;
 	}
 
+	if ((error = exec_single(lp)) < 0) {
+		vmspace_free(im.im_vmspace);
+		goto out;
+	}
+
 	/* No way back from here. */
+	futex_exec(lp);
 	struct vmspace *old = p->p_vmspace;
+	lwp_unhost(lp);		/* thread 0 of the new vmspace is ours */
 	p->p_vmspace = im.im_vmspace;
 	vmspace_exec_switch(im.im_vmspace, old);
 	fsproc_exec(&p->p_fs);
@@ -265,10 +300,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	lp->lwp_vf->vx_fsbase = lp->lwp_vf->vx_gsbase = 0;
 	p->p_flags |= P_EXEC;
 	p->p_flags &= ~P_NOTDUMPABLE;	/* as Linux for an exec that gains nothing */
-	if (p->p_flags & P_VFORK) {
-		p->p_flags &= ~P_VFORK;
-		wakeup(p);
-	}
+	vfork_done(p);
 	error = 0;
 out:
 	if (vp != NULL)

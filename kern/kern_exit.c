@@ -1,13 +1,19 @@
 /*
- * Process exit and wait.  An exiting process gives up its address space
- * and files at once, becomes a zombie holding its status, and is freed by
- * its parent's wait (or init's, once orphaned).  When init exits the
- * machine shuts down with its status.
+ * Thread and process exit, and wait.  A thread (lwp) that exits while
+ * others of its process live is freed at once.  A process exits with its
+ * last thread, or all at once (exit_group, a fatal signal: the others are
+ * ended first, killalllwps); it gives up its address space and files,
+ * becomes a zombie holding its status, and is freed by its parent's wait
+ * (or init's, once orphaned).  When init exits the machine shuts down
+ * with its status.
  */
 #include <limits.h>
+#include <linux/futex.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "host/cpu.h"
+#include "kern/futex.h"
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
@@ -16,18 +22,100 @@
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
+/* The wait between two rounds of interrupting the lwps being ended. */
+#define KILLLWPS_RETRY_NS	(10 * 1000 * 1000)
+
+/*
+ * Gets lp to notice that its process ends: a SIGKILL of its own, as
+ * Linux's zap_other_threads, so that every loop that sleeps until a
+ * signal is pending (pause, sigsuspend, wait) gives up; and the end of
+ * its sleep, or of its run.
+ */
+static void
+lwp_kick(struct lwp *lp)
+{
+	struct thread *td = lp->lwp_thread;
+	if (td == NULL || td == curthread)
+		return;
+	lp->lwp_siglist |= SIGBIT(SIGKILL);
+	if (td->td_state == TDS_SLEEPING)
+		thread_interrupt(td);
+	else if (td->td_state == TDS_RUNNING)
+		cpu_post(td->td_cpu, INTR_KICK);	/* it may be in user mode */
+}
+
+int
+killalllwps(struct lwp *lp)
+{
+	struct proc *p = lp->lwp_proc;
+	struct lwp *lp2;
+
+	KASSERT(kernel_locked(), "killalllwps: big lock not held");
+	if (p->p_flags & P_WEXIT)
+		return -1;
+	p->p_flags |= P_WEXIT;
+	/*
+	 * Each ends itself on its way to user mode.  One that goes back to
+	 * an interruptible sleep before it gets there is interrupted again
+	 * on the next round; an uninterruptible sleep ends by itself.
+	 */
+	while (p->p_nlwps > 1) {
+		TAILQ_FOREACH(lp2, &p->p_lwps, lwp_link)
+			if (lp2 != lp)
+				lwp_kick(lp2);
+		(void)tsleep(&p->p_nlwps, 0, "killlwps", KILLLWPS_RETRY_NS);
+	}
+	return 0;
+}
+
+/*
+ * What a thread's exit does to its user memory (Linux's mm_release): the
+ * locks on its robust list are marked FUTEX_OWNER_DIED, and its
+ * CHILD_CLEARTID word becomes 0 and its waiter is woken (pthread_join).
+ */
+static void
+lwp_exit_user(struct lwp *lp)
+{
+	futex_exit_robust(lp);
+	if (lp->lwp_clear_child_tid != 0) {
+		uint32_t zero = 0;
+		if (copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero)) == 0)
+			(void)futex_wake(lp->lwp_proc->p_vmspace,
+			    lp->lwp_clear_child_tid, 1, FUTEX_BITSET_MATCH_ANY);
+		lp->lwp_clear_child_tid = 0;
+	}
+}
+
+void
+lwp_exit(void)
+{
+	struct lwp *lp = curlwp;
+	struct proc *p = lp->lwp_proc;
+
+	KASSERT(p->p_nlwps > 1, "lwp_exit: the last lwp of its process");
+	lwp_exit_user(lp);
+	lwp_unhost(lp);
+	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
+	curthread->td_lwp = NULL;
+	lwp_free(lp);
+	wakeup(&p->p_nlwps);
+	thread_exit();
+}
+
 void
 exit1(int xstat)
 {
 	struct lwp *lp = curlwp;
 	struct proc *p = lp->lwp_proc, *q, *tmp;
 
-	if (lp->lwp_clear_child_tid != 0) {
-		uint32_t zero = 0;
-		(void)copyout(&zero, lp->lwp_clear_child_tid, sizeof(zero));
-	}
+	/* Another thread ends the process, with its own status. */
+	if (killalllwps(lp) < 0)
+		lwp_exit();
+	lwp_exit_user(lp);
+	vfork_done(p);
 	callout_stop(&p->p_itimer);
 	fsproc_exit(&p->p_fs);
+	lwp_unhost(lp);
 	vmspace_free(p->p_vmspace);
 	p->p_vmspace = NULL;
 
@@ -69,10 +157,6 @@ exit1(int xstat)
 	if (__builtin_expect(strace_enabled, 0))
 		strace_exit(p, xstat);
 	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
-	if (p->p_flags & P_VFORK) {
-		p->p_flags &= ~P_VFORK;
-		wakeup(p);
-	}
 	if (p == initproc) {
 		kern_shutdown(xstat);
 	} else {
@@ -88,10 +172,16 @@ sys_exit_group(struct lwp *lp, const uint64_t *args)
 	exit1(W_EXITCODE((int)args[0] & 0xff, 0));
 }
 
+/*
+ * exit(status): ends the calling thread; the last one ends the process
+ * with its status (as Linux, even when the leader ended before it).
+ */
 long
 sys_exit(struct lwp *lp, const uint64_t *args)
 {
-	return sys_exit_group(lp, args);	/* one lwp per process for now */
+	if (lp->lwp_proc->p_nlwps > 1)
+		lwp_exit();
+	return sys_exit_group(lp, args);
 }
 
 /* Does child q match wait4's pid argument for parent p? */

@@ -1,6 +1,8 @@
 /*
  * The process table: pids, lookup, process groups and sessions, and the
- * allocation of processes and their lwps.
+ * allocation of processes and their lwps.  Thread ids come from the pid
+ * space: a new id is free as a pid, a process group, a session and a
+ * thread id.
  */
 #include "kern/proc.h"
 #include "kern/signal.h"
@@ -12,6 +14,7 @@
 
 static struct procq pidhash[PIDHASH];
 static TAILQ_HEAD(, pgrp) pgrphash[PIDHASH];
+static TAILQ_HEAD(, lwp) tidhash[PIDHASH];
 pid_t lastpid;
 struct proc *initproc;
 int nprocs, maxprocs;		/* maxprocs: proc_limit_init */
@@ -26,6 +29,7 @@ proc_tables_init(void)
 	for (int i = 0; i < PIDHASH; i++) {
 		TAILQ_INIT(&pidhash[i]);
 		TAILQ_INIT(&pgrphash[i]);
+		TAILQ_INIT(&tidhash[i]);
 	}
 	done = true;
 }
@@ -47,6 +51,19 @@ pfind(pid_t pid)
 	TAILQ_FOREACH(p, &pidhash[pid % PIDHASH], p_hash)
 		if (p->p_pid == pid)
 			return p;
+	return NULL;
+}
+
+struct lwp *
+lwpfind(pid_t tid)
+{
+	struct lwp *lp;
+	if (tid <= 0)
+		return NULL;
+	proc_tables_init();
+	TAILQ_FOREACH(lp, &tidhash[tid % PIDHASH], lwp_hash)
+		if (lp->lwp_tid == tid)
+			return lp;
 	return NULL;
 }
 
@@ -73,14 +90,15 @@ pgfind(pid_t pgid)
 	return NULL;
 }
 
-/* A pid in use by no process, process group or session. */
+/* A pid in use by no process, process group, session or thread. */
 static pid_t
 pid_alloc(void)
 {
 	for (int tries = 0; tries < PID_MAX; tries++) {
 		if (++lastpid >= PID_MAX)
 			lastpid = 2;	/* 1 is init's forever */
-		if (pfind(lastpid) == NULL && pgfind(lastpid) == NULL)
+		if (pfind(lastpid) == NULL && pgfind(lastpid) == NULL &&
+		    lwpfind(lastpid) == NULL)
 			return lastpid;
 	}
 	return -1;
@@ -209,6 +227,10 @@ enterpgrp(struct proc *p, pid_t pgid, bool mksess)
 struct lwp *
 lwp_alloc(struct proc *p, void (*fn)(void *))
 {
+	KASSERT(kernel_locked(), "lwp_alloc: big lock not held");
+	pid_t tid = TAILQ_EMPTY(&p->p_lwps) ? p->p_pid : pid_alloc();
+	if (tid < 0)
+		return NULL;
 	struct lwp *lp = kmalloc(sizeof(*lp), KM_ZERO);
 	if (lp == NULL)
 		return NULL;
@@ -223,22 +245,46 @@ lwp_alloc(struct proc *p, void (*fn)(void *))
 	lp->lwp_thread->td_lwp = lp;
 	thread_setgroup(lp->lwp_thread, uid_sched_group(p->p_ucred->cr_ruid));
 	lp->lwp_proc = p;
-	lp->lwp_tid = p->p_pid;
+	lp->lwp_tid = tid;
 	vmspace_fpu_init(lp->lwp_vf);
 	lwp_sched_init(lp, NULL);
 	TAILQ_INSERT_TAIL(&p->p_lwps, lp, lwp_link);
+	TAILQ_INSERT_TAIL(&tidhash[tid % PIDHASH], lp, lwp_hash);
 	p->p_nlwps++;
 	return lp;
 }
 
-/* Frees an lwp whose thread has exited (or never started). */
 void
 lwp_free(struct lwp *lp)
 {
 	struct proc *p = lp->lwp_proc;
+	KASSERT(kernel_locked(), "lwp_free: big lock not held");
 	TAILQ_REMOVE(&p->p_lwps, lp, lwp_link);
+	TAILQ_REMOVE(&tidhash[lp->lwp_tid % PIDHASH], lp, lwp_hash);
 	p->p_nlwps--;
 	sigqueue_lwp_free(lp);
 	kfree(lp->lwp_vf);
 	kfree(lp);
+}
+
+void
+lwp_settid(struct lwp *lp, pid_t tid)
+{
+	TAILQ_REMOVE(&tidhash[lp->lwp_tid % PIDHASH], lp, lwp_hash);
+	lp->lwp_tid = tid;
+	TAILQ_INSERT_TAIL(&tidhash[tid % PIDHASH], lp, lwp_hash);
+}
+
+void
+lwp_unhost(struct lwp *lp)
+{
+	struct vmspace *vm = lp->lwp_proc->p_vmspace;
+	if (lp->lwp_hostthr == 0)
+		return;
+	/* It runs nowhere (it is the caller): only a lost host can refuse. */
+	if (vm != NULL && vmspace_thread_destroy(vmspace_host_id(vm),
+	    lp->lwp_hostthr) < 0)
+		kprintf("pid %d: guest thread %d not destroyed (errno %d)\n",
+		    lp->lwp_proc->p_pid, lp->lwp_hostthr, errno);
+	lp->lwp_hostthr = 0;
 }

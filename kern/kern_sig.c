@@ -332,9 +332,10 @@ sig_stopwait(struct lwp *lp)
 		p->p_flags = (p->p_flags & ~P_STOPPING) | P_STOPPED;
 		childsignal(p, CLD_STOPPED, WSTOPSIG(p->p_xstat));
 	}
+	/* Interruptible, so that killalllwps's kick ends it too. */
 	while ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
-	    !(lp->lwp_siglist & SIGBIT(SIGKILL)))
-		tsleep(&p->p_flags, 0, "stopped", 0);
+	    !(p->p_flags & P_WEXIT) && !(lp->lwp_siglist & SIGBIT(SIGKILL)))
+		tsleep(&p->p_flags, PCATCH, "stopped", 0);
 	p->p_nstopped--;
 	lp->lwp_flags &= ~LWP_STOPPED;
 }
@@ -541,8 +542,13 @@ sys_restart_syscall(struct lwp *lp, const uint64_t *args __unused)
 }
 
 int
-sigacts_fork(struct proc *child, const struct proc *parent)
+sigacts_fork(struct proc *child, const struct proc *parent, bool share)
 {
+	if (share) {
+		child->p_sigacts = parent->p_sigacts;
+		child->p_sigacts->ps_ref++;
+		return 0;
+	}
 	child->p_sigacts = kmalloc(sizeof(struct sigacts), 0);
 	if (child->p_sigacts == NULL)
 		return -ENOMEM;
@@ -567,10 +573,27 @@ sigacts_exec(struct proc *p)
 		memset(&lp->lwp_sigstk, 0, sizeof(lp->lwp_sigstk));
 }
 
+int
+sigacts_unshare(struct proc *p)
+{
+	struct sigacts *ps = p->p_sigacts;
+	if (ps->ps_ref == 1)
+		return 0;
+	struct sigacts *ns = kmalloc(sizeof(*ns), 0);
+	if (ns == NULL)
+		return -ENOMEM;
+	*ns = *ps;
+	ns->ps_ref = 1;
+	ps->ps_ref--;
+	p->p_sigacts = ns;
+	return 0;
+}
+
 void
 sigacts_free(struct proc *p)
 {
-	kfree(p->p_sigacts);
+	if (--p->p_sigacts->ps_ref == 0)
+		kfree(p->p_sigacts);
 	p->p_sigacts = NULL;
 }
 

@@ -48,8 +48,8 @@ sendsig(struct lwp *lp, const siginfo_t *info, const struct linux_sigaction *sa)
 	struct vmspace *vm = lp->lwp_proc->p_vmspace;
 
 	KASSERT(lp == curlwp, "sendsig: not the lwp's own thread");
-	(void)vmspace_ctl(vmspace_host_id(vm), VMSPACE_CTL_FPSAVE, NULL,
-	    lp->lwp_vf);
+	(void)vmspace_thread_ctl(vmspace_host_id(vm), lp->lwp_hostthr,
+	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
 	uint32_t fpsize = fpu_image_size(lp->lwp_vf);
 
 	uint64_t sp = tf->tf_rsp;

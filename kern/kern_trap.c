@@ -25,8 +25,8 @@ fpu_exception_code(struct lwp *lp, uint64_t trapno)
 	uint32_t mxcsr;
 	unsigned err;
 
-	(void)vmspace_ctl(vmspace_host_id(lp->lwp_proc->p_vmspace),
-	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
+	(void)vmspace_thread_ctl(vmspace_host_id(lp->lwp_proc->p_vmspace),
+	    lp->lwp_hostthr, VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
 	if (trapno == T_ARITHTRAP) {
 		memcpy(&cwd, fx, 2);
 		memcpy(&swd, fx + 2, 2);
@@ -163,7 +163,8 @@ trap_dispatch(struct lwp *lp)
 
 /*
  * On the way back to user mode: take interrupts, give up the CPU if the
- * tick asked, deliver pending signals (which may end the process).
+ * tick asked, end the thread if its process is ending, deliver pending
+ * signals (which may end the process).
  */
 static void
 userret(struct lwp *lp)
@@ -172,6 +173,9 @@ userret(struct lwp *lp)
 		sched_interrupts();
 		if (curthread->td_flags & TDF_NEEDRESCHED)
 			thread_yield();
+		/* Another thread ends the process (killalllwps): so do we. */
+		if (lp->lwp_proc->p_flags & P_WEXIT)
+			lwp_exit();
 		if (!issignal_pending(lp))
 			break;
 		postsig(lp);
@@ -198,7 +202,8 @@ lwp_main(void *arg)
 		void *vmid = vmspace_host_id(vm);
 		lwp_run_begin(lp);
 		kernel_unlock();
-		int r = vmspace_ctl(vmid, VMSPACE_CTL_RUN, &lp->lwp_tf, lp->lwp_vf);
+		int r = vmspace_thread_ctl(vmid, lp->lwp_hostthr, VMSPACE_CTL_RUN,
+		    &lp->lwp_tf, lp->lwp_vf);
 		kernel_lock();
 		lwp_run_end(lp, r == 0 ? lp->lwp_tf.tf_cputime : 0);
 		if (r < 0) {

@@ -2,8 +2,10 @@
  * Processes and their threads (lwps).  A process owns an address space
  * (its pmap is the host-layer vmspace its threads run in), credentials,
  * files, limits and signal actions.  An lwp is one guest thread: its user
- * registers, FPU image, signal mask, and the kernel thread that runs its
- * kernel side (kern/thread.h).  One lwp per process for now.
+ * registers, FPU image, signal mask, its guest thread in the host
+ * vmspace, and the kernel thread that runs its kernel side
+ * (kern/thread.h).  A process has one lwp per thread of its thread
+ * group (clone with CLONE_THREAD); the first one's tid is the pid.
  */
 #ifndef KERN_PROC_H
 #define KERN_PROC_H
@@ -42,7 +44,8 @@ enum proc_state { PRS_NEW, PRS_NORMAL, PRS_ZOMBIE };
 struct lwp {
 	struct proc *lwp_proc;
 	struct thread *lwp_thread;
-	pid_t lwp_tid;
+	pid_t lwp_tid;			/* from the pid space; the leader's is the pid */
+	int lwp_hostthr;		/* its guest thread in the host vmspace */
 	struct trapframe lwp_tf;
 	struct vextframe *lwp_vf;	/* FPU image and segment bases */
 	ksigset_t lwp_sigmask;
@@ -59,7 +62,11 @@ struct lwp {
 		int rb_clock;
 		int64_t rb_deadline;	/* ns on rb_clock */
 		uint64_t rb_rmtp;	/* where the time left goes */
+		uint64_t rb_uaddr;	/* futex: the word, its value, ... */
+		uint32_t rb_val, rb_bitset;
+		bool rb_shared;
 	} lwp_restart;
+	uint64_t lwp_robust_list;	/* set_robust_list's head, or 0 */
 	int lwp_flags;
 	int lwp_nice;			/* -20..19 */
 	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
@@ -68,11 +75,13 @@ struct lwp {
 	uint64_t lwp_runwait;		/* ns its thread waited for the guest */
 	uint64_t lwp_runstart;		/* when the run under way began, or 0 */
 	TAILQ_ENTRY(lwp) lwp_link;
+	TAILQ_ENTRY(lwp) lwp_hash;	/* by tid */
 };
 
 #define LWP_OLDMASK	0x01		/* lwp_oldmask goes in the next frame */
 #define LWP_RESTART	0x02		/* rax holds an -ERESTART* of lwp_syscall_nr */
-#define LWP_STOPPED	0x04		/* counted in its process's group stop */
+#define LWP_FUTEXDEAD	0x04		/* exiting: owns no PI futex any more */
+#define LWP_STOPPED	0x08		/* counted in its process's group stop */
 
 struct linux_sigaction {
 	uint64_t lsa_handler;
@@ -121,6 +130,7 @@ struct proc {
 	int p_nstopped;			/* lwps stopped in a group stop */
 	TAILQ_HEAD(, lwp) p_lwps;
 	int p_nlwps;
+	int *p_vforkdone;		/* set and woken at exec or exit (vfork) */
 	int p_xstat;			/* wait status once a zombie */
 	int p_exitsig;			/* sent to the parent: SIGCHLD */
 	int p_pdeathsig;		/* PR_SET_PDEATHSIG: sent when the parent exits */
@@ -137,7 +147,7 @@ struct proc {
 					 * kmalloc'd; NULL if unknown */
 };
 
-#define P_VFORK		0x01		/* parent waits for exec or exit */
+#define P_WEXIT		0x01		/* all lwps but one are being ended */
 #define P_TRACED	0x02
 #define P_STOPPED	0x04
 #define P_WAITED	0x08		/* stop or continue reported */
@@ -162,6 +172,9 @@ struct lwp *curlwp_get(void);
 
 /* The process with pid, or NULL (zombies included; any pid <= 0). */
 struct proc *pfind(pid_t pid);
+
+/* The live lwp with thread id tid, or NULL (any tid <= 0). */
+struct lwp *lwpfind(pid_t tid);
 
 /* Calls fn on every process, zombies included; fn must not free any. */
 void proc_foreach(void (*fn)(struct proc *p, void *arg), void *arg);
@@ -216,9 +229,48 @@ struct sched_group *uid_sched_group(uid_t uid);
 void nproc_setuid(struct proc *p, uid_t newruid);
 int nproc_exec_check(struct proc *p);
 
-/* Creates the lwp of p, whose kernel thread runs fn(lwp) (lwp_main). */
+/*
+ * Creates an lwp of p, whose kernel thread runs fn(lwp) (lwp_main).  The
+ * first lwp of a process has the pid as its tid, the others a new id
+ * from the pid space; its guest thread is number 0 of the vmspace unless
+ * the caller sets lwp_hostthr.  NULL if memory or ids are short.
+ */
 struct lwp *lwp_alloc(struct proc *p, void (*fn)(void *));
+/* Frees an lwp whose thread has exited (or never started). */
 void lwp_free(struct lwp *lp);
+/* lp's thread id becomes tid (execve: the pid), which must be free. */
+void lwp_settid(struct lwp *lp, pid_t tid);
+
+/*
+ * Gives up lp's guest thread in its process's host vmspace (not number
+ * 0, which lives as long as the vmspace), for an lwp that is about to
+ * leave it: exit, or exec into a new address space.  The lwp then owns
+ * thread 0 of whatever vmspace its process has next.
+ */
+void lwp_unhost(struct lwp *lp);
+
+/*
+ * Ends every lwp of lp's process but lp (exit_group, a fatal signal,
+ * execve): marks the process P_WEXIT, interrupts each (its sleep, or its
+ * guest run through its CPU), and waits until they are gone; each ends
+ * itself on its way back to user mode (lwp_userexit).  0, or -1 if
+ * another lwp of the process is at it already: lp must then end itself.
+ * The process stays P_WEXIT; execve clears it.
+ */
+int killalllwps(struct lwp *lp);
+
+/*
+ * Ends the calling lwp, which is not the last of its process (exit of one
+ * thread, or killalllwps): clears and wakes its CHILD_CLEARTID word,
+ * folds its CPU time into the process, frees it.  No return.
+ */
+void lwp_exit(void) __attribute__((noreturn));
+
+/*
+ * Wakes the parent of a vfork child (its exec or exit): the parent
+ * goes on once the child no longer uses its memory.
+ */
+void vfork_done(struct proc *p);
 
 /* The kernel side of a guest thread: run it, handle its traps. */
 void lwp_main(void *arg);
@@ -244,16 +296,30 @@ void proc_cputime(const struct proc *p, uint64_t *utime, uint64_t *stime);
 /* A struct rusage with these times (ns) and nothing else counted. */
 void rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime);
 
-/* Ends the calling process with the given wait status; no return. */
+/*
+ * Ends the calling process, all its threads, with the given wait status
+ * (exit_group, a fatal signal); no return.
+ */
 void exit1(int xstat) __attribute__((noreturn));
 
 /*
- * fork, vfork and clone (of processes, kern_fork.c): creates a child of
- * lp's process running from lp's registers with rax 0, with clone's flags
- * (the exit signal in the low byte), stack, tid pointers and TLS.  Returns
- * the child's pid or a negative errno.
+ * fork, vfork, clone and clone3 (kern_fork.c): what the new task is made
+ * of, Linux's struct kernel_clone_args.
  */
-long fork1(struct lwp *lp, uint64_t flags, uint64_t newsp, uint64_t ptid,
-    uint64_t ctid, uint64_t tls);
+struct clone_req {
+	uint64_t cr_flags;		/* CLONE_*, the exit signal apart */
+	int cr_exitsig;
+	uint64_t cr_stack;		/* its stack pointer; 0: the caller's */
+	uint64_t cr_ptid, cr_ctid;	/* PARENT_SETTID, CHILD_SETTID/CLEARTID */
+	uint64_t cr_tls;		/* CLONE_SETTLS: the FS base */
+};
+
+/*
+ * Creates a child of lp's process (or, with CLONE_THREAD, a thread of
+ * it) running from lp's registers with rax 0, as cr says.  Returns the
+ * child's pid (thread id) or a negative errno; flags Linux refuses give
+ * -EINVAL, flags this kernel does not implement -EINVAL with a log line.
+ */
+long fork1(struct lwp *lp, const struct clone_req *cr);
 
 #endif /* KERN_PROC_H */

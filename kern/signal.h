@@ -147,10 +147,17 @@ int kern_sigaction(struct lwp *lp, int sig, const struct linux_sigaction *nsa,
  */
 void sigprocmask1(struct lwp *lp, ksigset_t newmask);
 
-/* The process is being created: signal state from its parent (fork). */
-int sigacts_fork(struct proc *child, const struct proc *parent);
+/*
+ * The process is being created: its signal actions are a copy of its
+ * parent's (fork), or with share the parent's own, referenced
+ * (CLONE_SIGHAND).  0 or -ENOMEM.
+ */
+int sigacts_fork(struct proc *child, const struct proc *parent, bool share);
+/* The actions become p's own copy if shared (execve).  0 or -ENOMEM. */
+int sigacts_unshare(struct proc *p);
 /* exec: handled signals go back to their default action. */
 void sigacts_exec(struct proc *p);
+/* Drops p's reference to its signal actions. */
 void sigacts_free(struct proc *p);
 
 #endif /* KERN_SIGNAL_H */

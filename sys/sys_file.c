@@ -55,7 +55,7 @@ fcntl_lock(struct lwp *lp, int fd, int cmd, uint64_t ufl)
 		fdrop(fp);
 		return -EFAULT;
 	}
-	error = vfs_advlock(fp, &P->fp_fd, lp->lwp_proc->p_pid, cmd, &fl);
+	error = vfs_advlock(fp, P->fp_fd, lp->lwp_proc->p_pid, cmd, &fl);
 	fdrop(fp);
 	if (error == 0 && (cmd == F_GETLK || cmd == F_OFD_GETLK))
 		error = copyout(&fl, ufl, sizeof(fl));
@@ -96,8 +96,8 @@ sys_ftruncate(struct lwp *lp, const uint64_t *args) { return syscall_write_resul
 long
 sys_umask(struct lwp *lp, const uint64_t *args)
 {
-	mode_t old = P->fp_umask;
-	P->fp_umask = (mode_t)args[0] & 0777;
+	mode_t old = P->fp_pwd->pd_umask;
+	P->fp_pwd->pd_umask = (mode_t)args[0] & 0777;
 	return old;
 }
 
@@ -393,7 +393,7 @@ select1(struct lwp *lp, int nfds, uint64_t urd, uint64_t uwr, uint64_t uex,
 	if (nfds < 0)
 		return -EINVAL;
 	/* As Linux: no further than the descriptor table goes. */
-	nfds = MIN(nfds, roundup2(P->fp_fd.fd_nfiles, 64));
+	nfds = MIN(nfds, roundup2(P->fp_fd->fd_nfiles, 64));
 	if (nfds > FD_SETSIZE)
 		return -EINVAL;		/* descriptors past FD_SETSIZE: not yet */
 	size_t bytes = (size_t)howmany(nfds, 64) * 8;

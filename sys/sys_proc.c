@@ -158,13 +158,6 @@ sys_setpgid(struct lwp *lp, const uint64_t *args)
 	return enterpgrp(p, pgid, false);
 }
 
-long
-sys_set_robust_list(struct lwp *lp, const uint64_t *args)
-{
-	(void)lp;
-	return args[1] == 24 ? 0 : -EINVAL;	/* futexes come with threads */
-}
-
 /* An int result of a prctl query, stored at uaddr. */
 static long
 prctl_putint(uint64_t uaddr, int v)

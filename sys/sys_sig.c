@@ -219,35 +219,15 @@ sys_kill(struct lwp *lp, const uint64_t *args)
 	return r;
 }
 
-struct lwp_search {
-	pid_t tid;
-	struct lwp *found;
-};
-
-static void
-lwp_search(struct proc *p, void *arg)
-{
-	struct lwp_search *ls = arg;
-	struct lwp *lp;
-	if (ls->found != NULL || p->p_state == PRS_NEW)
-		return;
-	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)
-		if (lp->lwp_tid == ls->tid)
-			ls->found = lp;
-}
-
 /* Thread tid, of process tgid unless that is 0; NULL if there is none. */
 static struct lwp *
 lwp_lookup(pid_t tgid, pid_t tid)
 {
-	struct lwp_search ls = { tid, NULL };
-	struct proc *p = pfind(tgid != 0 ? tgid : tid);
-	if (p != NULL)
-		lwp_search(p, &ls);
-	/* A thread's id is no process's: any process may hold it. */
-	if (ls.found == NULL && tgid == 0)
-		proc_foreach(lwp_search, &ls);
-	return ls.found;
+	struct lwp *lp = lwpfind(tid);
+	if (lp == NULL || lp->lwp_proc->p_state == PRS_NEW ||
+	    (tgid != 0 && lp->lwp_proc->p_pid != tgid))
+		return NULL;
+	return lp;
 }
 
 /*

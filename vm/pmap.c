@@ -9,6 +9,13 @@
  * a reused page in the middle of a walk it cached.  Likewise for every
  * page: one is reused only once no host mapping of it can exist
  * (pmap_invalidate).
+ *
+ * The host layer sets A and M in VPTEs with atomic ORs, from the faults
+ * of guest threads running on other CPUs, without the kernel's lock.  So
+ * every access to a VPTE here is atomic, and every change of a valid one
+ * an exchange or compare-and-swap: a copy-on-write downgrade that clears
+ * RW keeps an M the host set meanwhile, and clearing A or M returns
+ * whether it was set, so no modification is lost.
  */
 #include <sys/mman.h>
 
@@ -92,14 +99,20 @@ pmap_walk(struct pmap *pm, uint64_t va, bool create, struct ptwalk *w)
 		w->e[l] = table_entry(w->t[l], va, l);
 		if (l == 0)
 			return 0;
-		if (!(*w->e[l] & VPTE_V)) {
+		/*
+		 * The host sets A in table entries as it walks, from other
+		 * CPUs' faults: every access here is atomic, none loses a bit.
+		 */
+		vpte_t e = __atomic_load_n(w->e[l], __ATOMIC_ACQUIRE);
+		if (!(e & VPTE_V)) {
 			struct vm_page *m = create ? ptp_alloc(pm) : NULL;
 			if (m == NULL)
 				return l;
-			*w->e[l] = VM_PAGE_TO_PHYS(m) | VPTE_TABLE;
+			e = VM_PAGE_TO_PHYS(m) | VPTE_TABLE;
+			__atomic_store_n(w->e[l], e, __ATOMIC_RELEASE);
 			w->t[l]->wire_count++;
 		}
-		w->t[l - 1] = PHYS_TO_VM_PAGE(*w->e[l] & VPTE_FRAME);
+		w->t[l - 1] = PHYS_TO_VM_PAGE(e & VPTE_FRAME);
 	}
 }
 
@@ -116,7 +129,7 @@ pmap_prune(struct pmap *pm, uint64_t va, struct pglist *freed)
 	for (int l = top; l < VPTE_LEVELS - 1; l++) {
 		if (w.t[l]->wire_count != 0)
 			return;
-		*w.e[l + 1] = 0;
+		__atomic_store_n(w.e[l + 1], 0, __ATOMIC_RELEASE);
 		w.t[l + 1]->wire_count--;
 		ptp_retire(pm, w.t[l], freed);
 	}
@@ -343,7 +356,8 @@ pmap_scan(struct pmap *pm, uint64_t sva, uint64_t eva,
 		uint64_t end = MIN(eva, level_end(va, 1)), first = va;
 		for (; va < end; va += PAGE_SIZE) {
 			vpte_t *leaf = table_entry(w.t[0], va, 0);
-			if ((*leaf & VPTE_V) && fn(pm, leaf, va, arg)) {
+			if ((__atomic_load_n(leaf, __ATOMIC_ACQUIRE) & VPTE_V) &&
+			    fn(pm, leaf, va, arg)) {
 				*lo = MIN(*lo, va);
 				*hi = va + PAGE_SIZE;
 			}

@@ -252,4 +252,13 @@ int vm_copyout(struct vmspace *vm, const void *kbuf, uint64_t uaddr,
 int vm_copyinstr(struct vmspace *vm, uint64_t uaddr, char *kbuf,
     size_t maxlen, size_t *done);
 
+/*
+ * The kernel's pointer to the page at user address va (page aligned, in
+ * user space), for a read, or a write if write: faults it in if needed
+ * and sets its accessed (and modified) bit as the host would have.  NULL
+ * if the process may not make that access.  The pointer is good until
+ * the kernel next sleeps (the page may be unmapped then).
+ */
+uint8_t *vm_user_page(struct vmspace *vm, uint64_t va, bool write);
+
 #endif /* VM_VM_H */

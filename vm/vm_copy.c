@@ -8,14 +8,8 @@
  */
 #include "vm/vm.h"
 
-/*
- * The kernel's pointer to the page at user address va (page aligned),
- * for a read, or a write if write: faults it in if needed, and sets its
- * accessed (and modified) bit as the host would have.  NULL if the
- * process may not make that access.
- */
-static uint8_t *
-user_page(struct vmspace *vm, uint64_t va, bool write)
+uint8_t *
+vm_user_page(struct vmspace *vm, uint64_t va, bool write)
 {
 	vpte_t need = VPTE_V | VPTE_U | (write ? VPTE_RW : 0);
 
@@ -28,7 +22,7 @@ user_page(struct vmspace *vm, uint64_t va, bool write)
 			return PHYS_TO_DMAP(e & VPTE_FRAME);
 		}
 		if (faulted)
-			panic("user_page: vm_fault left %#lx without access", va);
+			panic("vm_user_page: vm_fault left %#lx without access", va);
 		if (vm_fault(vm, va, write ? VM_PROT_WRITE : VM_PROT_READ) != 0)
 			return NULL;
 	}
@@ -53,7 +47,7 @@ user_copy(struct vmspace *vm, uint64_t uaddr, uint8_t *kbuf, size_t len,
 	while (len > 0) {
 		uint64_t off = uaddr & PAGE_MASK;
 		size_t n = MIN(len, PAGE_SIZE - off);
-		uint8_t *p = user_page(vm, uaddr - off, write);
+		uint8_t *p = vm_user_page(vm, uaddr - off, write);
 		if (p == NULL)
 			return -EFAULT;
 		if (write)
@@ -93,7 +87,7 @@ vm_copyinstr(struct vmspace *vm, uint64_t uaddr, char *kbuf, size_t maxlen,
 		}
 		uint64_t off = uaddr & PAGE_MASK;
 		size_t n = MIN(maxlen - copied, PAGE_SIZE - off);
-		const uint8_t *p = user_page(vm, uaddr - off, false);
+		const uint8_t *p = vm_user_page(vm, uaddr - off, false);
 		if (p == NULL) {
 			err = -EFAULT;
 			break;

@@ -2,7 +2,8 @@
  * procfs: the kernel's state as files (Linux's /proc).
  *
  * Nothing is stored.  A node is a kind (pfstype) and, below /proc/PID,
- * a pid and for /proc/PID/fd/N a descriptor.  Lookup makes a fresh vnode
+ * a pid and for /proc/PID/fd/N a descriptor, for /proc/PID/task/TID a
+ * thread id.  Lookup makes a fresh vnode
  * for it, which its last vrele frees; only the root lives as long as the
  * mount.  Inode numbers are computed from (kind, pid, fd), so a file
  * keeps its number across lookups (getcwd finds directories by number).
@@ -21,6 +22,7 @@
 
 #include "fs/vnode.h"
 
+struct lwp;
 struct proc;
 
 #define PROCFS_MAGIC	0x9fa0		/* Linux's statfs f_type */
@@ -33,7 +35,7 @@ enum pfstype {
 	PFS_OSTYPE,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
 	PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT, PFS_PFDDIR,
-	PFS_PFD,
+	PFS_PFD, PFS_PTASKDIR, PFS_TASK, PFS_TSTAT, PFS_TSTATUS, PFS_TCOMM,
 };
 
 /* A growing buffer of generated text, in kmalloc'd memory. */
@@ -52,7 +54,8 @@ void sbuf_free(struct sbuf *sb);
 /*
  * A file, directory or link of a directory's table.  A regular file's
  * fill makes its contents for process p (NULL outside /proc/PID) as the
- * process looking (curproc, may be NULL); 0 or a negative errno.
+ * process looking (curproc, may be NULL); 0 or a negative errno.  A
+ * file of /proc/PID/task/TID has tfill instead, for thread lp of p.
  */
 struct pfsent {
 	const char *pe_name;
@@ -60,13 +63,15 @@ struct pfsent {
 	enum vtype pe_vtype;
 	mode_t pe_mode;
 	int (*pe_fill)(struct sbuf *sb, struct proc *p);
+	int (*pe_tfill)(struct sbuf *sb, struct proc *p, struct lwp *lp);
 };
 
 /* The node behind a procfs vnode's v_data. */
 struct pfsnode {
 	enum pfstype pn_type;
 	pid_t pn_pid;		/* 0 outside /proc/PID */
-	int pn_fd;		/* PFS_PFD's descriptor */
+	int pn_fd;		/* PFS_PFD's descriptor; the thread id of
+				 * task/TID and its files */
 	char *pn_link;		/* a symlink's target, kmalloc'd */
 	const struct pfsent *pn_ent;	/* its table entry; NULL for the
 					 * root, PID and fd nodes */
@@ -98,6 +103,12 @@ const struct pfsent *procfs_dir_table(enum pfstype dir, size_t *n);
 /* The process of pid if it exists (zombies included), else NULL. */
 struct proc *procfs_proc(pid_t pid);
 
+/* Thread tid of process p if it lives, else NULL. */
+struct lwp *procfs_task(struct proc *p, pid_t tid);
+
+/* The first thread id of p at or above tid, or -1. */
+long procfs_next_task(struct proc *p, long tid);
+
 /* System-wide files (procfs_sys.c). */
 int procfs_meminfo(struct sbuf *sb, struct proc *p);
 int procfs_uptime(struct sbuf *sb, struct proc *p);
@@ -118,6 +129,10 @@ int procfs_penviron(struct sbuf *sb, struct proc *p);
 int procfs_pcomm(struct sbuf *sb, struct proc *p);
 int procfs_pmaps(struct sbuf *sb, struct proc *p);
 int procfs_pmounts(struct sbuf *sb, struct proc *p);
+/* /proc/PID/task/TID's: the thread's view of the process's files. */
+int procfs_tstat(struct sbuf *sb, struct proc *p, struct lwp *lp);
+int procfs_tstatus(struct sbuf *sb, struct proc *p, struct lwp *lp);
+int procfs_tcomm(struct sbuf *sb, struct proc *p, struct lwp *lp);
 
 /*
  * The target of a per-process link (cwd, exe, root, fd/N) of process p into

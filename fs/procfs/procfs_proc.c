@@ -24,11 +24,12 @@ first_lwp(struct proc *p)
 	return p->p_state == PRS_ZOMBIE ? NULL : TAILQ_FIRST(&p->p_lwps);
 }
 
+/* The state letter of p, as its thread lp (NULL: its first) shows it. */
 static char
-proc_state(struct proc *p)
+proc_state(struct proc *p, struct lwp *lp)
 {
-	struct lwp *lp = first_lwp(p);
-
+	if (lp == NULL)
+		lp = first_lwp(p);
 	if (p->p_state == PRS_ZOMBIE)
 		return 'Z';
 	if (p->p_flags & P_STOPPED)
@@ -50,12 +51,12 @@ state_name(char c)
 	}
 }
 
-/* Signal sets of p: pending, blocked, ignored, caught. */
+/* Signal sets of p's thread lp (NULL: its first): pending, blocked, ignored, caught. */
 static void
-proc_sigsets(struct proc *p, ksigset_t set[4])
+proc_sigsets(struct proc *p, struct lwp *lp, ksigset_t set[4])
 {
-	struct lwp *lp = first_lwp(p);
-
+	if (lp == NULL)
+		lp = first_lwp(p);
 	memset(set, 0, 4 * sizeof(set[0]));
 	set[0] = p->p_siglist | (lp != NULL ? lp->lwp_siglist : 0);
 	set[1] = lp != NULL ? lp->lwp_sigmask : 0;
@@ -97,10 +98,14 @@ proc_rss(struct proc *p)
 	return p->p_vmspace != NULL ? p->p_vmspace->vm_pmap.pm_resident : 0;
 }
 
-int
-procfs_pstat(struct sbuf *sb, struct proc *p)
+/*
+ * stat of process p, or with task set of its thread lp (the thread's id,
+ * state and times; NULL task: the process's, through its first thread).
+ */
+static int
+stat_fill(struct sbuf *sb, struct proc *p, struct lwp *task)
 {
-	struct lwp *lp = first_lwp(p);
+	struct lwp *lp = task != NULL ? task : first_lwp(p);
 	struct vmspace *vm = p->p_vmspace;
 	ksigset_t set[4];
 	pid_t tpgid;
@@ -108,14 +113,18 @@ procfs_pstat(struct sbuf *sb, struct proc *p)
 	uint64_t boot = nanouptime() - sched_uptime();
 	uint64_t start = p->p_start > boot ? p->p_start - boot : 0;
 
-	proc_sigsets(p, set);
+	proc_sigsets(p, lp, set);
 	uint64_t utime, stime;
-	proc_cputime(p, &utime, &stime);
-	int nice = first_lwp(p) != NULL ? first_lwp(p)->lwp_nice : 0;
+	if (task != NULL)
+		lwp_cputime(task, &utime, &stime);
+	else
+		proc_cputime(p, &utime, &stime);
+	int nice = lp != NULL ? lp->lwp_nice : 0;
 	sbuf_printf(sb, "%d (%s) %c %d %d %d %d %d %u 0 0 0 0 %lu %lu %lu %lu "
 	    "%d %d %d 0 %lu %lu %lu %lu 0 0 0 0 0 %lu %lu %lu %lu 0 0 0 %d %d "
 	    "0 0 0 0 0 0 0 %lu %lu %lu %lu %lu %d\n",
-	    p->p_pid, p->p_comm, proc_state(p),
+	    task != NULL ? task->lwp_tid : p->p_pid, p->p_comm,
+	    proc_state(p, lp),
 	    p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
 	    p->p_pgrp != NULL ? p->p_pgrp->pg_id : 0,
 	    p->p_pgrp != NULL ? p->p_pgrp->pg_session->s_sid : 0,
@@ -142,27 +151,41 @@ procfs_pstat(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
+int
+procfs_pstat(struct sbuf *sb, struct proc *p)
+{
+	return stat_fill(sb, p, NULL);
+}
+
+int
+procfs_tstat(struct sbuf *sb, struct proc *p, struct lwp *lp)
+{
+	return stat_fill(sb, p, lp);
+}
+
 static void
 status_kb(struct sbuf *sb, const char *name, uint64_t bytes)
 {
 	sbuf_printf(sb, "%s\t%8lu kB\n", name, (unsigned long)(bytes / 1024));
 }
 
-int
-procfs_pstatus(struct sbuf *sb, struct proc *p)
+/* status of process p, or of its thread task (NULL: the process). */
+static int
+status_fill(struct sbuf *sb, struct proc *p, struct lwp *task)
 {
 	struct ucred *cr = p->p_ucred;
 	ksigset_t set[4];
 
-	proc_sigsets(p, set);
+	proc_sigsets(p, task, set);
 	sbuf_printf(sb, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\n"
 	    "Ngid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n"
 	    "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\nGroups:\t",
-	    p->p_comm, p->p_fs.fp_umask, state_name(proc_state(p)), p->p_pid,
-	    p->p_pid, p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
+	    p->p_comm, p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_umask : 0,
+	    state_name(proc_state(p, task)), p->p_pid,
+	    task != NULL ? task->lwp_tid : p->p_pid, p->p_pptr != NULL ? p->p_pptr->p_pid : 0,
 	    cr->cr_ruid, cr->cr_uid, cr->cr_svuid, cr->cr_uid,
 	    cr->cr_rgid, cr->cr_gid, cr->cr_svgid, cr->cr_gid,
-	    p->p_fs.fp_fd.fd_nfiles);
+	    p->p_fs.fp_fd != NULL ? p->p_fs.fp_fd->fd_nfiles : 0);
 	for (int i = 0; i < cr->cr_ngroups; i++)
 		sbuf_printf(sb, "%d ", cr->cr_groups[i]);
 	sbuf_printf(sb, "\n");
@@ -178,6 +201,18 @@ procfs_pstatus(struct sbuf *sb, struct proc *p)
 	    p->p_nlwps > 0 ? p->p_nlwps : 1, (unsigned long)set[0], 0UL,
 	    (unsigned long)set[1], (unsigned long)set[2], (unsigned long)set[3]);
 	return 0;
+}
+
+int
+procfs_pstatus(struct sbuf *sb, struct proc *p)
+{
+	return status_fill(sb, p, NULL);
+}
+
+int
+procfs_tstatus(struct sbuf *sb, struct proc *p, struct lwp *lp)
+{
+	return status_fill(sb, p, lp);
 }
 
 /* The bytes of p's memory in [start, end) (its argument strings). */
@@ -225,14 +260,22 @@ procfs_pcomm(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
+/* A thread's name is its process's: threads do not rename themselves here. */
+int
+procfs_tcomm(struct sbuf *sb, struct proc *p, struct lwp *lp)
+{
+	(void)lp;
+	return procfs_pcomm(sb, p);
+}
+
 /* The root the looking process sees paths from. */
 static struct vnode *
 reader_root(struct proc *p)
 {
 	struct proc *cur = curproc;
-	if (cur != NULL && cur->p_fs.fp_rdir != NULL)
-		return cur->p_fs.fp_rdir;
-	return p->p_fs.fp_rdir != NULL ? p->p_fs.fp_rdir : rootvnode;
+	if (cur != NULL && cur->p_fs.fp_pwd != NULL)
+		return cur->p_fs.fp_pwd->pd_rdir;
+	return p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_rdir : rootvnode;
 }
 
 /* Appends the path of vp (or "" if it has none to show). */
@@ -320,7 +363,7 @@ procfs_pmaps(struct sbuf *sb, struct proc *p)
 int
 procfs_pmounts(struct sbuf *sb, struct proc *p)
 {
-	struct vnode *root = p->p_fs.fp_rdir != NULL ? p->p_fs.fp_rdir :
+	struct vnode *root = p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_rdir :
 	    rootvnode;
 	struct mount *mp;
 
@@ -336,7 +379,9 @@ procfs_pmounts(struct sbuf *sb, struct proc *p)
 int
 procfs_next_fd(struct proc *p, int fd)
 {
-	struct filedesc *fdp = &p->p_fs.fp_fd;
+	struct filedesc *fdp = p->p_fs.fp_fd;
+	if (fdp == NULL)
+		return -1;	/* a zombie's */
 	for (; fd >= 0 && fd < fdp->fd_nfiles && fd <= fdp->fd_lastfile; fd++)
 		if (fdp->fd_ofiles[fd].fde_file != NULL)
 			return fd;
@@ -348,7 +393,7 @@ procfs_fd_mode(struct proc *p, int fd)
 {
 	if (procfs_next_fd(p, fd) != fd)
 		return 0;
-	struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+	struct file *fp = p->p_fs.fp_fd->fd_ofiles[fd].fde_file;
 	return (FREAD(fp) ? 0500 : 0) | (FWRITE(fp) ? 0300 : 0);
 }
 
@@ -360,11 +405,11 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 	switch (t) {
 	case PFS_PCWD:
 	case PFS_PROOT: {
-		struct vnode *vp = t == PFS_PCWD ? p->p_fs.fp_cdir :
-		    p->p_fs.fp_rdir;
-		if (vp == NULL)
+		const struct pwddesc *pd = p->p_fs.fp_pwd;
+		if (pd == NULL)
 			return -ENOENT;
-		sbuf_path(sb, root, vp, NULL);
+		sbuf_path(sb, root, t == PFS_PCWD ? pd->pd_cdir : pd->pd_rdir,
+		    NULL);
 		return 0;
 	}
 	case PFS_PEXE:
@@ -375,14 +420,14 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 	case PFS_PFD: {
 		if (procfs_next_fd(p, fd) != fd)
 			return -ENOENT;
-		struct file *fp = p->p_fs.fp_fd.fd_ofiles[fd].fde_file;
+		struct file *fp = p->p_fs.fp_fd->fd_ofiles[fd].fde_file;
 		if (fp->f_type == DTYPE_PIPE) {
 			struct pipe *pi = fp->f_data;
 			sbuf_printf(sb, "pipe:[%lu]", (unsigned long)pi->pi_ino);
 			return 0;
 		}
 		size_t len0 = sb->sb_len;
-		sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_cdir);
+		sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_pwd->pd_cdir);
 		/* Linux always has a path; ours finds some files only. */
 		if (sb->sb_len == len0)
 			sbuf_printf(sb, "inode:[%lu]",

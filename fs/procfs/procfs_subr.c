@@ -10,11 +10,13 @@
 #include "vm/kmem.h"
 
 #define PFS_FILE(name, type, fill) \
-	{ name, type, VREG, 0444, fill }
+	{ name, type, VREG, 0444, fill, NULL }
+#define PFS_TFILE(name, type, tfill) \
+	{ name, type, VREG, 0444, NULL, tfill }
 #define PFS_DIR(name, type) \
-	{ name, type, VDIR, 0555, NULL }
+	{ name, type, VDIR, 0555, NULL, NULL }
 #define PFS_LINK(name, type) \
-	{ name, type, VLNK, 0777, NULL }
+	{ name, type, VLNK, 0777, NULL, NULL }
 
 static const struct pfsent root_tab[] = {
 	PFS_LINK("self", PFS_SELF),
@@ -45,12 +47,19 @@ static const struct pfsent pid_tab[] = {
 	PFS_FILE("cmdline", PFS_PCMDLINE, procfs_pcmdline),
 	PFS_FILE("comm", PFS_PCOMM, procfs_pcomm),
 	PFS_FILE("maps", PFS_PMAPS, procfs_pmaps),
-	{ "environ", PFS_PENVIRON, VREG, 0400, procfs_penviron },
+	{ "environ", PFS_PENVIRON, VREG, 0400, procfs_penviron, NULL },
 	PFS_FILE("mounts", PFS_PMOUNTS, procfs_pmounts),
 	PFS_LINK("cwd", PFS_PCWD),
 	PFS_LINK("exe", PFS_PEXE),
 	PFS_LINK("root", PFS_PROOT),
-	{ "fd", PFS_PFDDIR, VDIR, 0500, NULL },
+	{ "fd", PFS_PFDDIR, VDIR, 0500, NULL, NULL },
+	PFS_DIR("task", PFS_PTASKDIR),
+};
+
+static const struct pfsent task_tab[] = {
+	PFS_TFILE("stat", PFS_TSTAT, procfs_tstat),
+	PFS_TFILE("status", PFS_TSTATUS, procfs_tstatus),
+	PFS_TFILE("comm", PFS_TCOMM, procfs_tcomm),
 };
 
 const struct pfsent *
@@ -69,6 +78,9 @@ procfs_dir_table(enum pfstype dir, size_t *n)
 	case PFS_PID:
 		*n = nitems(pid_tab);
 		return pid_tab;
+	case PFS_TASK:
+		*n = nitems(task_tab);
+		return task_tab;
 	default:
 		*n = 0;
 		return NULL;
@@ -87,6 +99,28 @@ procfs_proc(pid_t pid)
 {
 	struct proc *p = pid > 0 ? pfind(pid) : NULL;
 	return p != NULL && p->p_state != PRS_NEW ? p : NULL;
+}
+
+struct lwp *
+procfs_task(struct proc *p, pid_t tid)
+{
+	struct lwp *lp = lwpfind(tid);
+	return lp != NULL && lp->lwp_proc == p && p->p_state == PRS_NORMAL ?
+	    lp : NULL;
+}
+
+long
+procfs_next_task(struct proc *p, long tid)
+{
+	struct lwp *lp;
+	long best = -1;
+
+	if (p->p_state != PRS_NORMAL)
+		return -1;
+	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)
+		if (lp->lwp_tid >= tid && (best < 0 || lp->lwp_tid < best))
+			best = lp->lwp_tid;
+	return best;
 }
 
 /* The target of link node pn into the sbuf. */
@@ -122,6 +156,8 @@ procfs_node_alloc(struct mount *mp, const struct pfsent *ent, enum pfstype t,
 	    t == PFS_PFD ? VLNK : VDIR;
 
 	if (pid != 0 && (p = procfs_proc(pid)) == NULL)
+		return -ENOENT;
+	if (t >= PFS_TASK && procfs_task(p, fd) == NULL)
 		return -ENOENT;
 	struct pfsnode *pn = kmalloc(sizeof(*pn), KM_ZERO);
 	if (pn == NULL)

@@ -61,8 +61,12 @@ procfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
 			return procfs_node_alloc(mp,
 			    table_entry(PFS_ROOT, PFS_SYS), PFS_SYS, 0, 0, vpp);
 		case PFS_PFDDIR:
+		case PFS_PTASKDIR:
 			return procfs_node_alloc(mp, NULL, PFS_PID, pn->pn_pid, 0,
 			    vpp);
+		case PFS_TASK:
+			return procfs_node_alloc(mp, table_entry(PFS_PID,
+			    PFS_PTASKDIR), PFS_PTASKDIR, pn->pn_pid, 0, vpp);
 		default:
 			*vpp = vref(mp->mnt_root);
 			return 0;
@@ -73,7 +77,8 @@ procfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(tab[i].pe_name, name) == 0)
 			return procfs_node_alloc(mp, &tab[i], tab[i].pe_type,
-			    pn->pn_pid, 0, vpp);
+			    pn->pn_pid, pn->pn_type == PFS_TASK ? pn->pn_fd : 0,
+			    vpp);
 	if (pn->pn_type == PFS_ROOT) {
 		long pid = name_number(name, PID_MAX);
 		if (pid > 0)
@@ -85,13 +90,18 @@ procfs_lookup(struct vnode *dvp, const char *name, struct vnode **vpp)
 		if (fd >= 0 && p != NULL && procfs_next_fd(p, (int)fd) == fd)
 			return procfs_node_alloc(mp, NULL, PFS_PFD, pn->pn_pid,
 			    (int)fd, vpp);
+	} else if (pn->pn_type == PFS_PTASKDIR) {
+		long tid = name_number(name, PID_MAX);
+		if (tid > 0)
+			return procfs_node_alloc(mp, NULL, PFS_TASK, pn->pn_pid,
+			    (int)tid, vpp);
 	}
 	return -ENOENT;
 }
 
 /*
  * The numbered entry at or after index i of directory node pn (a pid of
- * the root, a descriptor of fd/), or -1 past the last.
+ * the root, a descriptor of fd/, a thread of task/), or -1 past the last.
  */
 static long
 next_numbered(struct pfsnode *pn, long i)
@@ -104,6 +114,10 @@ next_numbered(struct pfsnode *pn, long i)
 		struct proc *p = procfs_proc(pn->pn_pid);
 		if (p != NULL && i < NOFILE_MAX)
 			return procfs_next_fd(p, (int)i);
+	} else if (pn->pn_type == PFS_PTASKDIR) {
+		struct proc *p = procfs_proc(pn->pn_pid);
+		if (p != NULL)
+			return procfs_next_task(p, i);
 	}
 	return -1;
 }
@@ -117,7 +131,7 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 	size_t n;
 	const struct pfsent *tab = procfs_dir_table(pn->pn_type, &n);
 	int64_t numbered = COOKIE_TABLE + (int64_t)n;
-	char name[16];
+	char name[24];
 
 	if (off < 0)
 		return -EINVAL;
@@ -130,8 +144,11 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 			strcpy(name, ".");
 		} else if (off == 1) {
 			/* The parent's number, as lookup of ".." would give. */
-			if (pn->pn_type == PFS_PFDDIR)
+			if (pn->pn_type == PFS_PFDDIR ||
+			    pn->pn_type == PFS_PTASKDIR)
 				ino = procfs_ino(PFS_PID, pn->pn_pid, 0);
+			else if (pn->pn_type == PFS_TASK)
+				ino = procfs_ino(PFS_PTASKDIR, pn->pn_pid, 0);
 			else if (pn->pn_type == PFS_SYS_KERNEL)
 				ino = procfs_ino(PFS_SYS, 0, 0);
 			else
@@ -140,7 +157,8 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 			strcpy(name, "..");
 		} else if (off < numbered) {
 			const struct pfsent *e = &tab[off - COOKIE_TABLE];
-			ino = procfs_ino(e->pe_type, pn->pn_pid, 0);
+			ino = procfs_ino(e->pe_type, pn->pn_pid,
+			    pn->pn_type == PFS_TASK ? pn->pn_fd : 0);
 			type = e->pe_vtype;
 			error = vfs_dirent_out(uio, ino, next, vtype_to_dt(type),
 			    e->pe_name, strlen(e->pe_name));
@@ -151,10 +169,14 @@ procfs_readdir(struct vnode *vp, struct uio *uio)
 			long i = next_numbered(pn, (long)(off - numbered));
 			if (i < 0)
 				break;
-			bool pid = pn->pn_type == PFS_ROOT;
-			ino = pid ? procfs_ino(PFS_PID, (pid_t)i, 0) :
-			    procfs_ino(PFS_PFD, pn->pn_pid, (int)i);
-			type = pid ? VDIR : VLNK;
+			if (pn->pn_type == PFS_ROOT)
+				ino = procfs_ino(PFS_PID, (pid_t)i, 0), type = VDIR;
+			else if (pn->pn_type == PFS_PTASKDIR)
+				ino = procfs_ino(PFS_TASK, pn->pn_pid, (int)i),
+				type = VDIR;
+			else
+				ino = procfs_ino(PFS_PFD, pn->pn_pid, (int)i),
+				type = VLNK;
 			next = numbered + i + 1;
 			snprintf(name, sizeof(name), "%ld", i);
 		}
@@ -185,7 +207,7 @@ procfs_linkfile(struct vnode *vp)
 	if (pn->pn_type != PFS_PFD || (p = procfs_proc(pn->pn_pid)) == NULL ||
 	    procfs_next_fd(p, pn->pn_fd) != pn->pn_fd)
 		return NULL;
-	return fhold(p->p_fs.fp_fd.fd_ofiles[pn->pn_fd].fde_file);
+	return fhold(p->p_fs.fp_fd->fd_ofiles[pn->pn_fd].fde_file);
 }
 
 /* Makes regular file vp's contents into sb. */
@@ -197,8 +219,13 @@ procfs_generate(struct vnode *vp, struct sbuf *sb)
 
 	if (pn->pn_pid != 0 && (p = procfs_proc(pn->pn_pid)) == NULL)
 		return -ESRCH;
+	struct lwp *lp = NULL;
+	if (pn->pn_ent->pe_tfill != NULL &&
+	    (lp = procfs_task(p, pn->pn_fd)) == NULL)
+		return -ESRCH;
 	sbuf_init(sb);
-	int error = pn->pn_ent->pe_fill(sb, p);
+	int error = lp != NULL ? pn->pn_ent->pe_tfill(sb, p, lp) :
+	    pn->pn_ent->pe_fill(sb, p);
 	if (error == 0)
 		error = sb->sb_error;
 	if (error < 0)

@@ -8,14 +8,24 @@
  *   STUB_CMD           mapper commands, written by the vkernel, read-only
  *                      in the stub; the mapper's "stack" points into it
  *   STUB_SYNC          mapper status (read-write)
- *   STUB_THREAD        the guest thread's words, trap record and
- *                      signal stack (read-write)
+ *   STUB_THREAD        STUB_MAXTHREADS slots of STUB_THREAD_SIZE, one per
+ *                      guest thread (slot n is thread n): its words, trap
+ *                      record and signal stack (read-write)
  *   up to STUB_HOST_TOP the host's stack and vdso (ADDR_NO_RANDOMIZE
  *                      puts them here), unmapped once the stub has started
  *
  * The control memory is one memfd: [STUB_CMD, STUB_CTL_END) maps it from
- * offset 0.  Everything the guest can write here is untrusted: the
- * vkernel copies each word once and checks it.
+ * offset 0.  It is sparse: a slot costs memory only once a thread uses
+ * it (a page of words and the few pages its signal frames touch).
+ * Everything the guest can write here is untrusted: the vkernel copies
+ * each word once and checks it.
+ *
+ * Threads: thread 0 is the stub's main thread.  The others are cloned by
+ * the mapper on the vkernel's command (STUB_OP_CLONE), never by a guest
+ * thread, whose filter forbids clone: a guest cannot make host tasks.  A
+ * new thread finds its slot from its stack pointer (the top of the slot),
+ * installs the slot's signal stack and the guest filter, and parks in
+ * its handler with a first trap, as thread 0 does at boot.
  */
 #ifndef HOST_TRAP_STUB_ABI_H
 #define HOST_TRAP_STUB_ABI_H
@@ -38,11 +48,15 @@
 #define STUB_CMD_SIZE		(16 * STUB_PAGE)
 #define STUB_SYNC		(STUB_CMD + STUB_CMD_SIZE)
 #define STUB_SYNC_SIZE		STUB_PAGE
-#define STUB_THREAD		(STUB_SYNC + STUB_SYNC_SIZE)
+#define STUB_THREAD		(STUB_SYNC + STUB_SYNC_SIZE)	/* slot 0 */
 #define STUB_THREAD_SIZE	(64 * STUB_PAGE)
-#define STUB_ALTSTACK		(STUB_THREAD + STUB_PAGE)
+#define STUB_MAXTHREADS		256	/* guest threads per vmspace: VMSPACE_MAXTHREADS */
+#define STUB_ALTSTACK		(STUB_THREAD + STUB_PAGE)	/* thread 0's */
 #define STUB_ALTSTACK_SIZE	(STUB_THREAD_SIZE - STUB_PAGE)
-#define STUB_CTL_END		(STUB_THREAD + STUB_THREAD_SIZE)
+#define STUB_SLOT(n)		(STUB_THREAD + (n) * STUB_THREAD_SIZE)
+#define STUB_SLOT_ALTSTACK(n)	(STUB_SLOT(n) + STUB_PAGE)
+#define STUB_SLOT_END(n)	(STUB_SLOT(n) + STUB_THREAD_SIZE)
+#define STUB_CTL_END		STUB_SLOT(STUB_MAXTHREADS)
 #define STUB_CTL_SIZE		(STUB_CTL_END - STUB_CMD)
 #define STUB_HOST_TOP		STUB_UL(0x00007ffffffff000)	/* TASK_SIZE_MAX */
 
@@ -50,6 +64,9 @@
 #define STUB_RAM_FD		3
 #define STUB_CTL_FD		4
 #define STUB_DONE_FD		5	/* eventfd: the mapper counts batches done */
+
+/* The only clone a stub makes: CLONE_VM|FS|FILES|SIGHAND|THREAD|SYSVSEM. */
+#define STUB_CLONE_FLAGS	0x50f00
 
 /* The signal the vkernel kicks a running guest with. */
 #define STUB_SIGKICK		10	/* SIGUSR1 */
@@ -61,6 +78,7 @@
 #define STUB_OP_MMAP		1
 #define STUB_OP_MPROTECT	2
 #define STUB_OP_MUNMAP		3
+#define STUB_OP_CLONE		4	/* addr: the new thread's slot end */
 #define STUB_OP_MAXLEN		(STUB_UL(1) << 30)
 
 #define STUB_OP_SIZE		32
@@ -97,9 +115,9 @@ struct stub_op {
  */
 struct stub_area {
 	uint32_t nops;
-	uint32_t resume;	/* after the batch, post the guest's reply */
+	uint32_t resume;	/* after the batch, post the thread's reply */
 	uint32_t prove;		/* after the batch, count it on the eventfd */
-	uint32_t pad;
+	uint32_t thread;	/* 1 + the thread the batch is for; 0: none */
 	struct stub_op ops[STUB_AREA_OPS];
 };
 
@@ -135,14 +153,19 @@ struct stub_sync {
 	uint32_t ready;		/* the mapper's filter is in place */
 	int64_t err;		/* first -errno of the batches since cleared */
 	int64_t unmap_err;	/* first -errno of a munmap, never cleared */
+	int64_t clone_ret;	/* the last STUB_OP_CLONE: tid or -errno */
+	int64_t mapper_tid;	/* written by thread 0 at boot, before any guest code */
 };
 
-/* The guest thread's page.  Words are wait words (host/hostsync.h). */
+/*
+ * A guest thread's page, the first of its slot.  req and reply are wait
+ * words (host/hostsync.h).
+ */
 struct stub_thread {
 	uint32_t req;		/* stub -> vkernel: a trap record is posted */
 	uint32_t reply;		/* vkernel -> stub: resume (or wake the mapper) */
 	uint32_t kick;		/* the vkernel kicked: SIGKICK is not stale */
-	uint32_t pad;
+	uint32_t quit;		/* with the reply: exit the thread instead */
 	/* the trap record */
 	uint64_t signo;
 	uint64_t siginfo;	/* stub address of the siginfo, in the altstack */
@@ -153,6 +176,12 @@ struct stub_thread {
 	uint64_t set_fsbase;
 	uint64_t set_gsbase;
 	uint64_t set_bases;	/* nonzero: load set_fsbase/set_gsbase */
+	/*
+	 * Threads but 0: the host's thread id, written by the thread as it
+	 * starts; the host clears it (and wakes it as a futex) once the
+	 * thread has exited (set_tid_address).
+	 */
+	uint32_t tid;
 };
 
 _Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");

@@ -1,18 +1,31 @@
 /*
  * The trap backend's private state (DESIGN.md, "The host layer contract").
  *
- * Each vmspace is a stub process (stub/stub.c) whose main thread runs the
- * guest natively under a seccomp filter; every system call, fault and kick
- * arrives in the stub's signal handler, which posts it to the vkernel
- * through shared control memory (stub_abi.h) and waits.  Host mappings of
- * RAM are made by the stub's mapper thread on the vkernel's command.
+ * Each vmspace is a stub process (stub/stub.c) whose threads run the
+ * guest's threads natively under a seccomp filter; every system call,
+ * fault and kick arrives in the stub's signal handler, which posts it to
+ * the vkernel through the thread's slot of shared control memory
+ * (stub_abi.h) and waits.  Host mappings of RAM are made by the stub's
+ * mapper thread on the vkernel's command; it also clones the threads.
+ *
+ * State: struct vmspace_host is the stub (its mapper, command areas,
+ * host mappings, governed ranges, root), struct trap_thread one guest
+ * thread (its slot, report, parking and audit).  Locking: vh->lock
+ * serialises everything that talks to the mapper or reads the
+ * vpagetable on the guest's behalf: batches, fault service, host-mapping
+ * accounting, invalidations, the governed ranges and root, the thread
+ * table.  It is never held while waiting for a guest's report.  A
+ * thread's own fields belong to the one caller running it (vmspace.h
+ * serialises calls on a thread), but the audit reads the parking ones,
+ * hence their atomic accesses; vh->dead is set once, atomically.
  *
  * Files: trap_vmspace.c (operations table), trap_spawn.c (starting and
- * killing stubs), trap_confine.c (what a stub keeps of the vkernel's
- * process), trap_filter.c (the seccomp programs), trap_frame.c (the
- * signal frame: registers and FPU), trap_run.c (running a guest until it
- * traps), trap_fault.c (the vpagetable walk and fault service),
- * trap_mapper.c (command batches and the host-mapping budget).
+ * killing stubs), trap_thread.c (more guest threads), trap_confine.c
+ * (what a stub keeps of the vkernel's process), trap_filter.c (the
+ * seccomp programs), trap_frame.c (the signal frame: registers and FPU),
+ * trap_run.c (running a guest thread until it traps), trap_fault.c (the
+ * vpagetable walk and fault service), trap_mapper.c (command batches and
+ * the host-mapping budget).
  */
 #ifndef HOST_TRAP_TRAP_H
 #define HOST_TRAP_TRAP_H
@@ -23,9 +36,12 @@
 #include <signal.h>
 #include <ucontext.h>
 
+#include "host/hostsync.h"
 #include "host/vmspace.h"
 #include "host/vmspace_backend.h"
 #include "host/trap/stub_abi.h"
+
+_Static_assert(STUB_MAXTHREADS == VMSPACE_MAXTHREADS, "the thread limit vmspace.h says");
 
 #define TRAP_NO_ROOT	UINT64_MAX
 #define TRAP_MAXGOV	8		/* vpagetable-governed ranges */
@@ -65,13 +81,43 @@ struct trap_hostmap {
 
 struct vcpu;
 
+/* One guest thread: slot n of the stub. */
+struct trap_thread {
+	int n;
+	pid_t tid;			/* its host thread */
+	struct stub_thread *thr;	/* its page, in our mapping */
+	bool parked;			/* waits in its handler (atomic) */
+	bool fresh;			/* not run yet: load the FPU state */
+
+	/* vmspace_audit: is a parked thread really asleep in its handler? */
+	uint64_t parked_at;
+	uint32_t rungen, audit_gen;	/* resumes, and the one audited */
+	unsigned strikes;		/* audits that found it running */
+	bool verified;			/* found asleep since the last resume */
+	int syscallfd;			/* /proc/PID/task/TID/syscall, or -1 */
+	int schedfd;			/* /proc/PID/task/TID/schedstat, or -1 */
+	uint64_t audit_cpu;		/* its CPU time at the 1st strike */
+
+	/* The frame of the last trap, validated (pointers into ctl). */
+	ucontext_t *uc;
+	siginfo_t *si;
+	uint8_t *fpu;
+	uint32_t fpu_size;
+
+	uint64_t last_fault_va;		/* the page last served in this run */
+	/* A fault passed to the vkernel: its address, error and rip. */
+	uint64_t kfault_va, kfault_err, kfault_rip;
+	unsigned fault_repeats;		/* served again, the host refusing */
+};
+
 struct vmspace_host {
 	pid_t pid;
 	int pidfd;
 	uint8_t *ctl;			/* our mapping of the control memory */
 	struct stub_cmd *cmd;
 	struct stub_sync *sync;
-	struct stub_thread *thr;
+	struct stub_thread *thr;	/* thread 0's page */
+	struct host_mutex lock;		/* see above */
 	int donefd;			/* eventfd the mapper counts batches on */
 	uint32_t seq;			/* last batch issued */
 	uint32_t confirmed;		/* the last batch proved done */
@@ -82,40 +128,27 @@ struct vmspace_host {
 	bool dead;			/* the stub is gone or being killed */
 	bool reaping;			/* handed to the reaper (trap_reaper.c) */
 	int reaped;			/* the reaper collected it (atomic) */
-	bool parked;			/* guest thread waits in its handler */
 	const char *dead_why;
 
-	/* vmspace_audit: is a parked guest really asleep in its handler? */
-	uint64_t parked_at;
-	uint32_t rungen, audit_gen;	/* resumes, and the one audited */
-	unsigned strikes;		/* audits that found it running */
-	bool verified;			/* found asleep since the last resume */
-	int syscallfd;			/* /proc/PID/task/PID/syscall, or -1 */
-	int schedfd;			/* /proc/PID/task/PID/schedstat, or -1 */
-	uint64_t audit_cpu;		/* guest thread's CPU time at the 1st strike */
-	pid_t mapper_tid;		/* the mapper thread, once looked up (0: not yet) */
+	pid_t mapper_tid;		/* told by the stub as it booted */
 	uint64_t cputime;		/* the stub's CPU time at the last report */
 
 	uint64_t root;			/* MADV_SETMAP, or TRAP_NO_ROOT */
 	struct { uint64_t start, end; } gov[TRAP_MAXGOV];
 	int ngov;
 
-	/* The frame of the last trap, validated (pointers into ctl). */
-	ucontext_t *uc;
-	siginfo_t *si;
-	uint8_t *fpu;
-	uint32_t fpu_size;
+	/* Guest threads by number; t0 is thread 0. */
+	struct trap_thread *threads[STUB_MAXTHREADS];
+	int nthreads;
+	int slots_used;			/* highest slot ever used, + 1 (atomic) */
+	struct trap_thread t0;
 
 	struct trap_hostmap hm;
 	int fault_around;
 	uint64_t spin_ns;
-	uint64_t last_fault_va;		/* the page last served in this run */
-	/* A fault passed to the vkernel: its address, error and rip. */
-	uint64_t kfault_va, kfault_err, kfault_rip;
-	unsigned fault_repeats;		/* served again, the host refusing */
 	unsigned refusals;		/* reports since the mapper last failed */
 
-	/* statistics, for tests and the benchmark */
+	/* statistics, for tests and the benchmark (atomic) */
 	uint64_t nserved, nreturned, nmapops, nsleeps;
 };
 
@@ -130,7 +163,9 @@ int trap_pool_ready(unsigned *ntaken);
 
 /* trap_spawn.c */
 struct vmspace_host *trap_spawn(const struct trap_params *p);
+/* Kills the stub: every thread's next run gives T_DEAD.  Any context. */
 void trap_kill(struct vmspace_host *vh, const char *why);
+bool trap_dead(const struct vmspace_host *vh);
 void trap_reap(struct vmspace_host *vh);
 void trap_wait_gone(struct vmspace_host *vh);
 bool trap_alive(struct vmspace_host *vh);
@@ -157,40 +192,55 @@ void trap_reaper_wait(struct vmspace_host *vh);
 /* trap_filter.c: writes both programs into the boot page. */
 int trap_filter_build(struct stub_boot *boot);
 
+/* trap_thread.c */
+int trap_thread_create(struct vmspace_host *vh);
+int trap_thread_destroy(struct vmspace_host *vh, int n);
+void trap_thread_init(struct vmspace_host *vh, struct trap_thread *t, int n);
+void trap_thread_fini(struct trap_thread *t);
+struct trap_thread *trap_thread_get(struct vmspace_host *vh, int n);
+
 /* trap_frame.c */
-int trap_frame_take(struct vmspace_host *vh);
-void trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
-    struct vextframe *vf);
-void trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
+int trap_frame_take(struct vmspace_host *vh, struct trap_thread *t);
+void trap_frame_get(struct vmspace_host *vh, struct trap_thread *t,
+    struct trapframe *tf, struct vextframe *vf);
+void trap_frame_put(struct trap_thread *t, const struct trapframe *tf,
     const struct vextframe *vf);
-void trap_fpu_save(struct vmspace_host *vh, struct vextframe *vf);
-void trap_fpu_load(struct vmspace_host *vh, const struct vextframe *vf);
+void trap_fpu_save(struct trap_thread *t, struct vextframe *vf);
+void trap_fpu_load(struct trap_thread *t, const struct vextframe *vf);
 
 /* trap_run.c */
-int trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf);
-int trap_wait_report(struct vmspace_host *vh, bool booting);
+int trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
+    struct vextframe *vf);
+int trap_wait_report(struct vmspace_host *vh, struct trap_thread *t,
+    bool booting);
 
 /* trap_audit.c */
-uint64_t trap_guest_cputime(struct vmspace_host *vh);
+uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
-void trap_resumed(struct vmspace_host *vh);
-const char *trap_kick_verdict(struct vmspace_host *vh, uint64_t kicked,
-    uint64_t now, uint64_t *cpu0);
+void trap_resumed(struct trap_thread *t);
+void trap_parked(struct trap_thread *t);
+const char *trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
+    uint64_t kicked, uint64_t now, uint64_t *cpu0);
+bool trap_task_exists(pid_t pid, pid_t tid);
 
-/* trap_fault.c */
-void trap_fault_ahead(struct vmspace_host *vh);
+/* trap_fault.c (vh->lock held) */
+void trap_fault_ahead(struct vmspace_host *vh, struct trap_thread *t);
 enum { TRAP_FAULT_SERVED, TRAP_FAULT_KERNEL, TRAP_FAULT_REFUSED };
-int trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
-    bool accerr, bool resume, uint64_t *errp);
+int trap_fault(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
+    uint64_t hosterr, bool accerr, bool resume, uint64_t *errp);
 bool trap_governed(const struct vmspace_host *vh, uint64_t va);
 
-/* trap_mapper.c */
+/* trap_mapper.c (vh->lock held) */
 int trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
     uint64_t len, uint32_t prot, uint64_t off);
 int trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t pa);
 int trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot);
-int trap_cmd_issue(struct vmspace_host *vh, bool resume);
+/*
+ * Publishes the batch, for thread t (NULL: none).  With resume, the
+ * mapper resumes t after it; without, returns once the batch is done.
+ */
+int trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume);
 int trap_cmd_wait(struct vmspace_host *vh);
 int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
 

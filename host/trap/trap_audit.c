@@ -1,10 +1,11 @@
 /*
- * Is a parked guest really stopped?  The guest thread shares its address
- * space and its privileges with its handler, so it can post a report
- * without entering the handler and go on computing.  The host knows
- * better: a genuinely parked thread is, after at most its spin, asleep in
- * futex(&reply, FUTEX_WAIT, WW_SLEEPING, NULL), which
- * /proc/PID/task/PID/syscall shows.  A thread seen elsewhere on several
+ * Is a parked guest thread really stopped?  A guest thread shares its
+ * address space and its privileges with its handler, so it can post a
+ * report without entering the handler and go on computing.  The host
+ * knows better: a genuinely parked thread is, after at most its spin,
+ * asleep in futex(&reply, FUTEX_WAIT, WW_SLEEPING, NULL) on its own
+ * slot's reply word, which /proc/PID/task/TID/syscall shows.  Each
+ * thread of a stub is audited on its own.  A thread seen elsewhere on several
  * audits over some 50 ms of one parking, and that used the CPU meanwhile,
  * is killed; one the host simply did not schedule (a loaded machine can
  * leave a stub preempted in its spin for that long) is not.
@@ -15,16 +16,15 @@
  * two, so no guest holds a virtual CPU; one the host starves is waited
  * for, up to a bound.
  */
-#include <dirent.h>
 #include <linux/futex.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "host/clock.h"
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
 
@@ -38,27 +38,25 @@
 #define TRAP_KICK_LIMIT_NS	4000000000UL	/* even if the host starves it */
 
 /*
- * Reads /proc/PID/task/TID/FILE into buf, NUL-terminated.  With fdp, the
- * descriptor is opened once and kept there.
+ * Reads /proc/PID/task/TID/FILE into buf, NUL-terminated, through fd if
+ * it is open (>= 0).
  */
 static bool
-task_read(pid_t pid, pid_t tid, const char *file, int *fdp, char *buf,
+task_read(pid_t pid, pid_t tid, const char *file, int fd, char *buf,
     size_t len)
 {
-	int fd = fdp != NULL ? *fdp : -1;
+	bool own = fd < 0;
 
-	if (fd < 0) {
+	if (own) {
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
 		    (int)tid, file);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return false;
-		if (fdp != NULL)
-			*fdp = fd;
 	}
 	ssize_t n = pread(fd, buf, len - 1, 0);
-	if (fdp == NULL)
+	if (own)
 		close(fd);
 	if (n <= 0)
 		return false;
@@ -72,11 +70,11 @@ task_read(pid_t pid, pid_t tid, const char *file, int *fdp, char *buf,
  * the host does not say.
  */
 static int
-task_syscall(pid_t pid, pid_t tid, int *fdp, long *nr, unsigned long a[4])
+task_syscall(pid_t pid, pid_t tid, int fd, long *nr, unsigned long a[4])
 {
 	char buf[256];
 
-	if (!task_read(pid, tid, "syscall", fdp, buf, sizeof(buf)))
+	if (!task_read(pid, tid, "syscall", fd, buf, sizeof(buf)))
 		return -1;
 	return sscanf(buf, "%ld %lx %lx %lx %lx", nr, &a[0], &a[1], &a[2],
 	    &a[3]) == 5 && *nr >= 0;
@@ -88,57 +86,75 @@ task_state(pid_t pid, pid_t tid)
 {
 	char buf[512];
 
-	if (!task_read(pid, tid, "stat", NULL, buf, sizeof(buf)))
+	if (!task_read(pid, tid, "stat", -1, buf, sizeof(buf)))
 		return 0;
 	char *p = strrchr(buf, ')');	/* the name may hold anything */
 	return p != NULL && p[1] == ' ' ? p[2] : 0;
 }
 
-/* The handler's wait: futex(&reply, FUTEX_WAIT, WW_SLEEPING, NULL). */
+bool
+trap_task_exists(pid_t pid, pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * The descriptor *fdp of /proc/PID/task/TID/FILE of thread t, opened
+ * once: the audit (on the tick's CPU) and the kick verdict (on the
+ * thread's) may race to open it, and one keeps it.  Only thread 0 keeps
+ * its descriptors: a vmspace of hundreds of threads would otherwise hold
+ * hundreds of the vkernel's; the others' are opened for each look (-1).
+ */
+static int
+task_fd(struct trap_thread *t, pid_t pid, const char *file, int *fdp)
+{
+	pid_t tid = t->tid;
+	if (t->n != 0)
+		return -1;
+	int have = __atomic_load_n(fdp, __ATOMIC_ACQUIRE);
+	if (have >= 0)
+		return have;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid,
+	    file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), none = -1;
+	if (fd < 0)
+		return -1;
+	if (!__atomic_compare_exchange_n(fdp, &none, fd, false,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(fd);
+		return none;	/* the other's */
+	}
+	return fd;
+}
+
+/* The handler's wait: futex(&reply, FUTEX_WAIT, WW_SLEEPING, NULL) of thread n. */
 static bool
-handler_wait(long nr, const unsigned long a[4])
+handler_wait(int n, long nr, const unsigned long a[4])
 {
 	return nr == SYS_futex &&
-	    a[0] == STUB_THREAD + offsetof(struct stub_thread, reply) &&
+	    a[0] == STUB_SLOT(n) + offsetof(struct stub_thread, reply) &&
 	    a[1] == FUTEX_WAIT && a[2] == WW_SLEEPING && a[3] == 0;
 }
 
-/* True if the guest thread sleeps in its handler's wait for the reply. */
+/* True if guest thread t sleeps in its handler's wait for the reply. */
 static bool
-stub_asleep_in_handler(struct vmspace_host *vh)
+stub_asleep_in_handler(struct vmspace_host *vh, struct trap_thread *t)
 {
 	long nr;
 	unsigned long a[4];
 
-	switch (task_syscall(vh->pid, vh->pid, &vh->syscallfd, &nr, a)) {
+	switch (task_syscall(vh->pid, t->tid, task_fd(t, vh->pid, "syscall",
+	    &t->syscallfd), &nr, a)) {
 	case -1:
 		return true;	/* cannot tell: give it the benefit */
 	case 0:
 		return false;
 	default:
-		return handler_wait(nr, a);
+		return handler_wait(t->n, nr, a);
 	}
-}
-
-/* The mapper thread's id (the stub's other task), or -1. */
-static pid_t
-stub_mapper_tid(struct vmspace_host *vh)
-{
-	char path[64];
-
-	if (vh->mapper_tid > 0)
-		return vh->mapper_tid;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)vh->pid);
-	DIR *d = opendir(path);
-	if (d == NULL)
-		return -1;
-	for (struct dirent *e; (e = readdir(d)) != NULL; ) {
-		long tid = strtol(e->d_name, NULL, 10);
-		if (tid > 0 && tid != vh->pid)
-			vh->mapper_tid = (pid_t)tid;
-	}
-	closedir(d);
-	return vh->mapper_tid > 0 ? vh->mapper_tid : -1;
 }
 
 /*
@@ -149,18 +165,19 @@ stub_mapper_tid(struct vmspace_host *vh)
 static bool
 stub_mapper_idle(struct vmspace_host *vh)
 {
-	pid_t tid = stub_mapper_tid(vh);
+	pid_t tid = vh->mapper_tid;
 	long nr;
 	unsigned long a[4];
 
-	return tid > 0 && task_syscall(vh->pid, tid, NULL, &nr, a) == 1 &&
+	return tid > 0 && task_syscall(vh->pid, tid, -1, &nr, a) == 1 &&
 	    nr == SYS_futex && a[0] == STUB_CMD + offsetof(struct stub_cmd, seq) &&
-	    a[1] == FUTEX_WAIT && (uint32_t)a[2] == vh->seq;
+	    a[1] == FUTEX_WAIT &&
+	    (uint32_t)a[2] == __atomic_load_n(&vh->seq, __ATOMIC_ACQUIRE);
 }
 
 /*
- * True if the guest thread sleeps, after a kick, where no guest keeping
- * the protocol sleeps.  The only sleep the guest thread can make is a
+ * True if guest thread t sleeps, after a kick, where no guest keeping
+ * the protocol sleeps.  The only sleep a guest thread can make is a
  * futex wait from the stub's code on the stub's words; the handler makes
  * one, for its reply, and only while the mapper still owes that reply.
  * The mapper is looked at first: once it is idle, a guest thread it woke
@@ -168,76 +185,99 @@ stub_mapper_idle(struct vmspace_host *vh)
  * asleep (S) after that went back to sleep of its own accord.
  */
 static bool
-stub_sleeps_by_choice(struct vmspace_host *vh)
+stub_sleeps_by_choice(struct vmspace_host *vh, struct trap_thread *t)
 {
 	bool mapper_idle = stub_mapper_idle(vh);
 	long nr;
 	unsigned long a[4];
 
-	if (task_syscall(vh->pid, vh->pid, &vh->syscallfd, &nr, a) != 1 ||
-	    nr != SYS_futex || task_state(vh->pid, vh->pid) != 'S')
+	if (task_syscall(vh->pid, t->tid, task_fd(t, vh->pid, "syscall",
+	    &t->syscallfd), &nr, a) != 1 || nr != SYS_futex ||
+	    task_state(vh->pid, t->tid) != 'S')
 		return false;
-	return !handler_wait(nr, a) || mapper_idle;
+	return !handler_wait(t->n, nr, a) || mapper_idle;
 }
 
 /*
- * The CPU time the guest thread has used (ns), from the host's schedstat;
+ * The CPU time guest thread t has used (ns), from the host's schedstat;
  * UINT64_MAX if the host does not tell.
  */
 uint64_t
-trap_guest_cputime(struct vmspace_host *vh)
+trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t)
 {
 	char buf[128];
 	unsigned long long ns;
+	int fd = task_fd(t, vh->pid, "schedstat", &t->schedfd);
 
-	if (vh->schedfd < 0) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
-		    (int)vh->pid, (int)vh->pid);
-		vh->schedfd = open(path, O_RDONLY | O_CLOEXEC);
-		if (vh->schedfd < 0)
-			return UINT64_MAX;
-	}
-	ssize_t n = pread(vh->schedfd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if (!task_read(vh->pid, t->tid, "schedstat", fd, buf, sizeof(buf)))
 		return UINT64_MAX;
-	buf[n] = '\0';
 	return sscanf(buf, "%llu", &ns) == 1 ? ns : UINT64_MAX;
 }
 
-/* The guest was resumed (or nudged back to spinning): audit afresh. */
+/* The thread was resumed (or nudged back to spinning): audit afresh. */
 void
-trap_resumed(struct vmspace_host *vh)
+trap_resumed(struct trap_thread *t)
 {
-	vh->rungen++;
-	vh->verified = false;
+	__atomic_add_fetch(&t->rungen, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&t->verified, false, __ATOMIC_RELEASE);
+}
+
+/* The thread reported and waits in its handler. */
+void
+trap_parked(struct trap_thread *t)
+{
+	__atomic_store_n(&t->parked_at, host_nanotime(), __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * One thread.  The audit runs on the tick's CPU while the thread's own
+ * CPU may resume it: a strike counts only if the thread stayed parked,
+ * in the same parking, across the look.
+ */
+static void
+trap_audit_thread(struct vmspace_host *vh, struct trap_thread *t, uint64_t now)
+{
+	uint32_t gen = __atomic_load_n(&t->rungen, __ATOMIC_ACQUIRE);
+	if (!__atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&t->verified, __ATOMIC_ACQUIRE) || t->tid <= 0)
+		return;
+	uint64_t parked_at = __atomic_load_n(&t->parked_at, __ATOMIC_ACQUIRE);
+	if (now < parked_at || now - parked_at < TRAP_AUDIT_AFTER_NS)
+		return;
+	if (t->audit_gen != gen) {
+		t->audit_gen = gen;
+		t->strikes = 0;
+	}
+	if (t->strikes > 0 &&
+	    now - parked_at < TRAP_AUDIT_AFTER_NS + t->strikes * TRAP_AUDIT_SPACING_NS)
+		return;
+	bool asleep = stub_asleep_in_handler(vh, t);
+	if (__atomic_load_n(&t->rungen, __ATOMIC_ACQUIRE) != gen ||
+	    !__atomic_load_n(&t->parked, __ATOMIC_ACQUIRE))
+		return;		/* resumed meanwhile: the look says nothing */
+	if (asleep) {
+		__atomic_store_n(&t->verified, true, __ATOMIC_RELEASE);
+		return;
+	}
+	uint64_t cpu = trap_guest_cputime(vh, t);
+	if (t->strikes == 0)
+		t->audit_cpu = cpu;
+	else if (cpu != UINT64_MAX && t->audit_cpu != UINT64_MAX &&
+	    cpu - t->audit_cpu < t->strikes * TRAP_AUDIT_CPU_NS)
+		return;		/* not asleep, but not running either: wait */
+	if (++t->strikes >= TRAP_AUDIT_STRIKES)
+		trap_kill(vh, "guest ran while stopped");
 }
 
 void
 trap_audit(struct vmspace_host *vh, uint64_t now)
 {
-	if (vh->dead || !vh->parked || vh->verified ||
-	    now - vh->parked_at < TRAP_AUDIT_AFTER_NS)
+	if (trap_dead(vh))
 		return;
-	if (vh->audit_gen != vh->rungen) {
-		vh->audit_gen = vh->rungen;
-		vh->strikes = 0;
-	}
-	if (vh->strikes > 0 &&
-	    now - vh->parked_at < TRAP_AUDIT_AFTER_NS + vh->strikes * TRAP_AUDIT_SPACING_NS)
-		return;
-	if (stub_asleep_in_handler(vh)) {
-		vh->verified = true;
-		return;
-	}
-	uint64_t cpu = trap_guest_cputime(vh);
-	if (vh->strikes == 0)
-		vh->audit_cpu = cpu;
-	else if (cpu != UINT64_MAX && vh->audit_cpu != UINT64_MAX &&
-	    cpu - vh->audit_cpu < vh->strikes * TRAP_AUDIT_CPU_NS)
-		return;		/* not asleep, but not running either: wait */
-	if (++vh->strikes >= TRAP_AUDIT_STRIKES)
-		trap_kill(vh, "guest ran while stopped");
+	for (int n = 0; n < STUB_MAXTHREADS && n < vh->slots_used; n++)
+		if (vh->threads[n] != NULL)
+			trap_audit_thread(vh, vh->threads[n], now);
 }
 
 /*
@@ -250,12 +290,12 @@ trap_audit(struct vmspace_host *vh, uint64_t now)
  * Returns why the guest must die, or NULL to wait on.
  */
 const char *
-trap_kick_verdict(struct vmspace_host *vh, uint64_t kicked, uint64_t now,
-    uint64_t *cpu0)
+trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
+    uint64_t kicked, uint64_t now, uint64_t *cpu0)
 {
-	if (stub_sleeps_by_choice(vh))
+	if (stub_sleeps_by_choice(vh, t))
 		return "guest slept through a kick";
-	uint64_t cpu = trap_guest_cputime(vh);
+	uint64_t cpu = trap_guest_cputime(vh, t);
 	if (*cpu0 == UINT64_MAX)
 		*cpu0 = cpu;
 	if (cpu == UINT64_MAX || *cpu0 == UINT64_MAX) {

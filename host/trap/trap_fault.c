@@ -15,6 +15,13 @@
  * for its fault-around), coalescing runs contiguous in RAM into one host
  * mapping.  Write faults do not: neighbours mapped read-only would each
  * take an upgrade fault anyway.
+ *
+ * Everything here runs under the vmspace's lock, the walk included: an
+ * invalidation that follows a VPTE change either comes after the walk,
+ * and its unmapping after the mapping in the mapper's order, or before
+ * it, and the walk sees the new VPTE.  Either way no stale translation
+ * stays.  A and M are set with atomic ORs: the kernel changes VPTEs
+ * without this lock, with compare-and-swap (vm/pmap.c).
  */
 #include <sys/mman.h>
 
@@ -156,8 +163,8 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
  * to map the page.
  */
 static int
-trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
-    bool accerr, bool remap, uint64_t *errp)
+trap_fault_queue(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
+    uint64_t hosterr, bool accerr, bool remap, uint64_t *errp)
 {
 	bool write = (hosterr & PGEX_W) != 0, exec = (hosterr & PGEX_I) != 0;
 	struct vpt_walk w;
@@ -187,15 +194,15 @@ trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	 * back.  A mapper that did its work never counts.
 	 */
 	uint64_t page = va & ~PAGE_MASK;
-	if (page != vh->last_fault_va || vh->refusals == 0)
-		vh->fault_repeats = 0;
-	else if (++vh->fault_repeats > TRAP_FAULT_REPEATS) {
+	if (page != t->last_fault_va || vh->refusals == 0)
+		t->fault_repeats = 0;
+	else if (++t->fault_repeats > TRAP_FAULT_REPEATS) {
 		host_log("trap: host will not map %#lx: SIGBUS",
 		    (unsigned long)va);
-		vh->fault_repeats = 0;
+		t->fault_repeats = 0;
 		return -2;
 	}
-	vh->last_fault_va = page;
+	t->last_fault_va = page;
 
 	/* The hardware sets A in every level it walks, and D in the leaf. */
 	for (int l = VPTE_LEVELS - 1; l > w.level; l--)
@@ -231,10 +238,10 @@ trap_fault_queue(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
  * host will not map the page.
  */
 int
-trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
-    bool accerr, bool resume, uint64_t *errp)
+trap_fault(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
+    uint64_t hosterr, bool accerr, bool resume, uint64_t *errp)
 {
-	switch (trap_fault_queue(vh, va, hosterr, accerr, false, errp)) {
+	switch (trap_fault_queue(vh, t, va, hosterr, accerr, false, errp)) {
 	case 1:
 		break;
 	case -2:
@@ -242,9 +249,9 @@ trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
 	default:
 		return TRAP_FAULT_KERNEL;
 	}
-	if (trap_cmd_issue(vh, resume) < 0)
+	if (trap_cmd_issue(vh, t, resume) < 0)
 		return TRAP_FAULT_KERNEL;
-	vh->nserved++;
+	__atomic_fetch_add(&vh->nserved, 1, __ATOMIC_RELAXED);
 	return TRAP_FAULT_SERVED;
 }
 
@@ -254,11 +261,11 @@ trap_fault(struct vmspace_host *vh, uint64_t va, uint64_t hosterr,
  * guest the second fault that would ask for it.
  */
 void
-trap_fault_ahead(struct vmspace_host *vh)
+trap_fault_ahead(struct vmspace_host *vh, struct trap_thread *t)
 {
 	uint64_t err;
-	if (vh->kfault_va != UINT64_MAX)
-		(void)trap_fault_queue(vh, vh->kfault_va, vh->kfault_err, true,
+	if (t->kfault_va != UINT64_MAX)
+		(void)trap_fault_queue(vh, t, t->kfault_va, t->kfault_err, true,
 		    true, &err);
-	vh->kfault_va = UINT64_MAX;
+	t->kfault_va = UINT64_MAX;
 }

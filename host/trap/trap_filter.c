@@ -5,17 +5,26 @@
  * so what each thread may do is decided by those alone (research notes
  * §5.3-5.4):
  *
- * guest thread: from any address but the stub's code, every system call
- *   traps (SIGSYS, to the vkernel).  From the stub's code: rt_sigreturn,
- *   arch_prctl(SET_FS/SET_GS), and futex wait/wake on its own two words
- *   and the mapper's; anything else kills the stub.  It can never map.
+ * guest threads: from any address but the stub's code, every system
+ *   call traps (SIGSYS, to the vkernel).  From the stub's code:
+ *   rt_sigreturn, exit (a thread told to quit), arch_prctl(SET_FS/SET_GS),
+ *   and futex wait/wake on the threads' two words and the mapper's;
+ *   anything else kills the stub.  It can never map, nor make a thread.
  *
  * mapper thread: mmap of the RAM file (fd 3, MAP_SHARED|MAP_FIXED),
  *   mprotect and munmap, each of at most 1 GiB wholly below STUB_BASE,
+ *   mmap of a thread slot of the control memory (fd 4) where it belongs,
  *   an 8-byte write to its eventfd (fd 5: "a batch is done", which the
- *   guest can neither write nor forge), and futex on its three words;
- *   anything else kills the stub.  What it maps comes only from the
- *   read-only command page.
+ *   guest can neither write nor forge), clone with the one set of thread
+ *   flags, and futex on its words and the threads'; anything else kills
+ *   the stub.  What it maps comes only from the read-only command page.
+ *
+ * A thread the mapper clones keeps the mapper's filter and adds the
+ * guest's; the host applies the stricter verdict of the two, so the
+ * mapper's also allows what a starting thread and the handler need from
+ * the stub's code (signal stack, mask, thread id, the guest filter,
+ * rt_sigreturn, exit, arch_prctl), and traps calls from elsewhere as the
+ * guest's does.  The mapper itself never runs outside the stub's code.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -36,14 +45,14 @@
 
 /* A tiny assembler: jumps name labels, resolved at the end. */
 enum { L_ALLOW = 1, L_KILL, L_TRAP, L_FUTEX, L_FADDR, L_ARCH,
-	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_WRITE, L_NLABELS };
+	L_MMAP, L_PROT, L_RANGE, L_EDGE, L_WRITE, L_CLONE, L_SLOT, L_NLABELS };
 #define L_NEXT 0	/* fall through */
 
 struct bpf_asm {
 	struct sock_filter *ins;
 	int n, max;
 	int at[L_NLABELS];
-	struct { int insn, label, jf; } fix[64];
+	struct { int insn, label, jf; } fix[128];
 	int nfix;
 	int error;
 };
@@ -51,7 +60,7 @@ struct bpf_asm {
 static void
 bpf_op(struct bpf_asm *a, uint16_t code, uint32_t k, int jt, int jf)
 {
-	if (a->n >= a->max || a->nfix + 2 > 64) {
+	if (a->n >= a->max || a->nfix + 2 > 128) {
 		a->error = 1;
 		return;
 	}
@@ -98,6 +107,10 @@ bpf_resolve(struct bpf_asm *a)
 #define ST(m)		bpf_op(a, BPF_ST, (m), L_NEXT, L_NEXT)
 #define LDXM(m)		bpf_op(a, BPF_LDX | BPF_MEM, (m), L_NEXT, L_NEXT)
 #define ADDX()		bpf_op(a, BPF_ALU | BPF_ADD | BPF_X, 0, L_NEXT, L_NEXT)
+#define SUBK(k)		bpf_op(a, BPF_ALU | BPF_SUB | BPF_K, (k), L_NEXT, L_NEXT)
+#define ADDK(k)		bpf_op(a, BPF_ALU | BPF_ADD | BPF_K, (k), L_NEXT, L_NEXT)
+#define JEQX(t, f)	bpf_op(a, BPF_JMP | BPF_JEQ | BPF_X, 0, (t), (f))
+#define ANDK(k)		bpf_op(a, BPF_ALU | BPF_AND | BPF_K, (k), L_NEXT, L_NEXT)
 
 #define OFF_NR		offsetof(struct seccomp_data, nr)
 #define OFF_ARCH	offsetof(struct seccomp_data, arch)
@@ -112,7 +125,10 @@ bpf_resolve(struct bpf_asm *a)
 #define STUB_WORD(page, type, field) \
 	((uint64_t)(page) + offsetof(type, field))
 
-/* Accept futex(addr, FUTEX_WAIT or FUTEX_WAKE, ...) on the given words. */
+/*
+ * Accept futex(addr, FUTEX_WAIT or FUTEX_WAKE, ...) on the given words
+ * and on the req and reply words of every thread slot.
+ */
 static void
 bpf_futex_words(struct bpf_asm *a, const uint64_t *words, int n)
 {
@@ -126,7 +142,34 @@ bpf_futex_words(struct bpf_asm *a, const uint64_t *words, int n)
 	LD(OFF_ARG_LO(0));
 	for (int i = 0; i < n; i++)
 		JEQ(LO(words[i]), L_ALLOW, L_NEXT);
-	JMP(L_KILL);
+	JGE(LO(STUB_THREAD), L_NEXT, L_KILL);
+	SUBK(LO(STUB_THREAD));
+	JGE(STUB_MAXTHREADS * STUB_THREAD_SIZE, L_KILL, L_NEXT);
+	ANDK(STUB_THREAD_SIZE - 1);
+	JEQ(offsetof(struct stub_thread, req), L_ALLOW, L_NEXT);
+	JEQ(offsetof(struct stub_thread, reply), L_ALLOW, L_KILL);
+}
+
+/* Calls from outside the stub's code trap: the guest's system calls. */
+static void
+bpf_guest_code(struct bpf_asm *a)
+{
+	LD(OFF_IP_HI);
+	JEQ(HI(STUB_BASE), L_NEXT, L_TRAP);
+	LD(OFF_IP_LO);
+	/* The IP is that after the syscall instruction: the end is included. */
+	JGT(LO(STUB_IMAGE_END), L_TRAP, L_NEXT);
+	LD(OFF_ARCH);
+	JEQ(AUDIT_ARCH_X86_64, L_NEXT, L_KILL);
+}
+
+static void
+bpf_arch_prctl(struct bpf_asm *a)
+{
+	bpf_label(a, L_ARCH);
+	LD(OFF_ARG_LO(0));
+	JEQ(ARCH_SET_FS, L_ALLOW, L_NEXT);
+	JEQ(ARCH_SET_GS, L_ALLOW, L_KILL);
 }
 
 static void
@@ -144,27 +187,17 @@ static void
 bpf_guest(struct bpf_asm *a)
 {
 	static const uint64_t words[] = {
-		STUB_WORD(STUB_THREAD, struct stub_thread, req),
-		STUB_WORD(STUB_THREAD, struct stub_thread, reply),
 		STUB_WORD(STUB_CMD, struct stub_cmd, seq),
 	};
 
-	LD(OFF_IP_HI);
-	JEQ(HI(STUB_BASE), L_NEXT, L_TRAP);
-	LD(OFF_IP_LO);
-	/* The IP is that after the syscall instruction: the end is included. */
-	JGT(LO(STUB_IMAGE_END), L_TRAP, L_NEXT);
-	LD(OFF_ARCH);
-	JEQ(AUDIT_ARCH_X86_64, L_NEXT, L_KILL);
+	bpf_guest_code(a);
 	LD(OFF_NR);
 	JEQ(SYS_rt_sigreturn, L_ALLOW, L_NEXT);
+	JEQ(SYS_exit, L_ALLOW, L_NEXT);
 	JEQ(SYS_futex, L_FUTEX, L_NEXT);
 	JEQ(SYS_arch_prctl, L_ARCH, L_KILL);
-	bpf_label(a, L_ARCH);
-	LD(OFF_ARG_LO(0));
-	JEQ(ARCH_SET_FS, L_ALLOW, L_NEXT);
-	JEQ(ARCH_SET_GS, L_ALLOW, L_KILL);
-	bpf_futex_words(a, words, 3);
+	bpf_arch_prctl(a);
+	bpf_futex_words(a, words, 1);
 	bpf_returns(a);
 }
 
@@ -174,17 +207,31 @@ bpf_mapper(struct bpf_asm *a)
 	static const uint64_t words[] = {
 		STUB_WORD(STUB_CMD, struct stub_cmd, seq),
 		STUB_WORD(STUB_SYNC, struct stub_sync, ready),
-		STUB_WORD(STUB_THREAD, struct stub_thread, reply),
 	};
 
-	LD(OFF_ARCH);
-	JEQ(AUDIT_ARCH_X86_64, L_NEXT, L_KILL);
+	bpf_guest_code(a);
 	LD(OFF_NR);
 	JEQ(SYS_futex, L_FUTEX, L_NEXT);
 	JEQ(SYS_mmap, L_MMAP, L_NEXT);
 	JEQ(SYS_mprotect, L_PROT, L_NEXT);
 	JEQ(SYS_write, L_WRITE, L_NEXT);
-	JEQ(SYS_munmap, L_RANGE, L_KILL);
+	JEQ(SYS_munmap, L_RANGE, L_NEXT);
+	JEQ(SYS_clone, L_CLONE, L_NEXT);
+	/* What a thread the mapper cloned needs (see above). */
+	JEQ(SYS_rt_sigreturn, L_ALLOW, L_NEXT);
+	JEQ(SYS_exit, L_ALLOW, L_NEXT);
+	JEQ(SYS_sigaltstack, L_ALLOW, L_NEXT);
+	JEQ(SYS_rt_sigprocmask, L_ALLOW, L_NEXT);
+	JEQ(SYS_set_tid_address, L_ALLOW, L_NEXT);
+	JEQ(SYS_seccomp, L_ALLOW, L_NEXT);
+	JEQ(SYS_arch_prctl, L_ARCH, L_KILL);
+	bpf_arch_prctl(a);
+
+	bpf_label(a, L_CLONE);
+	LD(OFF_ARG_HI(0));
+	JEQ(0, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(0));
+	JEQ(STUB_CLONE_FLAGS, L_ALLOW, L_KILL);
 
 	bpf_label(a, L_WRITE);
 	LD(OFF_ARG_LO(0));
@@ -194,6 +241,7 @@ bpf_mapper(struct bpf_asm *a)
 
 	bpf_label(a, L_MMAP);
 	LD(OFF_ARG_LO(4));			/* fd */
+	JEQ(STUB_CTL_FD, L_SLOT, L_NEXT);
 	JEQ(STUB_RAM_FD, L_NEXT, L_KILL);
 	LD(OFF_ARG_LO(3));			/* flags */
 	JEQ(MAP_SHARED | MAP_FIXED, L_NEXT, L_KILL);
@@ -220,7 +268,36 @@ bpf_mapper(struct bpf_asm *a)
 	LDXM(0);
 	JGEX(L_ALLOW, L_KILL);
 
-	bpf_futex_words(a, words, 3);
+	/*
+	 * A thread's slot of the control memory, where it lies in the
+	 * memfd: [addr, addr + STUB_THREAD_SIZE) at offset addr - STUB_CMD,
+	 * read-write, for a slot above thread 0's.
+	 */
+	bpf_label(a, L_SLOT);
+	LD(OFF_ARG_LO(3));			/* flags */
+	JEQ(MAP_SHARED | MAP_FIXED, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(2));			/* prot */
+	JEQ(PROT_READ | PROT_WRITE, L_NEXT, L_KILL);
+	LD(OFF_ARG_HI(1));
+	JEQ(0, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(1));
+	JEQ(STUB_THREAD_SIZE, L_NEXT, L_KILL);
+	LD(OFF_ARG_HI(5));
+	JEQ(0, L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(5));
+	ADDK(LO(STUB_CMD));
+	TAX();
+	LD(OFF_ARG_HI(0));
+	JEQ(HI(STUB_BASE), L_NEXT, L_KILL);
+	LD(OFF_ARG_LO(0));
+	JEQX(L_NEXT, L_KILL);
+	JGE(LO(STUB_SLOT(1)), L_NEXT, L_KILL);
+	JGE(LO(STUB_CTL_END), L_KILL, L_NEXT);
+	SUBK(LO(STUB_THREAD));
+	ANDK(STUB_THREAD_SIZE - 1);
+	JEQ(0, L_ALLOW, L_KILL);
+
+	bpf_futex_words(a, words, 2);
 	bpf_returns(a);
 }
 

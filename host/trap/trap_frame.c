@@ -7,7 +7,9 @@
  * The stub reports where the frame is, and the signal stack is guest
  * memory, so every pointer is checked to lie inside the signal stack
  * before use and read exactly once.  While the guest thread is parked no
- * other thread of the stub writes the frame.
+ * other thread of the stub writes the frame (a guest's other threads can,
+ * but only to its own harm: the frame is checked, and its contents are
+ * the guest's registers anyway).
  */
 #include <string.h>
 
@@ -27,12 +29,16 @@ struct fpx_sw_bytes {
 	uint32_t padding[7];
 };
 
-/* The vkernel's address of stub address a, if [a, a+len) is in the altstack. */
+/*
+ * The vkernel's address of stub address a, if [a, a+len) is in thread
+ * t's signal stack.
+ */
 static void *
-altstack_ptr(struct vmspace_host *vh, uint64_t a, uint64_t len, uint64_t align)
+altstack_ptr(struct vmspace_host *vh, struct trap_thread *t, uint64_t a,
+    uint64_t len, uint64_t align)
 {
-	if (a < STUB_ALTSTACK || a > STUB_CTL_END || len > STUB_CTL_END - a ||
-	    (a & (align - 1)) != 0)
+	uint64_t lo = STUB_SLOT_ALTSTACK(t->n), hi = STUB_SLOT_END(t->n);
+	if (a < lo || a > hi || len > hi - a || (a & (align - 1)) != 0)
 		return NULL;
 	return vh->ctl + (a - STUB_CMD);
 }
@@ -42,20 +48,20 @@ altstack_ptr(struct vmspace_host *vh, uint64_t a, uint64_t len, uint64_t align)
  * reported a frame that is not where a frame can be.
  */
 int
-trap_frame_take(struct vmspace_host *vh)
+trap_frame_take(struct vmspace_host *vh, struct trap_thread *t)
 {
-	uint64_t uca = __atomic_load_n(&vh->thr->ucontext, __ATOMIC_RELAXED);
-	uint64_t sia = __atomic_load_n(&vh->thr->siginfo, __ATOMIC_RELAXED);
+	uint64_t uca = __atomic_load_n(&t->thr->ucontext, __ATOMIC_RELAXED);
+	uint64_t sia = __atomic_load_n(&t->thr->siginfo, __ATOMIC_RELAXED);
 
-	vh->uc = altstack_ptr(vh, uca, sizeof(ucontext_t), 8);
-	vh->si = altstack_ptr(vh, sia, sizeof(siginfo_t), 8);
-	vh->fpu = NULL;
-	vh->fpu_size = 0;
-	if (vh->uc == NULL || vh->si == NULL)
+	t->uc = altstack_ptr(vh, t, uca, sizeof(ucontext_t), 8);
+	t->si = altstack_ptr(vh, t, sia, sizeof(siginfo_t), 8);
+	t->fpu = NULL;
+	t->fpu_size = 0;
+	if (t->uc == NULL || t->si == NULL)
 		return -1;
 
-	uint64_t fpa = (uint64_t)vh->uc->uc_mcontext.fpregs;
-	uint8_t *fp = altstack_ptr(vh, fpa, FXSAVE_SIZE, 16);
+	uint64_t fpa = (uint64_t)t->uc->uc_mcontext.fpregs;
+	uint8_t *fp = altstack_ptr(vh, t, fpa, FXSAVE_SIZE, 16);
 	if (fp == NULL)
 		return -1;
 	struct fpx_sw_bytes sw;
@@ -64,19 +70,19 @@ trap_frame_take(struct vmspace_host *vh)
 	if (sw.magic1 == FPX_MAGIC1 && sw.xstate_size > FXSAVE_SIZE +
 	    XSAVE_HDR_SIZE && sw.xstate_size <= VX_FPU_SIZE && (fpa & 63) == 0)
 		size = sw.xstate_size;
-	if (altstack_ptr(vh, fpa, size, 16) == NULL)
+	if (altstack_ptr(vh, t, fpa, size, 16) == NULL)
 		return -1;
-	vh->fpu = fp;
-	vh->fpu_size = size;
+	t->fpu = fp;
+	t->fpu_size = size;
 	return 0;
 }
 
 /* Copies the guest's registers at the trap into tf (and bases into vf). */
 void
-trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
-    struct vextframe *vf)
+trap_frame_get(struct vmspace_host *vh, struct trap_thread *t,
+    struct trapframe *tf, struct vextframe *vf)
 {
-	const greg_t *g = vh->uc->uc_mcontext.gregs;
+	const greg_t *g = t->uc->uc_mcontext.gregs;
 
 	tf->tf_rdi = (uint64_t)g[REG_RDI];
 	tf->tf_rsi = (uint64_t)g[REG_RSI];
@@ -100,8 +106,8 @@ trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
 	tf->tf_cs = (uint64_t)g[REG_CSGSFS] & 0xffff;
 	tf->tf_ss = (uint64_t)g[REG_CSGSFS] >> 48;
 	if (vf != NULL && vh->cmd->fsgsbase) {
-		vf->vx_fsbase = vh->thr->fsbase;
-		vf->vx_gsbase = vh->thr->gsbase;
+		vf->vx_fsbase = t->thr->fsbase;
+		vf->vx_gsbase = t->thr->gsbase;
 	}
 }
 
@@ -114,10 +120,10 @@ trap_frame_get(struct vmspace_host *vh, struct trapframe *tf,
  * beyond one trap.
  */
 void
-trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
+trap_frame_put(struct trap_thread *t, const struct trapframe *tf,
     const struct vextframe *vf)
 {
-	greg_t *g = vh->uc->uc_mcontext.gregs;
+	greg_t *g = t->uc->uc_mcontext.gregs;
 
 	g[REG_RDI] = (greg_t)tf->tf_rdi;
 	g[REG_RSI] = (greg_t)tf->tf_rsi;
@@ -141,23 +147,23 @@ trap_frame_put(struct vmspace_host *vh, const struct trapframe *tf,
 	uint64_t ss = tf->tf_ss != 0 ? tf->tf_ss & 0xffff : GSEL_UDATA;
 	g[REG_CSGSFS] = (greg_t)(((uint64_t)g[REG_CSGSFS] & 0x0000ffffffff0000UL) |
 	    cs | ss << 48);
-	sigemptyset(&vh->uc->uc_sigmask);
-	vh->uc->uc_stack.ss_sp = (void *)STUB_ALTSTACK;
-	vh->uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;
-	vh->uc->uc_stack.ss_flags = 0;
+	sigemptyset(&t->uc->uc_sigmask);
+	t->uc->uc_stack.ss_sp = (void *)STUB_SLOT_ALTSTACK(t->n);
+	t->uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;
+	t->uc->uc_stack.ss_flags = 0;
 	if (vf != NULL) {
-		vh->thr->set_fsbase = vf->vx_fsbase;
-		vh->thr->set_gsbase = vf->vx_gsbase;
-		vh->thr->set_bases = 1;
+		t->thr->set_fsbase = vf->vx_fsbase;
+		t->thr->set_gsbase = vf->vx_gsbase;
+		t->thr->set_bases = 1;
 	}
 }
 
 /* Copies the FPU state loaded in the vmspace into vf. */
 void
-trap_fpu_save(struct vmspace_host *vh, struct vextframe *vf)
+trap_fpu_save(struct trap_thread *t, struct vextframe *vf)
 {
-	memcpy(vf->vx_fpu, vh->fpu, vh->fpu_size);
-	memset(vf->vx_fpu + vh->fpu_size, 0, VX_FPU_SIZE - vh->fpu_size);
+	memcpy(vf->vx_fpu, t->fpu, t->fpu_size);
+	memset(vf->vx_fpu + t->fpu_size, 0, VX_FPU_SIZE - t->fpu_size);
 }
 
 /*
@@ -167,9 +173,9 @@ trap_fpu_save(struct vmspace_host *vh, struct vextframe *vf)
  * standard (uncompacted) format.  The host's software bytes stay.
  */
 void
-trap_fpu_load(struct vmspace_host *vh, const struct vextframe *vf)
+trap_fpu_load(struct trap_thread *t, const struct vextframe *vf)
 {
-	uint8_t *fp = vh->fpu;
+	uint8_t *fp = t->fpu;
 	uint32_t mask, mxcsr;
 	struct fpx_sw_bytes sw;
 
@@ -180,10 +186,10 @@ trap_fpu_load(struct vmspace_host *vh, const struct vextframe *vf)
 	mxcsr &= mask ? mask : 0xffbf;
 	memcpy(fp + 24, &mxcsr, 4);
 	memcpy(fp + 28, &mask, 4);
-	if (vh->fpu_size > FXSAVE_SIZE) {
+	if (t->fpu_size > FXSAVE_SIZE) {
 		uint64_t bv;
 		memcpy(fp + XSAVE_HDR_OFF, vf->vx_fpu + XSAVE_HDR_OFF,
-		    vh->fpu_size - XSAVE_HDR_OFF);
+		    t->fpu_size - XSAVE_HDR_OFF);
 		memcpy(&bv, fp + XSAVE_HDR_OFF, 8);
 		bv &= sw.xfeatures;
 		memcpy(fp + XSAVE_HDR_OFF, &bv, 8);

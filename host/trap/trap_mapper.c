@@ -1,5 +1,6 @@
 /*
  * Commands to the stub's mapper thread, and the budget of host mappings.
+ * All of it under the vmspace's lock (trap.h).
  *
  * A batch of operations is written into the next of the command areas and
  * published by bumping cmd->seq.  The mapper carries it out, counts it on
@@ -61,7 +62,7 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 			trap_cmd_proved(vh, n);
 			continue;
 		}
-		if (vh->dead)
+		if (trap_dead(vh))
 			return -1;
 		uint64_t now = host_nanotime();
 		if (start == 0)
@@ -99,37 +100,43 @@ trap_cmd_area(struct vmspace_host *vh)
 }
 
 /*
- * Publishes the batch.  The guest thread, spinning on its reply word in
- * its handler, is asked to wake the mapper (a hand-off on its own core);
- * if it sleeps, we wake the mapper.  With resume, the mapper then resumes
- * the guest; without, we wait until the batch is done.
+ * Publishes the batch.  The thread it is for, spinning on its reply word
+ * in its handler, is asked to wake the mapper (a hand-off on its own
+ * core); if it sleeps, or the batch is for no thread (an invalidation,
+ * perhaps from another CPU while the guest's threads run), we wake the
+ * mapper.  With resume, the mapper then resumes the thread; without, we
+ * wait until the batch is done.
  */
 int
-trap_cmd_issue(struct vmspace_host *vh, bool resume)
+trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 {
 	/* Room to remember one more proving batch. */
 	if (vh->nproving == STUB_CMD_AREAS &&
 	    trap_cmd_wait_for(vh, vh->proving[vh->proving_head]) < 0)
 		return -1;
-	if (vh->dead)
+	if (trap_dead(vh))
 		return -1;
 	struct stub_area *a = trap_cmd_area(vh);
 	a->nops = vh->nops;
-	a->resume = resume;
+	a->resume = resume && t != NULL;
+	a->thread = t != NULL ? (uint32_t)t->n + 1 : 0;
 	a->prove = !resume || (vh->seq + 1) % STUB_PROVE_EVERY == 0;
 	if (a->prove)
 		vh->proving[(vh->proving_head + vh->nproving++) % STUB_CMD_AREAS] =
 		    vh->seq + 1;
 	vh->nops = 0;
-	__atomic_store_n(&vh->cmd->seq, ++vh->seq, __ATOMIC_SEQ_CST);
-	if (resume)
-		vh->parked = false;
-	trap_resumed(vh);	/* resumed, or nudged back to spinning */
+	__atomic_store_n(&vh->seq, vh->seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&vh->cmd->seq, vh->seq, __ATOMIC_SEQ_CST);
 	uint32_t expect = 0;
-	if (!__atomic_compare_exchange_n(&vh->thr->reply, &expect, WW_MAPPER, 0,
-	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (t != NULL) {
+		if (a->resume)
+			__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+		trap_resumed(t);	/* resumed, or nudged back to spinning */
+	}
+	if (t == NULL || !__atomic_compare_exchange_n(&t->thr->reply, &expect,
+	    WW_MAPPER, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		futex_wake(&vh->cmd->seq, 1);
-	return resume ? 0 : trap_cmd_wait(vh);
+	return a->resume ? 0 : trap_cmd_wait(vh);
 }
 
 /* Appends one operation; a full batch is carried out first. */
@@ -137,7 +144,7 @@ int
 trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
     uint64_t len, uint32_t prot, uint64_t off)
 {
-	if (vh->nops == STUB_AREA_OPS && trap_cmd_issue(vh, false) < 0)
+	if (vh->nops == STUB_AREA_OPS && trap_cmd_issue(vh, NULL, false) < 0)
 		return -1;
 	/*
 	 * The area is free once the batch that last used it is done; a proven
@@ -181,9 +188,11 @@ trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot)
 }
 
 /*
- * Drops the host mappings of [start, end) before returning.  Never later:
- * a guest can post a report without stopping, so "parked" is a belief,
- * and a deferred unmap could leave it a page the kernel gave away.  A stub
+ * Drops the host mappings of [start, end) before returning, for every
+ * thread of the stub at once: the host's munmap shoots the translation
+ * down on every CPU that runs one.  Never later: a guest can post a
+ * report without stopping, so "parked" is a belief, and a deferred unmap
+ * could leave it a page the kernel gave away.  A stub
  * that is killed, or dies on the way, maps nothing only once its process
  * is gone (a SIGKILL takes effect later): we wait for that, and the
  * answer is then 0 as well.
@@ -191,7 +200,7 @@ trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot)
 int
 trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
-	if (vh->dead)
+	if (trap_dead(vh))
 		goto dead;
 	trap_hostmap_note_unmap(vh, start, end);
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
@@ -214,7 +223,7 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 	 * kernel may reuse.  Within the budget a munmap cannot fail for want
 	 * of VMAs: a failure means a broken or tampered stub.
 	 */
-	if ((vh->nops == 0 || trap_cmd_issue(vh, false) == 0) &&
+	if ((vh->nops == 0 || trap_cmd_issue(vh, NULL, false) == 0) &&
 	    __atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) == 0)
 		return 0;
 dead:

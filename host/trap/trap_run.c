@@ -1,6 +1,10 @@
 /*
  * Running a guest thread until it traps (VMSPACE_CTL_RUN).
  *
+ * Threads of one vmspace run at once on different CPUs: each waits on
+ * its own thread's report word, and takes the vmspace's lock only to
+ * talk to the mapper (a fault served, a batch before the resume).
+ *
  * The guest thread is parked in its signal handler.  We write the
  * registers into its frame and post the reply (or let the mapper post it
  * after a batch); the thread returns through rt_sigreturn into guest code
@@ -37,21 +41,21 @@
 #define TRAP_BOOT_WAIT_NS	5000000000UL
 
 static void
-trap_kick(struct vmspace_host *vh)
+trap_kick(struct vmspace_host *vh, struct trap_thread *t)
 {
-	__atomic_store_n(&vh->thr->kick, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_tgkill, vh->pid, vh->pid, STUB_SIGKICK);
+	__atomic_store_n(&t->thr->kick, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_tgkill, vh->pid, t->tid, STUB_SIGKICK);
 }
 
 /*
- * Waits for the guest thread's next report.  Returns 0 with the frame
- * taken, or -1 when the stub is dead (or, booting, never came up).
+ * Waits for thread t's next report.  Returns 0 with the frame taken, or
+ * -1 when the stub is dead (or, booting, the thread never came up).
  */
 int
-trap_wait_report(struct vmspace_host *vh, bool booting)
+trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 {
 	struct vcpu *cpu = booting ? NULL : cpu_self();
-	uint32_t *req = &vh->thr->req;
+	uint32_t *req = &t->thr->req;
 	uint64_t start = host_nanotime(), now = start, kicked = 0;
 	uint64_t kick_cpu = UINT64_MAX;
 
@@ -59,7 +63,7 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)
 			break;
 		if (cpu != NULL && kicked == 0 && cpu_pending(cpu) != 0) {
-			trap_kick(vh);
+			trap_kick(vh, t);
 			kicked = now;
 		}
 		if (now - start < vh->spin_ns) {
@@ -67,18 +71,26 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 			now = host_nanotime();
 			continue;
 		}
-		vh->nsleeps++;
+		__atomic_fetch_add(&vh->nsleeps, 1, __ATOMIC_RELAXED);
 		cpu_sleep(cpu, req, WW_POSTED, kicked != 0 ? TRAP_KICK_CHECK_NS :
 		    TRAP_POLL_NS);
 		now = host_nanotime();
 		if (__atomic_load_n(req, __ATOMIC_ACQUIRE) & WW_POSTED)
 			break;
+		if (trap_dead(vh))
+			return -1;
 		if (!trap_alive(vh)) {
 			trap_kill(vh, "stub died");
 			return -1;
 		}
+		/* A thread but 0 that exited (its id cleared) will never report. */
+		if (t->n != 0 && !booting &&
+		    __atomic_load_n(&t->thr->tid, __ATOMIC_ACQUIRE) == 0) {
+			trap_kill(vh, "guest thread exited");
+			return -1;
+		}
 		if (kicked != 0) {
-			const char *why = trap_kick_verdict(vh, kicked, now,
+			const char *why = trap_kick_verdict(vh, t, kicked, now,
 			    &kick_cpu);
 			/* It may have answered while we looked. */
 			if (why != NULL &&
@@ -91,10 +103,9 @@ trap_wait_report(struct vmspace_host *vh, bool booting)
 			return -1;
 	}
 	__atomic_and_fetch(req, ~WW_POSTED, __ATOMIC_ACQ_REL);
-	__atomic_store_n(&vh->thr->kick, 0, __ATOMIC_SEQ_CST);
-	vh->parked = true;
-	vh->parked_at = host_nanotime();
-	if (trap_frame_take(vh) < 0) {
+	__atomic_store_n(&t->thr->kick, 0, __ATOMIC_SEQ_CST);
+	trap_parked(t);
+	if (trap_frame_take(vh, t) < 0) {
 		trap_kill(vh, "stub reported a bad frame");
 		return -1;
 	}
@@ -121,18 +132,59 @@ trap_check_mapper(struct vmspace_host *vh)
 }
 
 /*
+ * A page fault of thread t: served here (under the vmspace's lock) if
+ * the vpagetable allows it.  Returns true if the trap is for the caller
+ * (tf says which), false if the guest is running again.
+ */
+static bool
+trap_decode_fault(struct vmspace_host *vh, struct trap_thread *t,
+    struct trapframe *tf, const greg_t *g, bool accerr)
+{
+	struct vcpu *cpu = cpu_self();
+	/*
+	 * Served faults never reach the kernel, so a guest faulting on and
+	 * on (or forging faults) would keep the CPU: with an interrupt
+	 * pending the fault is served with the guest left parked, and the
+	 * CPU goes back to the kernel.
+	 */
+	bool preempt = cpu != NULL && cpu_pending(cpu) != 0;
+	uint64_t err;
+	tf->tf_addr = (uint64_t)g[REG_CR2];
+	host_mutex_lock(&vh->lock);
+	trap_check_mapper(vh);
+	int r = trap_fault(vh, t, tf->tf_addr, tf->tf_err, accerr, !preempt, &err);
+	host_mutex_unlock(&vh->lock);
+	switch (r) {
+	case TRAP_FAULT_SERVED:
+		if (!preempt)
+			return false;
+		tf->tf_trapno = T_INTR;
+		tf->tf_err = tf->tf_addr = 0;
+		break;
+	case TRAP_FAULT_REFUSED:
+		tf->tf_trapno = T_BUSERR;
+		break;
+	default:
+		tf->tf_err = err;
+		t->kfault_va = tf->tf_addr;
+		t->kfault_err = err;
+		t->kfault_rip = (uint64_t)g[REG_RIP];
+	}
+	return true;
+}
+
+/*
  * Turns the report into tf.  Returns true if the trap is for the caller,
  * false if it was a fault served here (the guest is running again).
  */
 static bool
-trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
+trap_decode(struct vmspace_host *vh, struct trap_thread *t,
+    struct trapframe *tf, struct vextframe *vf)
 {
-	struct vcpu *cpu = cpu_self();
-	const greg_t *g = vh->uc->uc_mcontext.gregs;
-	const siginfo_t *si = vh->si;
-	uint64_t signo = vh->thr->signo;
+	const greg_t *g = t->uc->uc_mcontext.gregs;
+	const siginfo_t *si = t->si;
+	uint64_t signo = t->thr->signo;
 
-	trap_check_mapper(vh);
 	tf->tf_err = 0;
 	tf->tf_addr = 0;
 	switch (signo) {
@@ -158,33 +210,9 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 			tf->tf_trapno = T_PROTFLT;
 			tf->tf_err = 0;
 		} else if (signo == SIGSEGV && tf->tf_trapno == T_PAGEFLT) {
-			/*
-			 * Served faults never reach the kernel, so a guest
-			 * faulting on and on (or forging faults) would keep
-			 * the CPU: with an interrupt pending the fault is
-			 * served with the guest left parked, and the CPU
-			 * goes back to the kernel.
-			 */
-			bool preempt = cpu != NULL && cpu_pending(cpu) != 0;
-			uint64_t err;
-			tf->tf_addr = (uint64_t)g[REG_CR2];
-			switch (trap_fault(vh, tf->tf_addr, tf->tf_err,
-			    si->si_code == SEGV_ACCERR, !preempt, &err)) {
-			case TRAP_FAULT_SERVED:
-				if (!preempt)
-					return false;
-				tf->tf_trapno = T_INTR;
-				tf->tf_err = tf->tf_addr = 0;
-				break;
-			case TRAP_FAULT_REFUSED:
-				tf->tf_trapno = T_BUSERR;
-				break;
-			default:
-				tf->tf_err = err;
-				vh->kfault_va = tf->tf_addr;
-				vh->kfault_err = err;
-				vh->kfault_rip = (uint64_t)g[REG_RIP];
-			}
+			if (!trap_decode_fault(vh, t, tf, g,
+			    si->si_code == SEGV_ACCERR))
+				return false;
 		} else if (signo == SIGBUS && tf->tf_trapno == T_PAGEFLT) {
 			/* Not the guest's exception: a host mapping failed. */
 			tf->tf_trapno = T_BUSERR;
@@ -194,16 +222,22 @@ trap_decode(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
 		tf->tf_trapno = T_INTR;
 		break;
 	}
-	vh->nreturned++;
-	trap_frame_get(vh, tf, vf);
+	/* Mapper errors are looked at on every report; the lock only if any. */
+	if (__atomic_load_n(&vh->sync->err, __ATOMIC_ACQUIRE) != 0) {
+		host_mutex_lock(&vh->lock);
+		trap_check_mapper(vh);
+		host_mutex_unlock(&vh->lock);
+	}
+	__atomic_fetch_add(&vh->nreturned, 1, __ATOMIC_RELAXED);
+	trap_frame_get(vh, t, tf, vf);
 	return true;
 }
 
 /*
  * The CPU time (ns) the stub's threads have used, from the host's clock
- * of the stub's process (the guest thread and its mapper: the mapper
- * works only for the guest's faults); its last value if the host does
- * not tell (the stub is gone).
+ * of the stub's process (its guest threads and its mapper: the mapper
+ * works only for the guests' faults); 0 if the host does not tell (the
+ * stub is gone).
  */
 static uint64_t
 trap_stub_cputime(struct vmspace_host *vh)
@@ -212,12 +246,32 @@ trap_stub_cputime(struct vmspace_host *vh)
 	clockid_t clk = (clockid_t)(~(unsigned)vh->pid << 3 | 2);
 	struct timespec ts;
 	if (clock_gettime(clk, &ts) < 0)
-		return vh->cputime;
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The stub's CPU time since the last report of any of its threads.  The
+ * host will not read another process's thread clocks, so a run is
+ * charged what the whole stub used since then: the sum over the
+ * threads' runs is the stub's time, exact with one thread running, a
+ * thread's share approximate with several.
+ */
+static uint64_t
+trap_charge(struct vmspace_host *vh)
+{
+	uint64_t now = trap_stub_cputime(vh);
+	uint64_t prev = __atomic_load_n(&vh->cputime, __ATOMIC_ACQUIRE);
+	do {
+		if (now <= prev)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&vh->cputime, &prev, now, false,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	return now - prev;
+}
+
 static void
-trap_dead(struct trapframe *tf)
+trap_dead_frame(struct trapframe *tf)
 {
 	tf->tf_cputime = 0;
 	tf->tf_trapno = T_DEAD;
@@ -226,40 +280,46 @@ trap_dead(struct trapframe *tf)
 }
 
 int
-trap_run(struct vmspace_host *vh, struct trapframe *tf, struct vextframe *vf)
+trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
+    struct vextframe *vf)
 {
-	if (vh->dead || !vh->parked) {
-		trap_dead(tf);
-		return 0;
-	}
-	if (vh->cputime == 0)	/* its first run: what it used booting is not the guest's */
-		vh->cputime = trap_stub_cputime(vh);
-	if (tf->tf_xflags & PGEX_FPFAULT)
-		trap_fpu_load(vh, vf);
-	trap_frame_put(vh, tf, vf);
-	vh->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
-	if (vh->kfault_va != UINT64_MAX && tf->tf_rip != vh->kfault_rip)
-		vh->kfault_va = UINT64_MAX;	/* off to a signal handler */
-	trap_fault_ahead(vh);
-	if (vh->nops > 0) {
-		if (trap_cmd_issue(vh, true) < 0)
-			goto dead;
-	} else {
-		vh->parked = false;
-		trap_resumed(vh);
-		ww_post(&vh->thr->reply, WW_POSTED);
-	}
-	do {
-		if (trap_wait_report(vh, false) < 0)
-			goto dead;
-	} while (!trap_decode(vh, tf, vf));
-	if (vh->dead)		/* killed while serving a fault */
+	struct trap_thread *t = trap_thread_get(vh, n);
+	if (t == NULL)
+		return -1;
+	if (trap_dead(vh) || !__atomic_load_n(&t->parked, __ATOMIC_ACQUIRE))
 		goto dead;
-	uint64_t now = trap_stub_cputime(vh);
-	tf->tf_cputime = now >= vh->cputime ? now - vh->cputime : 0;
-	vh->cputime = now;
+	/* Its first run: what the stub used booting is not the guest's. */
+	if (__atomic_load_n(&vh->cputime, __ATOMIC_ACQUIRE) == 0)
+		(void)trap_charge(vh);
+	if ((tf->tf_xflags & PGEX_FPFAULT) || (t->fresh && vf != NULL))
+		trap_fpu_load(t, vf);
+	t->fresh = false;
+	trap_frame_put(t, tf, vf);
+	t->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
+	if (t->kfault_va != UINT64_MAX && tf->tf_rip != t->kfault_rip)
+		t->kfault_va = UINT64_MAX;	/* off to a signal handler */
+	host_mutex_lock(&vh->lock);
+	trap_fault_ahead(vh, t);
+	int r = 0;
+	if (vh->nops > 0) {
+		r = trap_cmd_issue(vh, t, true);
+	} else {
+		__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+		trap_resumed(t);
+		ww_post(&t->thr->reply, WW_POSTED);
+	}
+	host_mutex_unlock(&vh->lock);
+	if (r < 0)
+		goto dead;
+	do {
+		if (trap_wait_report(vh, t, false) < 0)
+			goto dead;
+	} while (!trap_decode(vh, t, tf, vf));
+	if (trap_dead(vh))		/* killed while serving a fault */
+		goto dead;
+	tf->tf_cputime = trap_charge(vh);
 	return 0;
 dead:
-	trap_dead(tf);
+	trap_dead_frame(tf);
 	return 0;
 }

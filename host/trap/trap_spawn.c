@@ -28,6 +28,7 @@
 
 #include "host/clock.h"
 #include "host/cpu.h"
+#include "host/hostsync.h"
 #include "host/hostlog.h"
 #include "host/physmem.h"
 #include "host/trap/trap.h"
@@ -164,6 +165,7 @@ stub_ctl_create(struct vmspace_host *vh, const struct trap_params *p)
 	vh->cmd = m;
 	vh->sync = (struct stub_sync *)(vh->ctl + (STUB_SYNC - STUB_CMD));
 	vh->thr = (struct stub_thread *)(vh->ctl + (STUB_THREAD - STUB_CMD));
+	trap_thread_init(vh, &vh->t0, 0);
 	vh->cmd->fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
 	vh->cmd->spin_tsc = vh->spin_ns * host_tsc_per_us() / 1000;
 	vh->cmd->one = 1;
@@ -189,9 +191,8 @@ trap_spawn(const struct trap_params *p)
 	vh->pid = -1;
 	vh->pidfd = -1;
 	vh->root = TRAP_NO_ROOT;
-	vh->kfault_va = UINT64_MAX;
-	vh->syscallfd = -1;
-	vh->schedfd = -1;
+	vh->lock = (struct host_mutex)HOST_MUTEX_INITIALIZER;
+	vh->t0.syscallfd = vh->t0.schedfd = -1;
 	vh->donefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vh->donefd < 0)
 		goto fail;
@@ -208,6 +209,9 @@ trap_spawn(const struct trap_params *p)
 	int ctlfd = stub_ctl_create(vh, p);
 	if (ctlfd < 0)
 		goto fail;
+	vh->threads[0] = &vh->t0;
+	vh->nthreads = 1;
+	vh->slots_used = 1;
 
 	pid_t pid = stub_fork(ctlfd, vh->donefd, p->stub_core);
 	int e = errno;
@@ -226,7 +230,8 @@ trap_spawn(const struct trap_params *p)
 		errno = e;
 		goto fail;
 	}
-	if (trap_wait_report(vh, true) < 0) {
+	vh->t0.tid = pid;
+	if (trap_wait_report(vh, &vh->t0, true) < 0) {
 		int status = 0;
 		/* A stub that exited keeps its status through the SIGKILL. */
 		trap_kill(vh, "did not boot");
@@ -236,6 +241,9 @@ trap_spawn(const struct trap_params *p)
 		errno = EIO;
 		goto fail;
 	}
+	/* No guest code has run yet: what the stub says is true. */
+	vh->mapper_tid = (pid_t)__atomic_load_n(&vh->sync->mapper_tid,
+	    __ATOMIC_ACQUIRE);
 	return vh;
 fail:
 	e = errno;
@@ -262,14 +270,29 @@ trap_alive(struct vmspace_host *vh)
 void
 trap_kill(struct vmspace_host *vh, const char *why)
 {
-	if (!vh->dead && why != NULL)
-		host_debug("trap: stub %d killed: %s", (int)vh->pid, why);
-	if (!vh->dead)
+	bool was = false;
+	if (__atomic_compare_exchange_n(&vh->dead, &was, true, false,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		vh->dead_why = why;
-	vh->dead = true;
-	vh->parked = false;
+		if (why != NULL)
+			host_debug("trap: stub %d killed: %s", (int)vh->pid, why);
+	}
 	if (vh->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, vh->pidfd, SIGKILL, NULL, 0);
+	/*
+	 * CPUs waiting for other threads' reports see it now, not at their
+	 * next poll: the slots stay mapped until the reap.
+	 */
+	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
+	for (int n = 0; vh->ctl != NULL && n < used; n++)
+		futex_wake(&((struct stub_thread *)(vh->ctl + (STUB_SLOT(n) -
+		    STUB_CMD)))->req, INT32_MAX);
+}
+
+bool
+trap_dead(const struct vmspace_host *vh)
+{
+	return __atomic_load_n(&vh->dead, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -310,14 +333,17 @@ trap_reap(struct vmspace_host *vh)
 			stub_waitpid(vh->pid, NULL);
 		close(vh->pidfd);
 	}
+	for (int n = 1; n < STUB_MAXTHREADS; n++) {
+		if (vh->threads[n] != NULL) {
+			trap_thread_fini(vh->threads[n]);
+			free(vh->threads[n]);
+		}
+	}
+	trap_thread_fini(&vh->t0);
 	if (vh->ctl != NULL)
 		munmap(vh->ctl, STUB_CTL_SIZE);
 	if (vh->donefd >= 0)
 		close(vh->donefd);
-	if (vh->syscallfd >= 0)
-		close(vh->syscallfd);
-	if (vh->schedfd >= 0)
-		close(vh->schedfd);
 	trap_hostmap_fini(vh);
 	free(vh);
 }

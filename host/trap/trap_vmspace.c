@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "host/cpu.h"
+#include "host/hostsync.h"
 #include "host/trap/trap.h"
 
 void
@@ -52,18 +53,22 @@ trap_destroy(struct vmspace_host *vh)
 }
 
 static int
-trap_fpsave(struct vmspace_host *vh, struct vextframe *vf)
+trap_fpsave(struct vmspace_host *vh, int n, struct vextframe *vf)
 {
-	if (vh->dead || !vh->parked) {
+	struct trap_thread *t = trap_thread_get(vh, n);
+	if (t == NULL)
+		return -1;
+	if (trap_dead(vh) || !__atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) ||
+	    t->fpu == NULL) {
 		errno = ESRCH;
 		return -1;
 	}
-	trap_fpu_save(vh, vf);
+	trap_fpu_save(t, vf);
 	return 0;
 }
 
 static int
-trap_map(struct vmspace_host *vh, uint64_t start, uint64_t end)
+trap_map_locked(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	if (vh->ngov == TRAP_MAXGOV) {
 		errno = ENOMEM;
@@ -83,7 +88,7 @@ trap_map(struct vmspace_host *vh, uint64_t start, uint64_t end)
 
 /* Removes [start, end) from the governed ranges, splitting one if needed. */
 static int
-trap_unmap(struct vmspace_host *vh, uint64_t start, uint64_t end)
+trap_unmap_locked(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	for (int i = 0; i < vh->ngov; i++) {
 		uint64_t s = vh->gov[i].start, e = vh->gov[i].end;
@@ -110,7 +115,7 @@ trap_unmap(struct vmspace_host *vh, uint64_t start, uint64_t end)
 }
 
 static int
-trap_setmap(struct vmspace_host *vh, uint64_t root)
+trap_setmap_locked(struct vmspace_host *vh, uint64_t root)
 {
 	/* Every translation came from the old tables. */
 	if (vh->root != TRAP_NO_ROOT && vh->root != root &&
@@ -120,17 +125,61 @@ trap_setmap(struct vmspace_host *vh, uint64_t root)
 	return 0;
 }
 
+/*
+ * The operations that may meet running threads' fault service take the
+ * vmspace's lock (trap.h).
+ */
+static int
+trap_map(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_map_locked(vh, start, end);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
+static int
+trap_unmap(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_unmap_locked(vh, start, end);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
+static int
+trap_inval_op(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_inval(vh, start, end);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
+static int
+trap_setmap(struct vmspace_host *vh, uint64_t root)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_setmap_locked(vh, root);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
 const struct vmspace_ops trap_vmspace_ops = {
 	.name = "trap",
-	.host_tasks = 2,	/* the stub's guest and mapper threads */
+	.host_tasks = 2,	/* the stub's thread 0 and its mapper */
+	.thread_tasks = 1,	/* each thread more is a host thread */
+	.max_threads = STUB_MAXTHREADS,
 	.create = trap_create,
 	.destroy = trap_destroy,
 	.kill = trap_kill_async,
 	.gone = trap_gone,
+	.thread_create = trap_thread_create,
+	.thread_destroy = trap_thread_destroy,
 	.run = trap_run,
 	.fpsave = trap_fpsave,
 	.map = trap_map,
-	.inval = trap_inval,
+	.inval = trap_inval_op,
 	.unmap = trap_unmap,
 	.setmap = trap_setmap,
 	.audit = trap_audit,

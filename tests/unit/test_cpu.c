@@ -776,7 +776,7 @@ parked_main(struct vcpu *cpu, void *arg)
 	}
 	audit_for(&j->v, 200);
 	j->dead_after_inval = vmt_host(&j->v)->dead;
-	j->counter[0] = vmt_host(&j->v)->verified;
+	j->counter[0] = vmt_host(&j->v)->t0.verified;
 	cpu_take(cpu);
 	job_run(cpu, j, 1);
 	job_done(j);

@@ -86,7 +86,7 @@ TEST(fd_fork_exec_exit)
 	int a = fst_open(&t, "/f", O_RDONLY, 0);
 	int b = fst_open(&t, "/f", O_RDONLY | O_CLOEXEC, 0);
 	CHECK_EQ(kern_dup2(&t.p, a, 40), 40);
-	CHECK_EQ(fsproc_fork(&child, &t.p), 0);
+	CHECK_EQ(fsproc_fork(&child, &t.p, 0), 0);
 	/* The child's reads move the parent's offset: one open file. */
 	struct fst c = t;
 	c.p = child;
@@ -108,6 +108,41 @@ TEST(fd_fork_exec_exit)
 	CHECK_EQ(kern_close(&c.p, a), 0);
 	CHECK_EQ(fst_read(&t, a, buf, 1), 1);
 	fsproc_exit(&c.p);
+	CHECK_EQ(fst_end(&t), 0);
+}
+
+/* Shared tables and fs state (CLONE_FILES, CLONE_FS), and unsharing them. */
+TEST(fd_share_unshare)
+{
+	struct fst t;
+	struct fsproc child;
+	REQUIRE(fst_begin(&t) == 0);
+	CHECK_EQ(fst_mkfile(&t, "/f", "abc"), 0);
+	CHECK_EQ(kern_mkdirat(&t.p, &t.cr, AT_FDCWD, "/d", 0755), 0);
+	int a = fst_open(&t, "/f", O_RDONLY, 0);
+	CHECK_EQ(fsproc_fork(&child, &t.p, FSP_FILES | FSP_FS), 0);
+	CHECK(child.fp_fd == t.p.fp_fd && child.fp_pwd == t.p.fp_pwd);
+	/* A close, an open, a chdir and a umask in one are the other's. */
+	CHECK_EQ(kern_close(&child, a), 0);
+	CHECK_EQ(kern_fcntl(&t.p, a, F_GETFD, 0), -EBADF);
+	a = fst_open(&t, "/f", O_RDONLY, 0);
+	CHECK_EQ(kern_fcntl(&child, a, F_GETFD, 0), 0);
+	CHECK_EQ(kern_chdir(&child, &t.cr, "/d"), 0);
+	kern_umask(&child, 077);
+	char cwd[16];
+	CHECK_EQ(kern_getcwd(&t.p, cwd, sizeof(cwd)), 3);
+	CHECK_EQ(kern_umask(&t.p, 077), 077);
+	/* Unshared, each has its own again, with the same contents. */
+	CHECK_EQ(fsproc_unshare(&child, FSP_FILES | FSP_FS), 0);
+	CHECK(child.fp_fd != t.p.fp_fd && child.fp_pwd != t.p.fp_pwd);
+	CHECK_EQ(kern_close(&child, a), 0);
+	CHECK_EQ(kern_fcntl(&t.p, a, F_GETFD, 0), 0);
+	CHECK_EQ(kern_chdir(&child, &t.cr, "/"), 0);
+	CHECK_EQ(kern_getcwd(&t.p, cwd, sizeof(cwd)), 3);
+	CHECK_EQ(kern_umask(&child, 0), 077);
+	fsproc_exit(&child);
+	/* Still ours after the other's exit. */
+	CHECK_EQ(kern_fcntl(&t.p, a, F_GETFD, 0), 0);
 	CHECK_EQ(fst_end(&t), 0);
 }
 

@@ -472,6 +472,17 @@ TEST(trap_stub_syscalls_killed)
 		    0x1003, VMT_DATA, 0, 0, 0, 0 } },
 		{ "seccomp", STUB_RESTORER + 5, { SYS_seccomp, 1, 0,
 		    STUB_BOOT + 16, 0, 0, 0 } },
+		/* Only the mapper makes threads and maps their slots. */
+		{ "clone a thread", STUB_RESTORER + 5, { SYS_clone,
+		    STUB_CLONE_FLAGS, STUB_SLOT_END(3), 0, 0, 0, 0 } },
+		{ "mmap a thread slot", STUB_RESTORER + 5, { SYS_mmap,
+		    STUB_SLOT(3), STUB_THREAD_SIZE, 3, 0x11, STUB_CTL_FD,
+		    STUB_SLOT(3) - STUB_CMD } },
+		{ "sigaltstack", STUB_RESTORER + 5, { SYS_sigaltstack, 0, 0,
+		    0, 0, 0, 0 } },
+		{ "futex on a thread id", STUB_RESTORER + 5, { SYS_futex,
+		    STUB_THREAD + offsetof(struct stub_thread, tid), FUTEX_WAKE,
+		    1, 0, 0, 0 } },
 		/* The mapper's code starts with its seccomp call: killed. */
 		{ "mapper entry", STUB_MAPPER, { 0, 0, 0, 0, 0, 0, 0 } },
 		/* The process entry: stub_main finds its stack wrong and exits. */
@@ -507,6 +518,10 @@ TEST(trap_stub_allowed_harmless)
 		{ "futex wake seq", { SYS_futex,
 		    STUB_CMD + offsetof(struct stub_cmd, seq),
 		    FUTEX_WAKE, 1, 0, 0, 0 }, 0, 1 },
+		/* Allowed, but an unused slot is not even mapped. */
+		{ "futex wake an unused slot's reply", { SYS_futex,
+		    STUB_SLOT(9) + offsetof(struct stub_thread, reply),
+		    FUTEX_WAKE, 1, 0, 0, 0 }, -EFAULT, -EFAULT },
 		/* The word is 0 while the guest runs, never 12345. */
 		{ "futex wait reply, stale value", { SYS_futex,
 		    STUB_THREAD + offsetof(struct stub_thread, reply),
@@ -559,7 +574,7 @@ TEST(trap_stub_bad_sigreturn)
 	if (t != T_DEAD && t != T_PROTFLT && t != T_PAGEFLT)
 		fprintf(stderr, "    bad sigreturn: trap %d at rip %#lx, host signal %d, "
 		    "faults served %lu\n", t, (unsigned long)v.tf.tf_rip,
-		    (int)vmt_host(&v)->thr->signo,
+		    (int)vmt_host(&v)->t0.thr->signo,
 		    (unsigned long)vmt_host(&v)->nserved);
 	if (t != T_DEAD) {
 		v.tf.tf_rip = VMT_CODE + GUEST_OFF(trap_jump, trap_jump_back);

@@ -1148,7 +1148,7 @@ TEST(vmspace_destroy_parked)
 	CHECK(pid > 0);
 	CHECK_EQ(kill(pid, 0), 0);
 	CHECK_EQ(vmt_run(&v), T_SYSCALL);
-	CHECK(vmt_host(&v)->parked);
+	CHECK(vmt_host(&v)->t0.parked);
 	CHECK_EQ(vmspace_destroy(&v), 0);
 	v.created = 0;
 	CHECK_ERR(kill(pid, 0), ESRCH);

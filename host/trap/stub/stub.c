@@ -10,7 +10,9 @@
  *
  * From then on the handler is the whole stub: every system call (SIGSYS),
  * fault and kick lands in it on the signal stack; it posts the frame's
- * address to the vkernel and waits for the reply.  The vkernel edits the
+ * address to the vkernel and waits for the reply.  More guest threads
+ * start in stub_thread_main (stub_abi.h, "Threads"); each has a slot of
+ * its own, which the handler finds from its signal stack.  The vkernel edits the
  * frame in place, so the registers and FPU state travel through the
  * host's own rt_sigreturn.
  *
@@ -23,7 +25,7 @@
 #include "../../hostsync.h"
 #include "../stub_abi.h"
 
-#define SYS_close		3
+#define SYS_exit		60
 #define SYS_mmap		9
 #define SYS_munmap		11
 #define SYS_rt_sigaction	13
@@ -72,7 +74,8 @@ struct k_stack {
 
 void stub_main(uint64_t *sp);
 void stub_start_guest(void) __attribute__((noreturn));
-void stub_clone_mapper(void);
+void stub_thread_main(void) __attribute__((noreturn));
+long stub_clone_mapper(void);
 void stub_leave_host_stack(void) __attribute__((noreturn));
 extern char stub_restorer[];
 extern char __stub_end[];
@@ -102,10 +105,21 @@ die(int code)
 		sys1(SYS_exit_group, code);
 }
 
+/*
+ * The slot of the calling thread, from its stack pointer: handlers run on
+ * the thread's own signal stack, and a starting thread on its slot's top.
+ * A guest can put its stack elsewhere only within its own slot (the host
+ * delivers on the thread's signal stack unless it is already on it).
+ */
 static inline struct stub_thread *
-thread_page(void)
+thread_self(void)
 {
-	return (struct stub_thread *)STUB_THREAD;
+	uint64_t sp;
+	__asm__ volatile ("mov %%rsp, %0" : "=r"(sp));
+	uint64_t n = (sp - STUB_THREAD) / STUB_THREAD_SIZE;
+	if (sp < STUB_THREAD || n >= STUB_MAXTHREADS)
+		die(STUB_EXIT_LAYOUT);
+	return (struct stub_thread *)STUB_SLOT(n);
 }
 
 static inline const struct stub_cmd *
@@ -190,7 +204,7 @@ load_bases(struct stub_thread *t)
 static void
 stub_handler(int sig, void *si, void *uc)
 {
-	struct stub_thread *t = thread_page();
+	struct stub_thread *t = thread_self();
 
 	if (sig == STUB_SIGKICK && !__atomic_load_n(&t->kick, __ATOMIC_ACQUIRE))
 		return;
@@ -207,7 +221,19 @@ stub_handler(int sig, void *si, void *uc)
 	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
 		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
 	wait_reply(t);
+	if (t->quit)
+		for (;;)
+			sys1(SYS_exit, 0);
 	load_bases(t);
+}
+
+static void
+set_altstack(uint64_t n)
+{
+	struct k_stack ss = { (void *)STUB_SLOT_ALTSTACK(n), 0, STUB_ALTSTACK_SIZE };
+
+	if (sys2(SYS_sigaltstack, &ss, 0) != 0)
+		die(STUB_EXIT_SIGNALS);
 }
 
 static void
@@ -221,10 +247,8 @@ install_handlers(void)
 		.restorer = stub_restorer,
 		.mask = ~0UL,
 	};
-	struct k_stack ss = { (void *)STUB_ALTSTACK, 0, STUB_ALTSTACK_SIZE };
 
-	if (sys2(SYS_sigaltstack, &ss, 0) != 0)
-		die(STUB_EXIT_SIGNALS);
+	set_altstack(0);
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		if (sys4(SYS_rt_sigaction, sigs[i], &sa, 0, 8) != 0)
 			die(STUB_EXIT_SIGNALS);
@@ -236,7 +260,10 @@ start_mapper(void)
 	struct stub_sync *s = (struct stub_sync *)STUB_SYNC;
 	struct { long sec, nsec; } ms = { 0, 1000000 };
 
-	stub_clone_mapper();
+	long tid = stub_clone_mapper();
+	if (tid <= 0)
+		die(STUB_EXIT_MAPPER);
+	s->mapper_tid = tid;
 	for (int i = 0; i < 5000; i++) {
 		if (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
 			return;
@@ -268,6 +295,28 @@ stub_start_guest(void)
 		__asm__ volatile ("ud2");
 }
 
+/*
+ * A thread the mapper cloned, on the top of its slot (stub_entry.S).  It
+ * has the mapper's filter and signal mask; it takes its slot's signal
+ * stack, tells its id (cleared by the host when it exits), and parks
+ * under the guest filter as thread 0 did.
+ */
+void
+stub_thread_main(void)
+{
+	struct stub_thread *t = thread_self();
+	uint64_t none = 0;
+
+	set_altstack(((uint64_t)t - STUB_THREAD) / STUB_THREAD_SIZE);
+	t->tid = (uint32_t)sys1(SYS_set_tid_address, &t->tid);
+	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
+	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
+		die(STUB_EXIT_FILTER);
+	__asm__ volatile ("int3");
+	for (;;)
+		__asm__ volatile ("ud2");
+}
+
 void
 stub_main(uint64_t *sp)
 {
@@ -279,18 +328,22 @@ stub_main(uint64_t *sp)
 		die(STUB_EXIT_LAYOUT);
 	if (sys6(SYS_mmap, STUB_CMD, STUB_CMD_SIZE, PROT_READ,
 	    MAP_SHARED | MAP_FIXED_NOREPLACE, STUB_CTL_FD, 0) != (long)STUB_CMD ||
-	    sys6(SYS_mmap, STUB_SYNC, STUB_CTL_END - STUB_SYNC,
+	    sys6(SYS_mmap, STUB_SYNC, STUB_SLOT(1) - STUB_SYNC,
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
 	    STUB_CTL_FD, STUB_CMD_SIZE) != (long)STUB_SYNC)
 		die(STUB_EXIT_CTL);
-	sys1(SYS_close, STUB_CTL_FD);
+	/*
+	 * The control memory stays open for the mapper, which maps a slot
+	 * when it clones a thread there: the guest can dirty only the slots
+	 * in use, not all of them.  Only the mapper's filter lets fd 4 be used.
+	 */
 	/* Nothing the host placed may stay in the guest's range. */
 	sys2(SYS_munmap, 0, STUB_BASE);
 
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
 	install_handlers();
 	/* A stub killed with the host's SIGKILL wakes the vkernel at once. */
-	sys1(SYS_set_tid_address, &thread_page()->req);
+	sys1(SYS_set_tid_address, &((struct stub_thread *)STUB_THREAD)->req);
 	if (sys6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
 		die(STUB_EXIT_FILTER);
 	start_mapper();

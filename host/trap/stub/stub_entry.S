@@ -5,7 +5,8 @@
  * address space, and would otherwise steer it through a forged stack.
  *
  * Mapper registers: r12 = commands (read-only), r13 = sync page,
- * r14 = guest thread page, r15d = the last batch carried out.
+ * r14 = the page of the thread the batch is for (0: none), r15d = the
+ * last batch carried out.
  */
 #include "../stub_abi.h"
 
@@ -20,7 +21,6 @@
 #define SYS_seccomp	317
 #define FUTEX_WAIT	0
 #define FUTEX_WAKE	1
-#define CLONE_THREAD_FLAGS 0x50f00	/* VM|FS|FILES|SIGHAND|THREAD|SYSVSEM */
 #define MAP_SHARED_FIXED 0x11
 
 /* rbp = the area of batch r15d (a macro: the mapper has no stack). */
@@ -74,7 +74,6 @@ stub_mapper:
 	jnz	.Ldie
 	movabs	$STUB_CMD, %r12
 	movabs	$STUB_SYNC, %r13
-	movabs	$STUB_THREAD, %r14
 	xor	%r15d, %r15d
 	movl	$1, 4(%r13)			/* sync->ready */
 	mov	$SYS_futex, %eax
@@ -98,7 +97,16 @@ stub_mapper:
 .Lbatch:
 	inc	%r15d
 	call_area
-	mov	(%rbp), %ebx			/* area->nops */
+	/* r14 = the page of thread area->thread - 1, if there is one */
+	xor	%r14d, %r14d
+	mov	12(%rbp), %eax			/* area->thread */
+	dec	%eax
+	cmp	$STUB_MAXTHREADS, %eax
+	jae	1f
+	imul	$STUB_THREAD_SIZE, %eax, %eax
+	movabs	$STUB_THREAD, %r14
+	add	%rax, %r14
+1:	mov	(%rbp), %ebx			/* area->nops */
 	cmp	$STUB_AREA_OPS, %ebx
 	jbe	1f
 	mov	$STUB_AREA_OPS, %ebx
@@ -113,6 +121,8 @@ stub_mapper:
 	je	2f
 	cmp	$STUB_OP_MPROTECT, %eax
 	je	3f
+	cmp	$STUB_OP_CLONE, %eax
+	je	.Lclone
 	mov	$SYS_munmap, %eax
 	jmp	4f
 2:	mov	$SYS_mmap, %eax
@@ -136,8 +146,46 @@ stub_mapper:
 	dec	%ebx
 	jmp	.Lop
 
+	/*
+	 * A new guest thread on the stack addr (its slot's end), its slot
+	 * mapped first; the result (tid or -errno) goes to sync->clone_ret.
+	 * The child has our registers and filter, and starts on its slot at
+	 * stub_thread_main.
+	 */
+.Lclone:
+	mov	$SYS_mmap, %eax
+	mov	8(%rbp), %rdi
+	sub	$STUB_THREAD_SIZE, %rdi		/* the slot */
+	mov	$STUB_THREAD_SIZE, %esi
+	mov	$3, %edx			/* PROT_READ|PROT_WRITE */
+	mov	$MAP_SHARED_FIXED, %r10d
+	mov	$STUB_CTL_FD, %r8d
+	mov	%rdi, %r9
+	movabs	$STUB_CMD, %rcx
+	sub	%rcx, %r9			/* its offset in the memfd */
+	syscall
+	cmp	$-4095, %rax
+	jae	8f
+	mov	$SYS_clone, %eax
+	mov	$STUB_CLONE_FLAGS, %edi
+	mov	8(%rbp), %rsi			/* addr */
+	xor	%edx, %edx
+	xor	%r10d, %r10d
+	xor	%r8d, %r8d
+	syscall
+	test	%rax, %rax
+	jz	.Lchild
+8:	mov	%rax, 24(%r13)			/* sync->clone_ret */
+	jmp	5b
+
+.Lchild:
+	call	stub_thread_main
+	ud2
+
 .Ldone:
 	mov	%r15d, (%r13)			/* sync->done, a hint */
+	test	%r14, %r14			/* no thread to tell */
+	jz	.Lcount
 	call_area
 	cmpl	$0, 4(%rbp)			/* area->resume */
 	je	.Lsync
@@ -179,16 +227,16 @@ stub_mapper:
 	.text
 	.globl	stub_leave_host_stack
 stub_leave_host_stack:
-	movabs	$STUB_CTL_END, %rsp
+	movabs	$(STUB_THREAD + STUB_THREAD_SIZE), %rsp
 	call	stub_start_guest
 	ud2
 
-/* Starts the mapper thread with all signals blocked (inherited). */
+/* Starts the mapper thread with all signals blocked (inherited); returns its id. */
 	.text
 	.globl	stub_clone_mapper
 stub_clone_mapper:
 	mov	$SYS_clone, %eax
-	mov	$CLONE_THREAD_FLAGS, %edi
+	mov	$STUB_CLONE_FLAGS, %edi
 	movabs	$(STUB_CMD + STUB_CMD_SIZE), %rsi
 	xor	%edx, %edx
 	xor	%r10d, %r10d
