@@ -318,11 +318,14 @@ strace_signal(struct proc *p, const siginfo_t *si)
 		    (unsigned long)si->si_utime, (unsigned long)si->si_stime);
 	} else if (sig == SIGILL || sig == SIGFPE || sig == SIGSEGV ||
 	    sig == SIGBUS) {
-		tb_xlat(&tb, xl_sicode, (uint64_t)code, "%d");
+		tb_xlat(&tb, sig == SIGILL ? xl_sicode_ill : sig == SIGFPE ?
+		    xl_sicode_fpe : sig == SIGSEGV ? xl_sicode_segv :
+		    xl_sicode_bus, (uint64_t)code, "%d");
 		tb_puts(&tb, ", si_addr=");
 		tb_addr(&tb, (uint64_t)si->si_addr);
 	} else {
-		tb_xlat(&tb, xl_sicode, (uint64_t)code, "%d");
+		tb_xlat(&tb, sig == SIGTRAP ? xl_sicode_trap : xl_sicode,
+		    (uint64_t)code, "%d");
 		if (si->si_pid != 0 || si->si_uid != 0)
 			tb_sigsource(&tb, si);
 		tb_sigval(&tb, si);

@@ -44,6 +44,11 @@ has "fstat" '[pid 1] fstat(3, {st_mode=S_IFREG|0600, st_size=15, ...}) = 0'
 has "a signal" '[pid 1] --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid=0} ---'
 has "exit status" "[pid 1] +++ exited with 3 +++"
 
+# A child's exit: SIGCHLD with its siginfo, as strace shows it.
+strace_boot --strace=trace=none -- /bin/sh -c '/bin/true; exit 0'
+grep -qE '^\[pid 1\] --- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]+, si_uid=0, si_status=0, si_utime=[0-9]+, si_stime=[0-9]+\} ---$' \
+    "$T/trace" && ok "SIGCHLD's siginfo" || fail "SIGCHLD's siginfo" "$(grep -- --- "$T/trace")"
+
 strace_boot --strace=trace=openat,close -- /t/bin/tracee
 if grep -v -e '^\[pid 1\] openat(' -e '^\[pid 1\] close(' -e '^\[pid 1\] ---' \
     -e '^\[pid 1\] +++' -e '^vkernel:' "$T/trace" | grep -q .; then
