@@ -262,7 +262,7 @@ lwp_free(struct lwp *lp)
 	TAILQ_REMOVE(&p->p_lwps, lp, lwp_link);
 	TAILQ_REMOVE(&tidhash[lp->lwp_tid % PIDHASH], lp, lwp_hash);
 	p->p_nlwps--;
-	sigqueue_lwp_free(lp);
+	signal_lwp_free(lp);
 	kfree(lp->lwp_vf);
 	kfree(lp);
 }

@@ -317,6 +317,25 @@ issignal_pending(const struct lwp *lp)
 	    !(lp->lwp_flags & LWP_STOPPED));
 }
 
+/* Completes a group stop once every lwp of p is stopped. */
+static void
+sig_stopdone(struct proc *p)
+{
+	if ((p->p_flags & P_STOPPING) && p->p_state == PRS_NORMAL &&
+	    p->p_nstopped >= p->p_nlwps) {
+		p->p_flags = (p->p_flags & ~P_STOPPING) | P_STOPPED;
+		childsignal(p, CLD_STOPPED, WSTOPSIG(p->p_xstat));
+	}
+}
+
+void
+signal_lwp_free(struct lwp *lp)
+{
+	sigqueue_flush(&lp->lwp_siglist, &lp->lwp_sigqueue, ~(ksigset_t)0);
+	/* The others may all be stopped, waiting for this one. */
+	sig_stopdone(lp->lwp_proc);
+}
+
 /*
  * lp stops with its process until SIGCONT or SIGKILL.  The last of its
  * threads to stop completes the group stop: the process is stopped, and
@@ -328,10 +347,8 @@ sig_stopwait(struct lwp *lp)
 	struct proc *p = lp->lwp_proc;
 
 	lp->lwp_flags |= LWP_STOPPED;
-	if (++p->p_nstopped >= p->p_nlwps && (p->p_flags & P_STOPPING)) {
-		p->p_flags = (p->p_flags & ~P_STOPPING) | P_STOPPED;
-		childsignal(p, CLD_STOPPED, WSTOPSIG(p->p_xstat));
-	}
+	p->p_nstopped++;
+	sig_stopdone(p);
 	/* Interruptible, so that killalllwps's kick ends it too. */
 	while ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
 	    !(p->p_flags & P_WEXIT) && !(lp->lwp_siglist & SIGBIT(SIGKILL)))

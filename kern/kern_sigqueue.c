@@ -174,12 +174,6 @@ sigqueue_flush(ksigset_t *set, struct sigqueue *q, ksigset_t mask)
 }
 
 void
-sigqueue_lwp_free(struct lwp *lp)
-{
-	sigqueue_flush(&lp->lwp_siglist, &lp->lwp_sigqueue, ~(ksigset_t)0);
-}
-
-void
 sigqueue_proc_free(struct proc *p)
 {
 	sigqueue_flush(&p->p_siglist, &p->p_sigqueue, ~(ksigset_t)0);

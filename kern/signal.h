@@ -52,8 +52,12 @@ bool sigqueue_take(ksigset_t *set, struct sigqueue *q, int sig,
     siginfo_t *info);
 void sigqueue_flush(ksigset_t *set, struct sigqueue *q, ksigset_t mask);
 
-/* The signal state an lwp or a process leaves behind (lwp_free, proc_free). */
-void sigqueue_lwp_free(struct lwp *lp);
+/*
+ * An lwp leaves its process (lwp_free, after p_nlwps counts it out): its
+ * pending signals go, and a group stop that waited only for it is done.
+ */
+void signal_lwp_free(struct lwp *lp);
+/* A process is freed: its pending signals go (proc_free). */
 void sigqueue_proc_free(struct proc *p);
 
 /*
