@@ -4,7 +4,7 @@
  *
  * A wait word is a 32-bit word on which one party (the owner) waits.
  * Others set WW_POSTED (a request or reply is there) or WW_WAKE (an
- * interrupt for the owner's CPU) with an atomic OR and call futex_wake
+ * interrupt for the owner's CPU) with an atomic OR and call host_futex_wake
  * only when they saw WW_SLEEPING in the old value.  The owner sets
  * WW_SLEEPING only by compare-and-swap from a value without WW_POSTED or
  * WW_WAKE, then sleeps with that exact value as the expected one, so a
@@ -35,7 +35,7 @@
 
 /* Sleeps while *w == val, at most rel (NULL: forever).  Returns 0 or -errno. */
 static inline int
-futex_wait(uint32_t *w, uint32_t val, const struct timespec *rel)
+host_futex_wait(uint32_t *w, uint32_t val, const struct timespec *rel)
 {
 	if (syscall(SYS_futex, w, FUTEX_WAIT, val, rel, NULL, 0) == 0)
 		return 0;
@@ -44,7 +44,7 @@ futex_wait(uint32_t *w, uint32_t val, const struct timespec *rel)
 
 /* Wakes up to n waiters on w. */
 static inline void
-futex_wake(uint32_t *w, int n)
+host_futex_wake(uint32_t *w, int n)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE, n, NULL, NULL, 0);
 }
@@ -54,7 +54,7 @@ static inline void
 ww_post(uint32_t *w, uint32_t bits)
 {
 	if (__atomic_fetch_or(w, bits, __ATOMIC_SEQ_CST) & WW_SLEEPING)
-		futex_wake(w, 1);
+		host_futex_wake(w, 1);
 }
 
 /*
@@ -68,7 +68,7 @@ ww_sleep(uint32_t *w, uint32_t want, const struct timespec *rel)
 	if ((v & want) == 0 &&
 	    __atomic_compare_exchange_n(w, &v, v | WW_SLEEPING, 0,
 	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		futex_wait(w, v | WW_SLEEPING, rel);
+		host_futex_wait(w, v | WW_SLEEPING, rel);
 	return __atomic_and_fetch(w, ~WW_SLEEPING, __ATOMIC_SEQ_CST);
 }
 

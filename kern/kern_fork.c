@@ -161,6 +161,9 @@ fork1(struct lwp *lp, const struct clone_req *cr)
 
 	if ((error = clone_check(p, flags)) < 0)
 		return error;
+	/* As arch_prctl(ARCH_SET_FS): no base in the kernel's half. */
+	if ((flags & CLONE_SETTLS) && cr->cr_tls >= VM_LINUX_TASK_SIZE)
+		return -EPERM;
 	if (flags & CLONE_THREAD)
 		return clone_thread(lp, cr);
 

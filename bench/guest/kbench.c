@@ -11,6 +11,7 @@
  * the same directory as kbench.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,29 @@ b_mmaps(int n)
 	return t;
 }
 
+static void *
+thread_noop(void *arg)
+{
+	return arg;
+}
+
+/* pthread_create and pthread_join of a thread that returns at once. */
+static double
+b_thread(int n)
+{
+	double t = now_us();
+	for (int i = 0; i < n; i++) {
+		pthread_t th;
+		void *ret;
+		if (pthread_create(&th, NULL, thread_noop, NULL) != 0 ||
+		    pthread_join(th, &ret) != 0) {
+			fprintf(stderr, "kbench: thread create or join failed\n");
+			exit(1);
+		}
+	}
+	return (now_us() - t) / n;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -218,6 +242,7 @@ main(int argc, char **argv)
 	report("first-touch-per-page", "%.2f",
 	    median(b_touch, mib * (1024 * 1024 / PAGE), 3));
 	report("pipe-round-trip", "%.2f", median(b_pipe, 5000, 7));
+	report("thread-create+join", "%.1f", median(b_thread, 500, 7));
 	report("mmap+touch-per-mapping", "%.2f", median(b_mmaps, 10000, 5));
 	/* the rounds after the warm-up one */
 	qsort(munmap_us + 1, (size_t)munmap_n - 1, sizeof(double), cmp);

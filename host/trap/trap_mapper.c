@@ -74,7 +74,7 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 			continue;
 		}
 		if (!nudged) {
-			futex_wake(&vh->cmd->seq, 1);
+			host_futex_wake(&vh->cmd->seq, 1);
 			nudged = true;
 		}
 		if (now - start > TRAP_WAIT_LIMIT_NS || !trap_alive(vh)) {
@@ -135,7 +135,7 @@ trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 	}
 	if (t == NULL || !__atomic_compare_exchange_n(&t->thr->reply, &expect,
 	    WW_MAPPER, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		futex_wake(&vh->cmd->seq, 1);
+		host_futex_wake(&vh->cmd->seq, 1);
 	return a->resume ? 0 : trap_cmd_wait(vh);
 }
 

@@ -285,7 +285,7 @@ trap_kill(struct vmspace_host *vh, const char *why)
 	 */
 	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
 	for (int n = 0; vh->ctl != NULL && n < used; n++)
-		futex_wake(&((struct stub_thread *)(vh->ctl + (STUB_SLOT(n) -
+		host_futex_wake(&((struct stub_thread *)(vh->ctl + (STUB_SLOT(n) -
 		    STUB_CMD)))->req, INT32_MAX);
 }
 

@@ -174,7 +174,7 @@ trap_thread_quit(struct vmspace_host *vh, struct trap_thread *t)
 			return;
 		}
 		struct timespec ts = { 0, 10000000 };
-		futex_wait(tidw, v, &ts);
+		host_futex_wait(tidw, v, &ts);
 	}
 }
 

@@ -211,6 +211,40 @@ test_proc_task(void)
 	    "Threads:"));
 }
 
+static volatile long unshare_vm, unshare_bad;
+
+static int
+unshare_body(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	unshare_vm = syscall(SYS_unshare, CLONE_VM) < 0 ? -errno : 0;
+	unshare_bad = syscall(SYS_unshare, 0x1) < 0 ? -errno : 0;
+	if (syscall(SYS_unshare, CLONE_FILES | CLONE_FS) < 0)
+		return 1;
+	close(fd);
+	umask(077);
+	return 0;
+}
+
+/* unshare gives a process sharing our table and fs state its own. */
+static void
+test_unshare(void)
+{
+	int fd = open("/", O_RDONLY | O_DIRECTORY);
+	mode_t old = umask(022);
+	int pid = clone(unshare_body, new_stack(), CLONE_VM | CLONE_FILES |
+	    CLONE_FS | SIGCHLD, (void *)(intptr_t)fd);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	printf("unshare: exit %d, our fd still open %d, our umask %03o, "
+	    "CLONE_VM while shared %s, a bad flag %s\n", WEXITSTATUS(st),
+	    fcntl(fd, F_GETFD) == 0, (unsigned)umask(old),
+	    strerror((int)-unshare_vm), strerror((int)-unshare_bad));
+	close(fd);
+	printf("unshare of nothing shared: %ld\n", syscall(SYS_unshare,
+	    CLONE_FILES | CLONE_FS | CLONE_SIGHAND | CLONE_THREAD | CLONE_VM));
+}
+
 static void
 report(const char *what, long r)
 {
@@ -230,6 +264,8 @@ test_refusals(void)
 	    CLONE_SIGHAND, 0, 0, 0, 0));
 	report("FS with NEWNS", syscall(SYS_clone, CLONE_FS | CLONE_NEWNS,
 	    0, 0, 0, 0));
+	report("TLS in the kernel's half", syscall(SYS_clone, CLONE_SETTLS |
+	    SIGCHLD, 0, 0, 0, 1UL << 63));
 }
 
 static void
@@ -280,6 +316,7 @@ main(void)
 	test_thread();
 	test_proc_task();
 	test_vm_process();
+	test_unshare();
 	test_refusals();
 	test_clone3();
 	return 0;
