@@ -122,10 +122,11 @@ long kern_sigtimedwait(struct lwp *lp, ksigset_t set, int64_t timeout_ns,
     siginfo_t *info);
 
 /*
- * The signal frame (kern_sigframe.c).  sendsig builds the frame for sig's
- * handler sa on lp's user stack and points lp's registers at the handler:
- * 0, or -EFAULT if the stack is unusable.  sigreturn undoes it from the
- * frame at the user stack pointer (rt_sigreturn): 0 or -EFAULT.
+ * The signal frame (kern_sigframe.c), in lp's own thread.  sendsig builds
+ * the frame of info for handler sa on lp's user stack (or its sigaltstack)
+ * and points lp's registers at the handler: 0, or -EFAULT if the stack is
+ * unusable.  sigreturn_frame restores lp from the frame at its user stack
+ * pointer (rt_sigreturn): 0 or -EFAULT.
  */
 int sendsig(struct lwp *lp, const siginfo_t *info,
     const struct linux_sigaction *sa);
