@@ -1,9 +1,9 @@
 /*
  * Signals: posting (to a process, or to one of its threads), each signal
- * with its siginfo (the queue: kern_sigqueue.c); the choice of the thread
- * that takes a process-directed signal; default actions, with the group
- * stop of every thread of a process; delivery to a handler (the frame:
- * kern_sigframe.c); and the wait of rt_sigtimedwait.
+ * with its siginfo, queued; the choice of the thread that takes a
+ * process-directed signal; default actions (the group stop:
+ * kern_sigstop.c); delivery to a handler (the frame: kern_sigframe.c).
+ * rt_sigtimedwait's wait is kern_sigwait.c.
  *
  * A signal is pending for a thread (lwp_siglist: faults, tgkill) or for
  * its process (p_siglist: kill), and is taken by a thread that does not
@@ -18,6 +18,7 @@
 #include "sys/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
+#include "vm/vm.h"
 
 /* Faults first: their handler must see the faulting instruction. */
 #define SIG_SYNCMASK	(SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
@@ -66,9 +67,8 @@ sig_dropped(const struct proc *p, const struct lwp *lp, int sig)
 	    !((lp->lwp_sigmask | lp->lwp_realmask) & SIGBIT(sig));
 }
 
-/* Gets lp to notice a signal: ends an interruptible sleep, or its run. */
-static void
-sig_wakeup(struct lwp *lp)
+void
+sigwakeup(struct lwp *lp)
 {
 	struct thread *td = lp->lwp_thread;
 	if (td == NULL)
@@ -77,6 +77,196 @@ sig_wakeup(struct lwp *lp)
 		thread_interrupt(td);
 	else if (td->td_state == TDS_RUNNING && td != curthread)
 		cpu_post(td->td_cpu, INTR_KICK);	/* it may be in user mode */
+}
+
+/*
+ * The siginfo queue: each pending signal with the siginfo it was sent
+ * with.  Real-time signals queue every instance in order, each with its
+ * value; a standard signal is pending once (a second one coalesces).
+ * Entries are counted per real user against RLIMIT_SIGPENDING, as in
+ * Linux, so a user cannot fill the kernel's memory with queued signals.
+ */
+
+/* The entries queued for one user, kept while it has any. */
+struct sigcount {
+	struct sigcount *sc_next;
+	uid_t sc_uid;
+	unsigned long sc_count;
+};
+
+#define SIGCOUNT_HASH	64
+static struct sigcount *sigcounts[SIGCOUNT_HASH];
+
+static struct sigcount **
+sigcount_slot(uid_t uid)
+{
+	struct sigcount **scp = &sigcounts[uid % SIGCOUNT_HASH];
+	while (*scp != NULL && (*scp)->sc_uid != uid)
+		scp = &(*scp)->sc_next;
+	return scp;
+}
+
+/* Counts one more entry of uid: false if no memory for its record. */
+static bool
+sigcount_add(uid_t uid)
+{
+	struct sigcount **scp = sigcount_slot(uid);
+	if (*scp == NULL) {
+		struct sigcount *sc = kmalloc(sizeof(*sc), KM_ZERO);
+		if (sc == NULL)
+			return false;
+		sc->sc_uid = uid;
+		*scp = sc;
+	}
+	(*scp)->sc_count++;
+	return true;
+}
+
+static void
+sigcount_sub(uid_t uid)
+{
+	struct sigcount **scp = sigcount_slot(uid), *sc = *scp;
+	KASSERT(sc != NULL && sc->sc_count > 0, "sigcount_sub: uid not counted");
+	if (--sc->sc_count == 0) {
+		*scp = sc->sc_next;
+		kfree(sc);
+	}
+}
+
+static unsigned long
+sigcount_get(uid_t uid)
+{
+	struct sigcount *sc = *sigcount_slot(uid);
+	return sc != NULL ? sc->sc_count : 0;
+}
+
+static void
+ksiginfo_free(struct ksiginfo *k)
+{
+	sigcount_sub(k->ksi_uid);
+	kfree(k);
+}
+
+int
+sigqueue_add(struct proc *p, ksigset_t *set, struct sigqueue *q,
+    const siginfo_t *info)
+{
+	int sig = info->si_signo;
+	bool rt = sig >= LINUX_SIGRTMIN;
+
+	if (!rt && (*set & SIGBIT(sig)))
+		return 0;		/* coalesced with the one pending */
+	if (sig != SIGKILL) {		/* SIGKILL's siginfo is never seen */
+		/*
+		 * A standard signal from the kernel or kill takes an entry
+		 * past the limit (there is at most one per pending set);
+		 * others may not.
+		 */
+		uid_t uid = p->p_ucred != NULL ? p->p_ucred->cr_ruid : 0;
+		struct ksiginfo *k = NULL;
+		if ((!rt && info->si_code >= 0) || sigcount_get(uid) <
+		    p->p_rlimit[RLIMIT_SIGPENDING].rlim_cur) {
+			k = kmalloc(sizeof(*k), 0);
+			if (k != NULL && !sigcount_add(uid)) {
+				kfree(k);
+				k = NULL;
+			}
+		}
+		if (k != NULL) {
+			k->ksi_next = NULL;
+			k->ksi_uid = uid;
+			k->ksi_info = *info;
+			if (q->sq_last != NULL)
+				q->sq_last->ksi_next = k;
+			else
+				q->sq_first = k;
+			q->sq_last = k;
+		} else if (rt && info->si_code != SI_USER &&
+		    info->si_code != SI_KERNEL) {
+			return -EAGAIN;	/* a value would be lost: refused */
+		}
+		/* Otherwise it goes without its siginfo. */
+	}
+	*set |= SIGBIT(sig);
+	return 0;
+}
+
+/* Unlinks k, which follows prev (NULL: first) in q. */
+static void
+sigqueue_unlink(struct sigqueue *q, struct ksiginfo *prev, struct ksiginfo *k)
+{
+	if (prev != NULL)
+		prev->ksi_next = k->ksi_next;
+	else
+		q->sq_first = k->ksi_next;
+	if (q->sq_last == k)
+		q->sq_last = prev;
+}
+
+bool
+sigqueue_take(ksigset_t *set, struct sigqueue *q, int sig, siginfo_t *info)
+{
+	struct ksiginfo *k, *prev = NULL, *found = NULL, *fprev = NULL;
+	bool more = false;
+
+	if (!(*set & SIGBIT(sig)))
+		return false;
+	for (k = q->sq_first; k != NULL; prev = k, k = k->ksi_next) {
+		if (k->ksi_info.si_signo != sig)
+			continue;
+		if (found != NULL) {
+			more = true;
+			break;
+		}
+		found = k;
+		fprev = prev;
+	}
+	if (!more)
+		*set &= ~SIGBIT(sig);
+	if (found == NULL) {
+		/* Posted without its siginfo (past the limit; SIGKILL). */
+		siginfo_init(info, sig, SI_USER, NULL);
+		return true;
+	}
+	*info = found->ksi_info;
+	sigqueue_unlink(q, fprev, found);
+	ksiginfo_free(found);
+	return true;
+}
+
+void
+sigqueue_flush(ksigset_t *set, struct sigqueue *q, ksigset_t mask)
+{
+	struct ksiginfo *k, *prev = NULL, *next;
+
+	*set &= ~mask;
+	for (k = q->sq_first; k != NULL; k = next) {
+		next = k->ksi_next;
+		if (!(mask & SIGBIT(k->ksi_info.si_signo))) {
+			prev = k;
+			continue;
+		}
+		sigqueue_unlink(q, prev, k);
+		ksiginfo_free(k);
+	}
+}
+
+void
+sigqueue_proc_free(struct proc *p)
+{
+	sigqueue_flush(&p->p_siglist, &p->p_sigqueue, ~(ksigset_t)0);
+}
+
+void
+siginfo_init(siginfo_t *si, int sig, int code, const struct proc *sender)
+{
+	memset(si, 0, sizeof(*si));
+	si->si_signo = sig;
+	si->si_code = code;
+	if (sender != NULL) {
+		si->si_pid = sender->p_pid;
+		si->si_uid = sender->p_ucred->cr_ruid;
+	}
 }
 
 /* The thread of p to take process-directed sig: NULL if all block it. */
@@ -137,7 +327,7 @@ sig_complete(struct proc *p, struct lwp *lp, int sig)
 	if (sig == SIGKILL) {
 		TAILQ_FOREACH(lp, &p->p_lwps, lwp_link) {
 			lp->lwp_siglist |= SIGBIT(SIGKILL);
-			sig_wakeup(lp);
+			sigwakeup(lp);
 		}
 		wakeup(&p->p_flags);		/* out of a stop */
 		return;
@@ -147,7 +337,7 @@ sig_complete(struct proc *p, struct lwp *lp, int sig)
 	else if (lp->lwp_sigmask & SIGBIT(sig))
 		return;
 	if (lp != NULL)
-		sig_wakeup(lp);
+		sigwakeup(lp);
 }
 
 /* Posts info->si_signo to p, for thread lp only unless lp is NULL. */
@@ -279,12 +469,8 @@ sig_first(ksigset_t pend)
 	return __builtin_ctzll(pend) + 1;
 }
 
-/*
- * Takes a pending signal of allow for lp, its own before its process's,
- * into *info.  Returns it, or 0 if none is pending.
- */
-static int
-sig_dequeue(struct lwp *lp, ksigset_t allow, siginfo_t *info)
+int
+sigdequeue(struct lwp *lp, ksigset_t allow, siginfo_t *info)
 {
 	struct proc *p = lp->lwp_proc;
 	int sig;
@@ -315,63 +501,6 @@ issignal_pending(const struct lwp *lp)
 	return sig_deliverable(lp) != 0 ||
 	    ((lp->lwp_proc->p_flags & (P_STOPPING | P_STOPPED)) &&
 	    !(lp->lwp_flags & LWP_STOPPED));
-}
-
-/* Completes a group stop once every lwp of p is stopped. */
-static void
-sig_stopdone(struct proc *p)
-{
-	if ((p->p_flags & P_STOPPING) && p->p_state == PRS_NORMAL &&
-	    p->p_nstopped >= p->p_nlwps) {
-		p->p_flags = (p->p_flags & ~P_STOPPING) | P_STOPPED;
-		childsignal(p, CLD_STOPPED, WSTOPSIG(p->p_xstat));
-	}
-}
-
-void
-signal_lwp_free(struct lwp *lp)
-{
-	sigqueue_flush(&lp->lwp_siglist, &lp->lwp_sigqueue, ~(ksigset_t)0);
-	/* The others may all be stopped, waiting for this one. */
-	sig_stopdone(lp->lwp_proc);
-}
-
-/*
- * lp stops with its process until SIGCONT or SIGKILL.  The last of its
- * threads to stop completes the group stop: the process is stopped, and
- * its parent is told.
- */
-static void
-sig_stopwait(struct lwp *lp)
-{
-	struct proc *p = lp->lwp_proc;
-
-	lp->lwp_flags |= LWP_STOPPED;
-	p->p_nstopped++;
-	sig_stopdone(p);
-	/* Interruptible, so that killalllwps's kick ends it too. */
-	while ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
-	    !(p->p_flags & P_WEXIT) && !(lp->lwp_siglist & SIGBIT(SIGKILL)))
-		tsleep(&p->p_flags, PCATCH, "stopped", 0);
-	p->p_nstopped--;
-	lp->lwp_flags &= ~LWP_STOPPED;
-}
-
-/* The stop action of sig, taken by lp: every thread of the process stops. */
-static void
-sig_stop(struct lwp *lp, int sig)
-{
-	struct proc *p = lp->lwp_proc;
-	struct lwp *t;
-
-	if (!(p->p_flags & (P_STOPPING | P_STOPPED))) {
-		p->p_flags = (p->p_flags | P_STOPPING) & ~(P_WAITED | P_CONTINUED);
-		p->p_xstat = W_STOPCODE(sig);
-		TAILQ_FOREACH(t, &p->p_lwps, lwp_link)
-			if (t != lp)
-				sig_wakeup(t);
-	}
-	sig_stopwait(lp);
 }
 
 /* A suspend mask not taken into a frame goes now. */
@@ -410,10 +539,10 @@ postsig(struct lwp *lp)
 	}
 	if ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
 	    !(lp->lwp_flags & LWP_STOPPED)) {
-		sig_stopwait(lp);		/* a group stop under way */
+		sigstop_wait(lp);		/* a group stop under way */
 		return;
 	}
-	sig = sig_dequeue(lp, ~(lp->lwp_sigmask & ~SIG_CANTMASK), &info);
+	sig = sigdequeue(lp, ~(lp->lwp_sigmask & ~SIG_CANTMASK), &info);
 	if (sig == 0)
 		return;
 	if (__builtin_expect(strace_enabled, 0))
@@ -431,7 +560,7 @@ postsig(struct lwp *lp)
 			sig_restore_oldmask(lp);
 			return;
 		case SD_STOP:
-			sig_stop(lp, sig);
+			sigstop(lp, sig);
 			sig_restore_oldmask(lp);
 			return;
 		case SD_CORE:
@@ -441,6 +570,8 @@ postsig(struct lwp *lp)
 		}
 	}
 	syscall_restart(lp, sa);
+	(void)vmspace_thread_ctl(vmspace_host_id(p->p_vmspace), lp->lwp_hostthr,
+	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
 	if (sendsig(lp, &info, sa) < 0) {
 		kprintf_ratelimited("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);
@@ -451,45 +582,6 @@ postsig(struct lwp *lp)
 	lp->lwp_sigmask |= sa->lsa_mask & ~SIG_CANTMASK;
 	if (sa->lsa_flags & SA_RESETHAND)
 		sa->lsa_handler = (uint64_t)SIG_DFL;
-}
-
-long
-kern_sigtimedwait(struct lwp *lp, ksigset_t set, int64_t timeout_ns,
-    siginfo_t *info)
-{
-	int sig, error = 0;
-
-	set &= ~SIG_CANTMASK;
-	if ((sig = sig_dequeue(lp, set, info)) != 0)
-		return sig;
-	if (timeout_ns == 0)
-		return -EAGAIN;
-	/*
-	 * The signals waited for are unblocked while it waits, so that one
-	 * sent to the process may pick this thread; lwp_realmask keeps them
-	 * from being dropped as ignored meanwhile.
-	 */
-	uint64_t deadline = timeout_ns > 0 ? nanouptime() + (uint64_t)timeout_ns : 0;
-	lp->lwp_realmask = lp->lwp_sigmask;
-	lp->lwp_sigmask &= ~set;
-	while (!issignal_pending(lp)) {
-		uint64_t timo = 0, now = nanouptime();
-		if (deadline != 0) {
-			if (now >= deadline) {
-				error = EWOULDBLOCK;
-				break;
-			}
-			timo = deadline - now;
-		}
-		error = tsleep(&lp->lwp_realmask, PCATCH, "sigwait", timo);
-		if (error == EWOULDBLOCK)
-			break;
-	}
-	lp->lwp_sigmask = lp->lwp_realmask;
-	lp->lwp_realmask = 0;
-	if ((sig = sig_dequeue(lp, set, info)) != 0)
-		return sig;
-	return error == EWOULDBLOCK ? -EAGAIN : -EINTR;
 }
 
 int
@@ -524,7 +616,7 @@ sigprocmask1(struct lwp *lp, ksigset_t newmask)
 	for (ksigset_t pend = p->p_siglist & blocked; pend != 0; pend &= pend - 1) {
 		struct lwp *t = sig_pickthread(p, __builtin_ctzll(pend) + 1);
 		if (t != NULL)
-			sig_wakeup(t);
+			sigwakeup(t);
 	}
 }
 

@@ -10,7 +10,6 @@
 #include "host/cpu.h"
 #include "kern/signal.h"
 #include "kern/uio.h"
-#include "vm/vm.h"
 
 #define FP_MAGIC1	0x46505853U
 #define FP_MAGIC2	0x46505845U
@@ -45,11 +44,8 @@ int
 sendsig(struct lwp *lp, const siginfo_t *info, const struct linux_sigaction *sa)
 {
 	struct trapframe *tf = &lp->lwp_tf;
-	struct vmspace *vm = lp->lwp_proc->p_vmspace;
 
 	KASSERT(lp == curlwp, "sendsig: not the lwp's own thread");
-	(void)vmspace_thread_ctl(vmspace_host_id(vm), lp->lwp_hostthr,
-	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
 	uint32_t fpsize = fpu_image_size(lp->lwp_vf);
 
 	uint64_t sp = tf->tf_rsp;

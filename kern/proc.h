@@ -30,7 +30,7 @@ typedef uint64_t ksigset_t;		/* bit sig - 1 */
 #define SIGBIT(sig)	(1ULL << ((sig) - 1))
 
 /*
- * The siginfo of pending signals, oldest first (kern/kern_sigqueue.c):
+ * The siginfo of pending signals, oldest first (kern/kern_sig.c):
  * beside a pending set, the entries of its signals.  All zero is empty.
  */
 struct ksiginfo;

@@ -26,7 +26,7 @@ struct ksiginfo {
 };
 
 /*
- * The siginfo queue (kern_sigqueue.c).  A pending set and its queue go
+ * The siginfo queue (kern_sig.c).  A pending set and its queue go
  * together: a thread's (lwp_siglist, lwp_sigqueue) or its process's
  * (p_siglist, p_sigqueue).
  *
@@ -101,6 +101,25 @@ void childsignal(struct proc *p, int code, int status);
 /* The same for the exit of p, a zombie, from its wait status p_xstat. */
 void childsignal_exit(struct proc *p);
 
+/* Gets lp to notice a signal: ends an interruptible sleep, or its run. */
+void sigwakeup(struct lwp *lp);
+
+/*
+ * Takes a pending signal of allow for lp, its own before its process's
+ * (each lowest-numbered first, faults ahead), into *info.  Returns it, or
+ * 0 if none is pending.
+ */
+int sigdequeue(struct lwp *lp, ksigset_t allow, siginfo_t *info);
+
+/*
+ * The group stop (kern_sigstop.c).  sigstop: lp takes stop signal sig;
+ * every thread of its process stops.  sigstop_wait: lp stops with its
+ * process until SIGCONT or SIGKILL; the last thread to stop makes the
+ * process stopped and tells its parent.
+ */
+void sigstop(struct lwp *lp, int sig);
+void sigstop_wait(struct lwp *lp);
+
 /*
  * True if lp has a signal to act on now (pending and not blocked), or
  * must stop with its process.
@@ -114,7 +133,7 @@ bool issignal_pending(const struct lwp *lp);
 void postsig(struct lwp *lp);
 
 /*
- * rt_sigtimedwait: waits until a signal of set is pending for lp, takes
+ * rt_sigtimedwait (kern_sigwait.c): waits until a signal of set is pending for lp, takes
  * it into *info and returns it; timeout_ns < 0: no limit.  -EAGAIN when
  * the time is up, -EINTR when another signal (or a stop) comes first.
  */
@@ -123,9 +142,10 @@ long kern_sigtimedwait(struct lwp *lp, ksigset_t set, int64_t timeout_ns,
 
 /*
  * The signal frame (kern_sigframe.c), in lp's own thread.  sendsig builds
- * the frame of info for handler sa on lp's user stack (or its sigaltstack)
- * and points lp's registers at the handler: 0, or -EFAULT if the stack is
- * unusable.  sigreturn_frame restores lp from the frame at its user stack
+ * the frame of info for handler sa on lp's user stack (or its sigaltstack),
+ * with the FPU state in lwp_vf (which the caller has saved from the
+ * host), and points lp's registers at the handler: 0, or -EFAULT if the
+ * stack is unusable.  sigreturn_frame restores lp from the frame at its user stack
  * pointer (rt_sigreturn): 0 or -EFAULT.
  */
 int sendsig(struct lwp *lp, const siginfo_t *info,

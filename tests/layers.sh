@@ -57,10 +57,8 @@ kern/imgact_elf.c vm	process layer: maps the ELF segments
 kern/imgact_elf.c fs	process layer: reads the ELF file
 kern/kern_exit.c vm	process layer: exit frees the address space
 kern/kern_exit.c sys	process layer: holds exit and the waits, traces exits
-kern/kern_sig.c vm	process layer: signal actions are kmalloced
-kern/kern_sig.c sys	process layer: traces the signals taken
-kern/kern_sigframe.c vm	process layer: signal frames are written to user memory
-kern/kern_sigqueue.c vm	process layer: queued siginfo is kmalloced
+kern/kern_sig.c vm	process layer: signal frames are written to user memory
+kern/kern_sig.c sys	process layer: holds the signal calls, traces signals
 kern/kern_resource.c vm	process layer: limits on the address space
 kern/kern_shutdown.c fs	shutdown syncs and unmounts the file systems
 kern/kern_trap.c vm	the trap handler resolves page faults
