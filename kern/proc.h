@@ -80,8 +80,8 @@ struct lwp {
 
 #define LWP_OLDMASK	0x01		/* lwp_oldmask goes in the next frame */
 #define LWP_RESTART	0x02		/* rax holds an -ERESTART* of lwp_syscall_nr */
-#define LWP_FUTEXDEAD	0x04		/* exiting: owns no PI futex any more */
 #define LWP_STOPPED	0x08		/* counted in its process's group stop */
+#define LWP_FUTEXDEAD	0x100		/* exiting: owns no PI futex any more */
 
 struct linux_sigaction {
 	uint64_t lsa_handler;

@@ -159,6 +159,76 @@ b_pipe(int n)
 }
 
 /*
+ * A futex hand-off over the word w, n rounds: each side bumps the word,
+ * wakes the other and waits for its turn.  side 0 starts; op_flags is
+ * 0 (shared) or FUTEX_PRIVATE_FLAG.
+ */
+static void
+futex_turns(uint32_t *w, int n, int side, int op_flags)
+{
+	for (uint32_t i = 0; i < (uint32_t)n; i++) {
+		uint32_t mine = 2 * i + (uint32_t)side;
+		while (__atomic_load_n(w, __ATOMIC_ACQUIRE) != mine)
+			syscall(SYS_futex, w, 0 /* FUTEX_WAIT */ | op_flags,
+			    mine - 1, NULL, NULL, 0);
+		__atomic_store_n(w, mine + 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, w, 1 /* FUTEX_WAKE */ | op_flags, 1, NULL, NULL, 0);
+	}
+}
+
+/* The hand-off between two processes sharing a page (shared futex). */
+static double
+b_futex(int n)
+{
+	uint32_t *w = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED) {
+		perror("kbench: mmap");
+		exit(1);
+	}
+	pid_t p = fork();
+	if (p == 0) {
+		futex_turns(w, n, 1, 0);
+		_exit(0);
+	}
+	double t = now_us();
+	futex_turns(w, n, 0, 0);
+	t = (now_us() - t) / n;
+	reap(p);
+	munmap(w, PAGE);
+	return t;
+}
+
+static uint32_t futex_word;
+static int futex_rounds;
+
+static void *
+futex_thread(void *arg)
+{
+	(void)arg;
+	futex_turns(&futex_word, futex_rounds, 1, 128 /* FUTEX_PRIVATE_FLAG */);
+	return NULL;
+}
+
+/* The hand-off between two threads of one process (private futex). */
+static double
+b_futex_thread(int n)
+{
+	pthread_t th;
+	futex_word = 0;
+	futex_rounds = n;
+	if (pthread_create(&th, NULL, futex_thread, NULL) != 0) {
+		fprintf(stderr, "kbench: thread create failed\n");
+		exit(1);
+	}
+	double t = now_us();
+	futex_turns(&futex_word, n, 0, 128);
+	t = (now_us() - t) / n;
+	pthread_join(th, NULL);
+	return t;
+}
+
+/*
  * n separate one-page mappings: each asked for at a hint one page past
  * the previous, so no two are adjacent and none can merge, and each is
  * touched once. The time to unmap them is reported apart.
@@ -242,6 +312,8 @@ main(int argc, char **argv)
 	report("first-touch-per-page", "%.2f",
 	    median(b_touch, mib * (1024 * 1024 / PAGE), 3));
 	report("pipe-round-trip", "%.2f", median(b_pipe, 5000, 7));
+	report("futex-round-trip", "%.2f", median(b_futex, 5000, 7));
+	report("futex-round-trip-threads", "%.2f", median(b_futex_thread, 5000, 7));
 	report("thread-create+join", "%.1f", median(b_thread, 500, 7));
 	report("mmap+touch-per-mapping", "%.2f", median(b_mmaps, 10000, 5));
 	/* the rounds after the warm-up one */

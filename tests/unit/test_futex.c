@@ -9,7 +9,9 @@
 #include <linux/futex.h>
 
 #include "kern/futex.h"
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
+#include "kern/proc.h"
+#include "sys/syscall.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmproc.h"
 #include "vm/vm_atomic.h"
@@ -218,5 +220,42 @@ TEST(futex_queue_pi)
 	futex_unqueue(&w);
 	CHECK(futex_find_pi(42) == NULL);
 	CHECK_EQ(futex_npi, 0);
+	vmp_destroy(&p);
+}
+
+/*
+ * A requeue of a futex onto itself moves nobody twice: with a count of
+ * INT_MAX it used to walk its own waiters for ever, holding the kernel.
+ */
+TEST(futex_requeue_onto_itself_ends)
+{
+	struct vmp p;
+	struct futex_key k;
+	static struct futex_waiter w[2];
+	static struct proc proc;
+	static struct lwp lwp;
+	REQUIRE(vmp_create(&p) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, PG) == 0);
+	proc.p_vmspace = p.vm;
+	lwp.lwp_proc = &proc;
+	REQUIRE(futex_key_get(p.vm, VMP_DATA, false, &k) == 0);
+	for (int i = 0; i < 2; i++) {
+		futex_waiter_init(&w[i], NULL, &k, FUTEX_BITSET_MATCH_ANY, &w[i]);
+		futex_queue(&w[i]);
+	}
+	uint64_t args[6] = { VMP_DATA, FUTEX_REQUEUE | FUTEX_PRIVATE_FLAG, 0,
+	    INT32_MAX, VMP_DATA, 0 };
+	CHECK_EQ(sys_futex(&lwp, args), 2);
+	CHECK(futex_next(&k, NULL) == &w[0]);
+	args[1] = FUTEX_CMP_REQUEUE | FUTEX_PRIVATE_FLAG;
+	args[5] = 1;		/* the word is 0 */
+	CHECK_EQ(sys_futex(&lwp, args), -EAGAIN);
+	args[5] = 0;
+	args[2] = 1;		/* wake one, requeue the rest onto itself */
+	CHECK_EQ(sys_futex(&lwp, args), 2);
+	CHECK_EQ(w[0].fw_state, FW_WOKEN);
+	CHECK_EQ(w[1].fw_state, FW_QUEUED);
+	for (int i = 0; i < 2; i++)
+		futex_unqueue(&w[i]);
 	vmp_destroy(&p);
 }

@@ -467,6 +467,18 @@ robust(void)
 	CHECK("set_robust_list len 23", syscall(SYS_set_robust_list, &s->head, 23) < 0 ? -errno : 0);
 	CHECK("get_robust_list bad pointer", syscall(SYS_get_robust_list, 0, NULL, &len) < 0 ? -errno : 0);
 	CHECK("get_robust_list no such tid", syscall(SYS_get_robust_list, 999999, &h, &len) < 0 ? -errno : 0);
+	/* Another user may not read root's list. */
+	pid_t u = fork();
+	if (u == 0) {
+		if (setgid(65534) == 0 && setuid(65534) == 0) {
+			CHECK("  get_robust_list of root's, as nobody",
+			    syscall(SYS_get_robust_list, getppid(), &h, &len) < 0 ? -errno : 0);
+			CHECK("  get_robust_list of its own",
+			    syscall(SYS_get_robust_list, 0, &h, &len) < 0 ? -errno : 0);
+		}
+		_exit(0);
+	}
+	reap(u);
 
 	pid_t a = child(0, robust_owner);
 	while (s->ent[1].word == 0)

@@ -1,12 +1,12 @@
 /*
  * futex(2): wait, wake, requeue and wake-op on futex words (keys and
- * queues: kern_futex_queue.c; PI locks: kern_futex_pi.c; futex_waitv:
- * kern_futex_waitv.c).  Errors and restarts are Linux's.
+ * queues: futex_queue.c; PI locks: sys_futex_pi.c; futex_waitv:
+ * sys_futex_waitv.c).  Errors and restarts are Linux's.
  */
 #include <time.h>
 
 #include "kern/futex.h"
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
 #include "kern/proc.h"
 #include "sys/syscall.h"
 #include "vm/vm.h"

@@ -6,7 +6,7 @@
  */
 #include <time.h>
 
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
 #include "kern/proc.h"
 #include "kern/uio.h"
 #include "vm/vm.h"
@@ -138,9 +138,16 @@ futex_requeue_waiter(struct futex_waiter *w, const struct futex_key *key)
 	 */
 	key_hold(key);
 	key_drop(&w->fw_key);
-	TAILQ_REMOVE(futex_bucket(&w->fw_key), w, fw_link);
+	struct futexq *from = futex_bucket(&w->fw_key), *to = futex_bucket(key);
 	w->fw_key = *key;
-	TAILQ_INSERT_TAIL(futex_bucket(key), w, fw_link);
+	/*
+	 * Within one bucket it keeps its place, as Linux's: a requeue walks
+	 * the bucket and must not meet the waiters it moved again.
+	 */
+	if (from != to) {
+		TAILQ_REMOVE(from, w, fw_link);
+		TAILQ_INSERT_TAIL(to, w, fw_link);
+	}
 }
 
 struct futex_waiter *

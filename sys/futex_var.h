@@ -1,6 +1,9 @@
 /*
- * Futexes inside the kernel (kern_futex*.c): keys, waiters and the hash
- * of wait queues.  See kern/futex.h for what futexes are.
+ * Futexes inside the kernel (sys/sys_futex*.c, sys/futex_queue.c): keys,
+ * waiters and the hash of wait queues.  See kern/futex.h for what
+ * futexes are.  They live in sys/, the one layer that sees both the
+ * process layer and the VM system; kern/futex.h is what the process
+ * layer (exit, exec) calls.
  *
  * A waiter is a struct futex_waiter on its thread's kernel stack, queued
  * on the bucket of its key.  A waker takes it off the queue, sets its
@@ -14,8 +17,8 @@
  * function here sleeps between reading a futex word and queueing on it,
  * so a waker (who must hold the lock too) cannot slip in between.
  */
-#ifndef KERN_FUTEX_VAR_H
-#define KERN_FUTEX_VAR_H
+#ifndef SYS_FUTEX_VAR_H
+#define SYS_FUTEX_VAR_H
 
 #include <linux/futex.h>
 #include <stdbool.h>
@@ -141,7 +144,7 @@ struct futex_waiter *futex_find_pi(int32_t tid);
 /* Makes a queued waiter a PI waiter (requeue to a PI futex). */
 void futex_make_pi(struct futex_waiter *w);
 
-/* The PI operations (kern_futex_pi.c); each returns 0 or a negative errno. */
+/* The PI operations (sys_futex_pi.c); each returns 0 or a negative errno. */
 long futex_lock_pi(struct lwp *lp, uint64_t uaddr, bool shared,
     const struct futex_deadline *dl, bool trylock);
 long futex_unlock_pi(struct lwp *lp, uint64_t uaddr, bool shared);
@@ -157,4 +160,4 @@ long futex_cmp_requeue_pi(struct lwp *lp, uint64_t uaddr, bool shared,
  */
 void futex_pi_exit(struct lwp *lp, bool dying);
 
-#endif /* KERN_FUTEX_VAR_H */
+#endif /* SYS_FUTEX_VAR_H */

@@ -17,29 +17,12 @@
  * FUTEX_RETRIES and restarts the call, so no guest can hold the kernel.
  */
 #include "kern/futex.h"
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
 #include "kern/proc.h"
 #include "vm/vm.h"
 #include "vm/vm_atomic.h"
 
 #define FUTEX_RETRIES	64
-
-struct tid_search {
-	int32_t tid;
-	bool found;
-};
-
-static void
-tid_match(struct proc *p, void *arg)
-{
-	struct tid_search *s = arg;
-	struct lwp *lp;
-	if (s->found || p->p_state == PRS_ZOMBIE)
-		return;
-	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)
-		if (lp->lwp_tid == s->tid && !(lp->lwp_flags & LWP_FUTEXDEAD))
-			s->found = true;
-}
 
 /*
  * Whether tid names a live thread that can own a PI lock (Linux's
@@ -48,13 +31,9 @@ tid_match(struct proc *p, void *arg)
 static bool
 owner_alive(int32_t tid)
 {
-	struct tid_search s = { tid, false };
-	struct proc *p = pfind(tid);
-	if (p != NULL)
-		tid_match(p, &s);
-	if (!s.found)
-		proc_foreach(tid_match, &s);	/* a thread that leads no process */
-	return s.found;
+	struct lwp *lp = lwpfind(tid);
+	return lp != NULL && lp->lwp_proc->p_state != PRS_ZOMBIE &&
+	    !(lp->lwp_flags & LWP_FUTEXDEAD);
 }
 
 /* Every waiter on key now waits for tid's unlock. */

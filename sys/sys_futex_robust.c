@@ -9,7 +9,7 @@
 #include <sys/prctl.h>
 
 #include "kern/futex.h"
-#include "kern/futex_var.h"
+#include "sys/futex_var.h"
 #include "kern/proc.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
@@ -58,15 +58,9 @@ sys_get_robust_list(struct lwp *lp, const uint64_t *args)
 	struct lwp *t = lp;
 
 	if (tid != 0) {
-		struct proc *p = pfind(tid);
-		t = NULL;
-		if (p != NULL && p->p_state != PRS_ZOMBIE)
-			TAILQ_FOREACH(t, &p->p_lwps, lwp_link)
-				if (t->lwp_tid == tid)
-					break;
-		if (t == NULL)
+		if ((t = lwpfind(tid)) == NULL)
 			return -ESRCH;
-		if (!robust_may_read(lp->lwp_proc, p))
+		if (!robust_may_read(lp->lwp_proc, t->lwp_proc))
 			return -EPERM;
 	}
 	uint64_t len = sizeof(struct urobust_head), head = t->lwp_robust_list;
