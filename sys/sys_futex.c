@@ -172,7 +172,7 @@ futex_wake_op(struct lwp *lp, uint64_t uaddr, bool shared, int nr_wake,
 	if ((error = futex_key_get(vm, uaddr, shared, &key1)) < 0 ||
 	    (error = futex_key_get(vm, uaddr2, shared, &key2)) < 0)
 		return error;
-	if (encoded & (FUTEX_OP_OPARG_SHIFT << 28))
+	if (encoded & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28))
 		oparg = (int32_t)(1U << (oparg & 31));	/* Linux masks a bad shift */
 	if (op > FUTEX_OP_XOR)
 		return -ENOSYS;
