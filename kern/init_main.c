@@ -115,6 +115,7 @@ create_init(void)
 	/* As Linux's init_task: half the system's process limit. */
 	p->p_rlimit[RLIMIT_NPROC].rlim_cur = (rlim_t)maxprocs / 2;
 	p->p_rlimit[RLIMIT_NPROC].rlim_max = (rlim_t)maxprocs / 2;
+	p->p_rlimit[RLIMIT_SIGPENDING] = p->p_rlimit[RLIMIT_NPROC];
 	p->p_rlimit[RLIMIT_NOFILE].rlim_cur = 1024;
 	p->p_rlimit[RLIMIT_NOFILE].rlim_max = 4096;
 	p->p_rlimit[RLIMIT_STACK].rlim_cur = 8 << 20;

@@ -142,8 +142,8 @@ exit1(int xstat)
 		q->p_pptr = reaper;
 		TAILQ_INSERT_TAIL(&reaper->p_children, q, p_sibling);
 		if (q->p_state == PRS_ZOMBIE) {
-			if (reaper != initproc && q->p_exitsig != 0)
-				psignal_proc(reaper, q->p_exitsig);
+			if (reaper != initproc)
+				childsignal_exit(q);
 			wakeup(reaper);
 		} else if (q->p_pdeathsig != 0) {
 			psignal_proc(q, q->p_pdeathsig);
@@ -154,21 +154,13 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
-	if (__builtin_expect(strace_enabled, 0)) {
+	if (__builtin_expect(strace_enabled, 0))
 		strace_exit(p, xstat);
-		if (p != initproc && p->p_exitsig == SIGCHLD)
-			strace_signal(p->p_pptr, SIGCHLD, WIFSIGNALED(xstat) ?
-			    (WCOREDUMP(xstat) ? CLD_DUMPED : CLD_KILLED) : CLD_EXITED,
-			    p->p_pid, WIFSIGNALED(xstat) ? WTERMSIG(xstat) :
-			    WEXITSTATUS(xstat), 0);
-	}
 	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
 	if (p == initproc) {
 		kern_shutdown(xstat);
 	} else {
-		if (p->p_exitsig != 0)
-			psignal_proc(p->p_pptr, p->p_exitsig);
-		wakeup(p->p_pptr);
+		childsignal_exit(p);
 	}
 	thread_exit();
 }
@@ -370,6 +362,10 @@ sys_waitid(struct lwp *lp, const uint64_t *args)
 	if (r < 0)
 		return r;
 	if (args[2] != 0) {
+		/*
+		 * The fields of SIGCHLD's siginfo that Linux stores (all 0 if
+		 * nothing was found); the rest of the caller's is left alone.
+		 */
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
 		if (r > 0) {
@@ -379,7 +375,11 @@ sys_waitid(struct lwp *lp, const uint64_t *args)
 			si.si_uid = wr.uid;
 			si.si_status = wr.cld_status;
 		}
-		if (copyout(&si, args[2], sizeof(si)) < 0)
+		size_t head = offsetof(siginfo_t, si_code) + sizeof(si.si_code);
+		size_t off = offsetof(siginfo_t, si_pid);
+		size_t end = offsetof(siginfo_t, si_status) + sizeof(si.si_status);
+		if (copyout(&si, args[2], head) < 0 ||
+		    copyout((char *)&si + off, args[2] + off, end - off) < 0)
 			return -EFAULT;
 	}
 	if (r > 0 && args[4] != 0 && copyout(&ru, args[4], sizeof(ru)) < 0)

@@ -5,6 +5,7 @@
  * thread id.
  */
 #include "kern/proc.h"
+#include "kern/signal.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -147,6 +148,7 @@ proc_free(struct proc *p)
 	TAILQ_REMOVE(&pidhash[p->p_pid % PIDHASH], p, p_hash);
 	if (p->p_pgrp != NULL)
 		leavepgrp(p);
+	sigqueue_proc_free(p);
 	if (p->p_ucred != NULL) {
 		(void)chgproccnt(p->p_ucred->cr_ruid, -1);
 		crfree(p->p_ucred);
@@ -261,6 +263,7 @@ lwp_free(struct lwp *lp)
 	TAILQ_REMOVE(&p->p_lwps, lp, lwp_link);
 	TAILQ_REMOVE(&tidhash[lp->lwp_tid % PIDHASH], lp, lwp_hash);
 	p->p_nlwps--;
+	signal_lwp_free(lp);
 	kfree(lp->lwp_vf);
 	kfree(lp);
 }

@@ -1,39 +1,29 @@
 /*
- * Signals: posting, default actions, and delivery to handlers through
- * Linux x86-64 signal frames (rt_sigframe: return address, ucontext,
- * siginfo, and the FPU state as XSAVE with its software bytes), undone
- * by rt_sigreturn.
+ * Signals: posting (to a process, or to one of its threads), each signal
+ * with its siginfo, queued; the choice of the thread that takes a
+ * process-directed signal; default actions (the group stop:
+ * kern_sigstop.c); delivery to a handler (the frame: kern_sigframe.c).
+ * rt_sigtimedwait's wait is kern_sigwait.c.
+ *
+ * A signal is pending for a thread (lwp_siglist: faults, tgkill) or for
+ * its process (p_siglist: kill), and is taken by a thread that does not
+ * block it: its own first, each set lowest-numbered first (so standard
+ * before real-time) with faults ahead, as Linux.
  */
-#include <limits.h>
 #include <signal.h>
-#include <sys/ucontext.h>
 
 #include "host/cpu.h"
+#include "kern/kernel.h"
 #include "kern/signal.h"
-#include "sys/syscall.h"
 #include "sys/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
-#define SA_RESTORER_	0x04000000
-#define CANTMASK	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
-#define FP_MAGIC1	0x46505853U
-#define FP_MAGIC2	0x46505845U
-#define UC_FP_XSTATE_	0x1
-#define UC_SIGCONTEXT_SS_	0x2	/* the frame's ss is the interrupted one */
-#define UC_STRICT_RESTORE_SS_	0x4	/* sigreturn restores it as it is */
-#define REDZONE		128
-
-/* The kernel's struct ucontext (glibc's ucontext_t is larger). */
-struct linux_ucontext {
-	uint64_t uc_flags;
-	uint64_t uc_link;
-	stack_t uc_stack;
-	mcontext_t uc_mcontext;
-	ksigset_t uc_sigmask;
-};
-_Static_assert(sizeof(struct linux_ucontext) == 304, "Linux ucontext layout");
+/* Faults first: their handler must see the faulting instruction. */
+#define SIG_SYNCMASK	(SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
+			 SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+#define CLOCK_TICK_NS	10000000	/* si_utime's unit: Linux's USER_HZ */
 
 enum sigdefault { SD_TERM, SD_CORE, SD_IGN, SD_STOP, SD_CONT };
 
@@ -54,6 +44,7 @@ sig_default(int sig)
 	return SD_TERM;
 }
 
+/* Does sig's action ignore it (SIG_IGN, or a default that ignores)? */
 static bool
 sig_ignored(const struct proc *p, int sig)
 {
@@ -62,192 +53,454 @@ sig_ignored(const struct proc *p, int sig)
 	    sig_default(sig) == SD_IGN);
 }
 
-/* Gets the lwp of p to notice a signal: ends a PCATCH sleep, or a run. */
-static void
-sig_notify(struct proc *p)
+/*
+ * Is sig dropped when posted to lp's process, lp being the thread it is
+ * for (NULL: the process has none)?  An ignored signal is, unless lp
+ * blocks it (a later handler or rt_sigtimedwait may want it).
+ */
+static bool
+sig_dropped(const struct proc *p, const struct lwp *lp, int sig)
 {
-	struct lwp *lp = TAILQ_FIRST(&p->p_lwps);
-	if (lp == NULL || lp->lwp_thread == NULL)
-		return;
+	if (sig == SIGKILL || !sig_ignored(p, sig))
+		return false;
+	return lp == NULL ||
+	    !((lp->lwp_sigmask | lp->lwp_realmask) & SIGBIT(sig));
+}
+
+void
+sigwakeup(struct lwp *lp)
+{
 	struct thread *td = lp->lwp_thread;
+	if (td == NULL)
+		return;
 	if (td->td_state == TDS_SLEEPING)
 		thread_interrupt(td);
 	else if (td->td_state == TDS_RUNNING && td != curthread)
 		cpu_post(td->td_cpu, INTR_KICK);	/* it may be in user mode */
 }
 
+/*
+ * The siginfo queue: each pending signal with the siginfo it was sent
+ * with.  Real-time signals queue every instance in order, each with its
+ * value; a standard signal is pending once (a second one coalesces).
+ * Entries are counted per real user against RLIMIT_SIGPENDING, as in
+ * Linux, so a user cannot fill the kernel's memory with queued signals.
+ */
+
+/* The entries queued for one user, kept while it has any. */
+struct sigcount {
+	struct sigcount *sc_next;
+	uid_t sc_uid;
+	unsigned long sc_count;
+};
+
+#define SIGCOUNT_HASH	64
+static struct sigcount *sigcounts[SIGCOUNT_HASH];
+
+static struct sigcount **
+sigcount_slot(uid_t uid)
+{
+	struct sigcount **scp = &sigcounts[uid % SIGCOUNT_HASH];
+	while (*scp != NULL && (*scp)->sc_uid != uid)
+		scp = &(*scp)->sc_next;
+	return scp;
+}
+
+/* Counts one more entry of uid: false if no memory for its record. */
+static bool
+sigcount_add(uid_t uid)
+{
+	struct sigcount **scp = sigcount_slot(uid);
+	if (*scp == NULL) {
+		struct sigcount *sc = kmalloc(sizeof(*sc), KM_ZERO);
+		if (sc == NULL)
+			return false;
+		sc->sc_uid = uid;
+		*scp = sc;
+	}
+	(*scp)->sc_count++;
+	return true;
+}
+
+static void
+sigcount_sub(uid_t uid)
+{
+	struct sigcount **scp = sigcount_slot(uid), *sc = *scp;
+	KASSERT(sc != NULL && sc->sc_count > 0, "sigcount_sub: uid not counted");
+	if (--sc->sc_count == 0) {
+		*scp = sc->sc_next;
+		kfree(sc);
+	}
+}
+
+static unsigned long
+sigcount_get(uid_t uid)
+{
+	struct sigcount *sc = *sigcount_slot(uid);
+	return sc != NULL ? sc->sc_count : 0;
+}
+
+static void
+ksiginfo_free(struct ksiginfo *k)
+{
+	sigcount_sub(k->ksi_uid);
+	kfree(k);
+}
+
+int
+sigqueue_add(struct proc *p, ksigset_t *set, struct sigqueue *q,
+    const siginfo_t *info)
+{
+	int sig = info->si_signo;
+	bool rt = sig >= LINUX_SIGRTMIN;
+
+	if (!rt && (*set & SIGBIT(sig)))
+		return 0;		/* coalesced with the one pending */
+	if (sig != SIGKILL) {		/* SIGKILL's siginfo is never seen */
+		/*
+		 * A standard signal from the kernel or kill takes an entry
+		 * past the limit (there is at most one per pending set);
+		 * others may not.
+		 */
+		uid_t uid = p->p_ucred != NULL ? p->p_ucred->cr_ruid : 0;
+		struct ksiginfo *k = NULL;
+		if ((!rt && info->si_code >= 0) || sigcount_get(uid) <
+		    p->p_rlimit[RLIMIT_SIGPENDING].rlim_cur) {
+			k = kmalloc(sizeof(*k), 0);
+			if (k != NULL && !sigcount_add(uid)) {
+				kfree(k);
+				k = NULL;
+			}
+		}
+		if (k != NULL) {
+			k->ksi_next = NULL;
+			k->ksi_uid = uid;
+			k->ksi_info = *info;
+			if (q->sq_last != NULL)
+				q->sq_last->ksi_next = k;
+			else
+				q->sq_first = k;
+			q->sq_last = k;
+		} else if (rt && info->si_code != SI_USER &&
+		    info->si_code != SI_KERNEL) {
+			return -EAGAIN;	/* a value would be lost: refused */
+		}
+		/* Otherwise it goes without its siginfo. */
+	}
+	*set |= SIGBIT(sig);
+	return 0;
+}
+
+/* Unlinks k, which follows prev (NULL: first) in q. */
+static void
+sigqueue_unlink(struct sigqueue *q, struct ksiginfo *prev, struct ksiginfo *k)
+{
+	if (prev != NULL)
+		prev->ksi_next = k->ksi_next;
+	else
+		q->sq_first = k->ksi_next;
+	if (q->sq_last == k)
+		q->sq_last = prev;
+}
+
+bool
+sigqueue_take(ksigset_t *set, struct sigqueue *q, int sig, siginfo_t *info)
+{
+	struct ksiginfo *k, *prev = NULL, *found = NULL, *fprev = NULL;
+	bool more = false;
+
+	if (!(*set & SIGBIT(sig)))
+		return false;
+	for (k = q->sq_first; k != NULL; prev = k, k = k->ksi_next) {
+		if (k->ksi_info.si_signo != sig)
+			continue;
+		if (found != NULL) {
+			more = true;
+			break;
+		}
+		found = k;
+		fprev = prev;
+	}
+	if (!more)
+		*set &= ~SIGBIT(sig);
+	if (found == NULL) {
+		/* Posted without its siginfo (past the limit; SIGKILL). */
+		siginfo_init(info, sig, SI_USER, NULL);
+		return true;
+	}
+	*info = found->ksi_info;
+	sigqueue_unlink(q, fprev, found);
+	ksiginfo_free(found);
+	return true;
+}
+
+void
+sigqueue_flush(ksigset_t *set, struct sigqueue *q, ksigset_t mask)
+{
+	struct ksiginfo *k, *prev = NULL, *next;
+
+	*set &= ~mask;
+	for (k = q->sq_first; k != NULL; k = next) {
+		next = k->ksi_next;
+		if (!(mask & SIGBIT(k->ksi_info.si_signo))) {
+			prev = k;
+			continue;
+		}
+		sigqueue_unlink(q, prev, k);
+		ksiginfo_free(k);
+	}
+}
+
+void
+sigqueue_proc_free(struct proc *p)
+{
+	sigqueue_flush(&p->p_siglist, &p->p_sigqueue, ~(ksigset_t)0);
+}
+
+void
+siginfo_init(siginfo_t *si, int sig, int code, const struct proc *sender)
+{
+	memset(si, 0, sizeof(*si));
+	si->si_signo = sig;
+	si->si_code = code;
+	if (sender != NULL) {
+		si->si_pid = sender->p_pid;
+		si->si_uid = sender->p_ucred->cr_ruid;
+	}
+}
+
+/* The thread of p to take process-directed sig: NULL if all block it. */
+static struct lwp *
+sig_pickthread(struct proc *p, int sig)
+{
+	struct lwp *lp = curlwp;
+	/* The caller itself takes it on its way out, with no wake-up. */
+	if (lp != NULL && lp->lwp_proc == p && !(lp->lwp_sigmask & SIGBIT(sig)))
+		return lp;
+	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)	/* the main thread first */
+		if (!(lp->lwp_sigmask & SIGBIT(sig)))
+			return lp;
+	return NULL;
+}
+
+/* Drops the pending signals of mask from p and each of its threads. */
+static void
+sig_flush_all(struct proc *p, ksigset_t mask)
+{
+	struct lwp *lp;
+	sigqueue_flush(&p->p_siglist, &p->p_sigqueue, mask);
+	TAILQ_FOREACH(lp, &p->p_lwps, lwp_link)
+		sigqueue_flush(&lp->lwp_siglist, &lp->lwp_sigqueue, mask);
+}
+
+/*
+ * What posting sig does before it is pending, for the whole process: a
+ * stop signal cancels a pending SIGCONT; SIGCONT cancels pending stop
+ * signals and resumes a stopped process (telling its parent).
+ */
+static void
+sig_prepare(struct proc *p, int sig)
+{
+	if (SIGBIT(sig) & SIG_STOPMASK) {
+		sig_flush_all(p, SIGBIT(SIGCONT));
+	} else if (sig == SIGCONT) {
+		sig_flush_all(p, SIG_STOPMASK);
+		bool stopped = (p->p_flags & P_STOPPED) != 0;
+		if (p->p_flags & (P_STOPPED | P_STOPPING)) {
+			p->p_flags &= ~(P_STOPPED | P_STOPPING);
+			wakeup(&p->p_flags);
+		}
+		if (stopped) {
+			p->p_flags |= P_CONTINUED;
+			childsignal(p, CLD_CONTINUED, SIGCONT);
+		}
+	}
+}
+
+/*
+ * sig is pending for lp, or for its process (lp NULL): wakes the thread
+ * that will take it.  SIGKILL goes to every thread, stopped or not.
+ */
+static void
+sig_complete(struct proc *p, struct lwp *lp, int sig)
+{
+	if (sig == SIGKILL) {
+		TAILQ_FOREACH(lp, &p->p_lwps, lwp_link) {
+			lp->lwp_siglist |= SIGBIT(SIGKILL);
+			sigwakeup(lp);
+		}
+		wakeup(&p->p_flags);		/* out of a stop */
+		return;
+	}
+	if (lp == NULL)
+		lp = sig_pickthread(p, sig);
+	else if (lp->lwp_sigmask & SIGBIT(sig))
+		return;
+	if (lp != NULL)
+		sigwakeup(lp);
+}
+
+/* Posts info->si_signo to p, for thread lp only unless lp is NULL. */
+static int
+sig_post(struct proc *p, struct lwp *lp, const siginfo_t *info)
+{
+	int sig = info->si_signo;
+
+	KASSERT(SIG_VALID(sig), "sig_post: no such signal");
+	if (p->p_state != PRS_NORMAL)
+		return 0;
+	sig_prepare(p, sig);
+	if (sig_dropped(p, lp != NULL ? lp : TAILQ_FIRST(&p->p_lwps), sig)) {
+		/* strace sees it anyway (a traced process keeps it). */
+		if (__builtin_expect(strace_enabled, 0))
+			strace_signal(p, info);
+		return 0;
+	}
+	int error = lp != NULL ?
+	    sigqueue_add(p, &lp->lwp_siglist, &lp->lwp_sigqueue, info) :
+	    sigqueue_add(p, &p->p_siglist, &p->p_sigqueue, info);
+	if (error == 0)
+		sig_complete(p, lp, sig);
+	return error;
+}
+
+int
+psignal_info(struct proc *p, const siginfo_t *info)
+{
+	return sig_post(p, NULL, info);
+}
+
+int
+lwpsignal_info(struct lwp *lp, const siginfo_t *info)
+{
+	return sig_post(lp->lwp_proc, lp, info);
+}
+
+void
+lwpsignal_self(struct lwp *lp, int sig)
+{
+	siginfo_t si;
+	siginfo_init(&si, sig, SI_USER, lp->lwp_proc);
+	(void)sig_post(lp->lwp_proc, lp, &si);
+}
+
 void
 psignal_proc(struct proc *p, int sig)
 {
-	if (sig <= 0 || sig > LINUX_NSIG || p->p_state != PRS_NORMAL)
+	siginfo_t si;
+	if (!SIG_VALID(sig))
 		return;
-	if (sig == SIGKILL || sig == SIGCONT) {
-		p->p_siglist &= ~(SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) |
-		    SIGBIT(SIGTTIN) | SIGBIT(SIGTTOU));
-		if (p->p_flags & P_STOPPED) {
-			p->p_flags = (p->p_flags & ~P_STOPPED) | P_CONTINUED;
-			wakeup(&p->p_flags);
-		}
-	}
-	if (sig_default(sig) == SD_STOP)
-		p->p_siglist &= ~SIGBIT(SIGCONT);
-	if (sig_ignored(p, sig) && sig != SIGKILL) {
-		if (sig == SIGCONT)
-			return;		/* its work (continuing) is done */
-		struct lwp *lp = TAILQ_FIRST(&p->p_lwps);
-		if (lp == NULL || !(lp->lwp_sigmask & SIGBIT(sig)))
-			return;		/* an ignored, unblocked signal is dropped */
-	}
-	p->p_siglist |= SIGBIT(sig);
-	sig_notify(p);
+	siginfo_init(&si, sig, SI_KERNEL, NULL);
+	(void)sig_post(p, NULL, &si);
+}
+
+void
+pgsignal(struct pgrp *pg, int sig)
+{
+	struct proc *p;
+	if (pg == NULL)
+		return;
+	TAILQ_FOREACH(p, &pg->pg_members, p_pglist)
+		if (p->p_state == PRS_NORMAL)
+			psignal_proc(p, sig);
 }
 
 void
 trapsignal(struct lwp *lp, int sig, int code, uint64_t addr)
 {
 	struct proc *p = lp->lwp_proc;
+	siginfo_t si;
+
 	/* A blocked or ignored fault signal cannot be delivered: it kills. */
 	if ((lp->lwp_sigmask & SIGBIT(sig)) || sig_ignored(p, sig)) {
 		p->p_sigacts->ps_act[sig - 1].lsa_handler = (uint64_t)SIG_DFL;
 		lp->lwp_sigmask &= ~SIGBIT(sig);
 	}
-	lp->lwp_siglist |= SIGBIT(sig);
-	lp->lwp_sigcode[sig - 1] = code;
-	lp->lwp_sigaddr[sig - 1] = addr;
+	siginfo_init(&si, sig, code, NULL);
+	si.si_addr = (void *)addr;
+	(void)sig_post(p, lp, &si);
+}
+
+void
+childsignal(struct proc *p, int code, int status)
+{
+	struct proc *pp = p->p_pptr;
+	bool exited = code == CLD_EXITED || code == CLD_KILLED ||
+	    code == CLD_DUMPED;
+
+	if (pp == NULL)
+		return;
+	/* Stops and continues: SIGCHLD, unless the parent said SA_NOCLDSTOP. */
+	int sig = exited ? p->p_exitsig : SIGCHLD;
+	if (!exited && pp->p_sigacts != NULL &&
+	    (pp->p_sigacts->ps_act[SIGCHLD - 1].lsa_flags & SA_NOCLDSTOP))
+		sig = 0;
+	if (SIG_VALID(sig)) {
+		siginfo_t si;
+		uint64_t u, s;
+		siginfo_init(&si, sig, code, NULL);
+		si.si_pid = p->p_pid;
+		si.si_uid = p->p_ucred != NULL ? p->p_ucred->cr_ruid : 0;
+		si.si_status = status;
+		proc_cputime(p, &u, &s);
+		si.si_utime = (clock_t)(u / CLOCK_TICK_NS);
+		si.si_stime = (clock_t)(s / CLOCK_TICK_NS);
+		(void)psignal_info(pp, &si);
+	}
+	wakeup(pp);			/* its wait4 and waitid */
+}
+
+void
+childsignal_exit(struct proc *p)
+{
+	int x = p->p_xstat;
+	if (WIFSIGNALED(x))
+		childsignal(p, WCOREDUMP(x) ? CLD_DUMPED : CLD_KILLED, WTERMSIG(x));
+	else
+		childsignal(p, CLD_EXITED, WEXITSTATUS(x));
+}
+
+/* The signal of pend to take first: faults, then the lowest. */
+static int
+sig_first(ksigset_t pend)
+{
+	if (pend & SIG_SYNCMASK)
+		pend &= SIG_SYNCMASK;
+	return __builtin_ctzll(pend) + 1;
+}
+
+int
+sigdequeue(struct lwp *lp, ksigset_t allow, siginfo_t *info)
+{
+	struct proc *p = lp->lwp_proc;
+	int sig;
+
+	if (lp->lwp_siglist & allow) {
+		sig = sig_first(lp->lwp_siglist & allow);
+		(void)sigqueue_take(&lp->lwp_siglist, &lp->lwp_sigqueue, sig, info);
+		return sig;
+	}
+	if (p->p_siglist & allow) {
+		sig = sig_first(p->p_siglist & allow);
+		(void)sigqueue_take(&p->p_siglist, &p->p_sigqueue, sig, info);
+		return sig;
+	}
+	return 0;
 }
 
 static ksigset_t
 sig_deliverable(const struct lwp *lp)
 {
 	ksigset_t pend = lp->lwp_siglist | lp->lwp_proc->p_siglist;
-	return pend & ~(lp->lwp_sigmask & ~CANTMASK);
+	return pend & ~(lp->lwp_sigmask & ~SIG_CANTMASK);
 }
 
 bool
 issignal_pending(const struct lwp *lp)
 {
-	return sig_deliverable(lp) != 0;
-}
-
-/* The stop action: until SIGCONT or SIGKILL. */
-static void
-sig_stop(struct lwp *lp, int sig)
-{
-	struct proc *p = lp->lwp_proc;
-	p->p_flags = (p->p_flags | P_STOPPED) & ~(P_WAITED | P_CONTINUED);
-	p->p_xstat = W_STOPCODE(sig);
-	if (p->p_pptr != NULL) {
-		psignal_proc(p->p_pptr, SIGCHLD);
-		wakeup(p->p_pptr);
-	}
-	while ((p->p_flags & P_STOPPED) && !(p->p_siglist & SIGBIT(SIGKILL)))
-		tsleep(&p->p_flags, 0, "stopped", 0);
-	if (p->p_pptr != NULL)
-		wakeup(p->p_pptr);
-}
-
-/* The FPU image in lp's vf and its size (XSAVE software bytes). */
-static uint32_t
-fpu_image_size(const struct vextframe *vf)
-{
-	uint32_t magic, size;
-	memcpy(&magic, vf->vx_fpu + 464, 4);
-	memcpy(&size, vf->vx_fpu + 464 + 12, 4);
-	if (magic == FP_MAGIC1 && size >= 512 + 64 && size + 4 <= VX_FPU_SIZE)
-		return size;
-	return 512;
-}
-
-/*
- * Builds the signal frame for sig's handler on the user stack and points
- * the registers at the handler.  Returns 0, or -EFAULT if the stack is
- * unusable (the caller kills the process).
- */
-static int
-sig_sendframe(struct lwp *lp, int sig, const struct linux_sigaction *sa)
-{
-	struct trapframe *tf = &lp->lwp_tf;
-	struct vmspace *vm = lp->lwp_proc->p_vmspace;
-
-	(void)vmspace_thread_ctl(vmspace_host_id(vm), lp->lwp_hostthr,
-	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
-	uint32_t fpsize = fpu_image_size(lp->lwp_vf);
-
-	uint64_t sp = tf->tf_rsp;
-	if ((sa->lsa_flags & SA_ONSTACK) && lp->lwp_sigstk.ss_size != 0 &&
-	    !(sp >= (uint64_t)lp->lwp_sigstk.ss_sp &&
-	    sp < (uint64_t)lp->lwp_sigstk.ss_sp + lp->lwp_sigstk.ss_size))
-		sp = (uint64_t)lp->lwp_sigstk.ss_sp + lp->lwp_sigstk.ss_size;
-	else
-		sp -= REDZONE;
-	uint64_t fpaddr = (sp - fpsize - 4) & ~63UL;
-	uint64_t frame = ((fpaddr - sizeof(struct linux_ucontext) -
-	    sizeof(siginfo_t) - 8) & ~15UL) - 8;
-	uint64_t ucaddr = frame + 8, infoaddr = ucaddr + sizeof(struct linux_ucontext);
-
-	struct linux_ucontext uc;
-	siginfo_t info;
-	memset(&uc, 0, sizeof(uc));
-	memset(&info, 0, sizeof(info));
-	/* The interrupted code's segments (0: 64-bit, as vmspace.h). */
-	uint64_t cs = tf->tf_cs != 0 ? tf->tf_cs : GSEL_UCODE;
-	uint64_t ss = tf->tf_ss != 0 ? tf->tf_ss : GSEL_UDATA;
-	uc.uc_flags = UC_FP_XSTATE_ | UC_SIGCONTEXT_SS_ |
-	    (cs == GSEL_UCODE ? UC_STRICT_RESTORE_SS_ : 0);
-	uc.uc_stack.ss_sp = lp->lwp_sigstk.ss_sp;	/* as it was before */
-	uc.uc_stack.ss_size = lp->lwp_sigstk.ss_size;
-	uc.uc_stack.ss_flags = lp->lwp_sigstk.ss_size ? 0 : SS_DISABLE;
-	greg_t *g = uc.uc_mcontext.gregs;
-	g[REG_R8] = (greg_t)tf->tf_r8;   g[REG_R9] = (greg_t)tf->tf_r9;
-	g[REG_R10] = (greg_t)tf->tf_r10; g[REG_R11] = (greg_t)tf->tf_r11;
-	g[REG_R12] = (greg_t)tf->tf_r12; g[REG_R13] = (greg_t)tf->tf_r13;
-	g[REG_R14] = (greg_t)tf->tf_r14; g[REG_R15] = (greg_t)tf->tf_r15;
-	g[REG_RDI] = (greg_t)tf->tf_rdi; g[REG_RSI] = (greg_t)tf->tf_rsi;
-	g[REG_RBP] = (greg_t)tf->tf_rbp; g[REG_RBX] = (greg_t)tf->tf_rbx;
-	g[REG_RDX] = (greg_t)tf->tf_rdx; g[REG_RAX] = (greg_t)tf->tf_rax;
-	g[REG_RCX] = (greg_t)tf->tf_rcx; g[REG_RSP] = (greg_t)tf->tf_rsp;
-	g[REG_RIP] = (greg_t)tf->tf_rip; g[REG_EFL] = (greg_t)tf->tf_rflags;
-	g[REG_CSGSFS] = (greg_t)((cs & 0xffff) | (ss & 0xffff) << 48);
-	g[REG_TRAPNO] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_trapno : 0);
-	g[REG_ERR] = (greg_t)(tf->tf_trapno < 256 ? tf->tf_err : 0);
-	g[REG_CR2] = (greg_t)(tf->tf_trapno == T_PAGEFLT ? tf->tf_addr : 0);
-	uc.uc_mcontext.fpregs = (fpregset_t)fpaddr;
-	uc.uc_sigmask = lp->lwp_sigmask;
-	if (lp->lwp_flags & LWP_OLDMASK) {
-		uc.uc_sigmask = lp->lwp_oldmask;
-		lp->lwp_flags &= ~LWP_OLDMASK;
-	}
-
-	info.si_signo = sig;
-	info.si_code = lp->lwp_sigcode[sig - 1];
-	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-	    sig == SIGTRAP)
-		info.si_addr = (void *)lp->lwp_sigaddr[sig - 1];
-	else
-		info.si_pid = lp->lwp_sigpid[sig - 1];
-
-	uint32_t magic2 = FP_MAGIC2;
-	uint64_t ret = sa->lsa_restorer;
-	if (vm_copyout(vm, lp->lwp_vf->vx_fpu, fpaddr, fpsize) < 0 ||
-	    vm_copyout(vm, &magic2, fpaddr + fpsize, 4) < 0 ||
-	    vm_copyout(vm, &ret, frame, 8) < 0 ||
-	    vm_copyout(vm, &uc, ucaddr, sizeof(uc)) < 0 ||
-	    vm_copyout(vm, &info, infoaddr, sizeof(info)) < 0)
-		return -EFAULT;
-
-	tf->tf_rdi = (uint64_t)sig;
-	tf->tf_rsi = infoaddr;
-	tf->tf_rdx = ucaddr;
-	tf->tf_rax = 0;
-	tf->tf_rsp = frame;
-	tf->tf_rip = sa->lsa_handler;
-	/* The handler runs in 64-bit mode whatever the code it interrupted. */
-	tf->tf_cs = GSEL_UCODE;
-	tf->tf_ss = GSEL_UDATA;
-	tf->tf_rflags &= ~0x0500UL;		/* DF and TF */
-	vmspace_fpu_init(lp->lwp_vf);		/* a handler starts clean */
-	tf->tf_xflags |= PGEX_FPFAULT;
-	return 0;
+	return sig_deliverable(lp) != 0 ||
+	    ((lp->lwp_proc->p_flags & (P_STOPPING | P_STOPPED)) &&
+	    !(lp->lwp_flags & LWP_STOPPED));
 }
 
 /* A suspend mask not taken into a frame goes now. */
@@ -275,33 +528,39 @@ void
 postsig(struct lwp *lp)
 {
 	struct proc *p = lp->lwp_proc;
-	ksigset_t set = sig_deliverable(lp);
-	if (set == 0)
+	siginfo_t info;
+	int sig;
+
+	/* SIGKILL ends the process before anything else, stopped or not. */
+	if ((lp->lwp_siglist | p->p_siglist) & SIGBIT(SIGKILL)) {
+		sigqueue_flush(&lp->lwp_siglist, &lp->lwp_sigqueue, SIGBIT(SIGKILL));
+		sigqueue_flush(&p->p_siglist, &p->p_sigqueue, SIGBIT(SIGKILL));
+		exit1(W_EXITCODE(0, SIGKILL));
+	}
+	if ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
+	    !(lp->lwp_flags & LWP_STOPPED)) {
+		sigstop_wait(lp);		/* a group stop under way */
 		return;
-	int sig = __builtin_ctzll(set) + 1;
-	if (set & SIGBIT(SIGKILL))
-		sig = SIGKILL;
-	lp->lwp_siglist &= ~SIGBIT(sig);
-	p->p_siglist &= ~SIGBIT(sig);
-	/* SIGCHLD was shown when sent (exit1); SIGKILL is never seen. */
-	if (__builtin_expect(strace_enabled, 0) && sig != SIGCHLD && sig != SIGKILL)
-		strace_signal(p, sig, lp->lwp_sigcode[sig - 1],
-		    lp->lwp_sigpid[sig - 1], 0, lp->lwp_sigaddr[sig - 1]);
+	}
+	sig = sigdequeue(lp, ~(lp->lwp_sigmask & ~SIG_CANTMASK), &info);
+	if (sig == 0)
+		return;
+	if (__builtin_expect(strace_enabled, 0))
+		strace_signal(p, &info);
 
 	struct linux_sigaction *sa = &p->p_sigacts->ps_act[sig - 1];
-	if (sa->lsa_handler == (uint64_t)SIG_IGN && sig != SIGKILL) {
+	if (sa->lsa_handler == (uint64_t)SIG_IGN && sig != SIGSTOP) {
 		sig_restore_oldmask(lp);
 		return;
 	}
-	if (sa->lsa_handler == (uint64_t)SIG_DFL || sig == SIGKILL ||
-	    sig == SIGSTOP) {
+	if (sa->lsa_handler == (uint64_t)SIG_DFL || sig == SIGSTOP) {
 		switch (sig_default(sig)) {
 		case SD_IGN:
 		case SD_CONT:
 			sig_restore_oldmask(lp);
 			return;
 		case SD_STOP:
-			sig_stop(lp, sig);
+			sigstop(lp, sig);
 			sig_restore_oldmask(lp);
 			return;
 		case SD_CORE:
@@ -311,16 +570,54 @@ postsig(struct lwp *lp)
 		}
 	}
 	syscall_restart(lp, sa);
-	if (sig_sendframe(lp, sig, sa) < 0) {
+	(void)vmspace_thread_ctl(vmspace_host_id(p->p_vmspace), lp->lwp_hostthr,
+	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
+	if (sendsig(lp, &info, sa) < 0) {
 		kprintf_ratelimited("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);
 		exit1(W_EXITCODE(0, SIGSEGV) | core_flag(p));
 	}
 	if (!(sa->lsa_flags & SA_NODEFER))
 		lp->lwp_sigmask |= SIGBIT(sig);
-	lp->lwp_sigmask |= sa->lsa_mask & ~CANTMASK;
+	lp->lwp_sigmask |= sa->lsa_mask & ~SIG_CANTMASK;
 	if (sa->lsa_flags & SA_RESETHAND)
 		sa->lsa_handler = (uint64_t)SIG_DFL;
+}
+
+int
+kern_sigaction(struct lwp *lp, int sig, const struct linux_sigaction *nsa,
+    struct linux_sigaction *osa)
+{
+	struct proc *p = lp->lwp_proc;
+
+	if (!SIG_VALID(sig) || (nsa != NULL && (sig == SIGKILL || sig == SIGSTOP)))
+		return -EINVAL;
+	*osa = p->p_sigacts->ps_act[sig - 1];
+	if (nsa != NULL) {
+		p->p_sigacts->ps_act[sig - 1] = *nsa;
+		p->p_sigacts->ps_act[sig - 1].lsa_mask &= ~SIG_CANTMASK;
+		if (sig_ignored(p, sig))	/* pending ones go (POSIX) */
+			sig_flush_all(p, SIGBIT(sig));
+	}
+	return 0;
+}
+
+void
+sigprocmask1(struct lwp *lp, ksigset_t newmask)
+{
+	struct proc *p = lp->lwp_proc;
+	ksigset_t blocked = newmask & ~lp->lwp_sigmask & ~SIG_CANTMASK;
+
+	lp->lwp_sigmask = newmask & ~SIG_CANTMASK;
+	/*
+	 * Process-directed signals this thread now blocks may have been
+	 * meant for it: another thread that takes them is woken.
+	 */
+	for (ksigset_t pend = p->p_siglist & blocked; pend != 0; pend &= pend - 1) {
+		struct lwp *t = sig_pickthread(p, __builtin_ctzll(pend) + 1);
+		if (t != NULL)
+			sigwakeup(t);
+	}
 }
 
 void
@@ -409,269 +706,3 @@ sigacts_free(struct proc *p)
 	p->p_sigacts = NULL;
 }
 
-long
-sys_rt_sigaction(struct lwp *lp, const uint64_t *args)
-{
-	struct proc *p = lp->lwp_proc;
-	int sig = (int)args[0];
-	struct linux_sigaction nsa;
-
-	if (sig < 1 || sig > LINUX_NSIG || args[3] != sizeof(ksigset_t))
-		return -EINVAL;
-	if (args[1] != 0 && copyin(args[1], &nsa, sizeof(nsa)) < 0)
-		return -EFAULT;
-	if (args[1] != 0 && (sig == SIGKILL || sig == SIGSTOP))
-		return -EINVAL;
-	/* As Linux: the new action is in place before the old is stored. */
-	struct linux_sigaction osa = p->p_sigacts->ps_act[sig - 1];
-	if (args[1] != 0) {
-		nsa.lsa_mask &= ~CANTMASK;
-		p->p_sigacts->ps_act[sig - 1] = nsa;
-		if (sig_ignored(p, sig)) {	/* pending ones go (POSIX) */
-			p->p_siglist &= ~SIGBIT(sig);
-			lp->lwp_siglist &= ~SIGBIT(sig);
-		}
-	}
-	if (args[2] != 0 && copyout(&osa, args[2], sizeof(osa)) < 0)
-		return -EFAULT;
-	return 0;
-}
-
-long
-sys_rt_sigprocmask(struct lwp *lp, const uint64_t *args)
-{
-	ksigset_t set, old = lp->lwp_sigmask;
-
-	if (args[3] != sizeof(ksigset_t))
-		return -EINVAL;
-	if (args[1] != 0) {
-		if (copyin(args[1], &set, sizeof(set)) < 0)
-			return -EFAULT;
-		switch (args[0]) {
-		case SIG_BLOCK:   lp->lwp_sigmask |= set; break;
-		case SIG_UNBLOCK: lp->lwp_sigmask &= ~set; break;
-		case SIG_SETMASK: lp->lwp_sigmask = set; break;
-		default:	  return -EINVAL;
-		}
-		lp->lwp_sigmask &= ~CANTMASK;
-	}
-	if (args[2] != 0 && copyout(&old, args[2], sizeof(old)) < 0)
-		return -EFAULT;
-	return 0;
-}
-
-long
-sys_rt_sigpending(struct lwp *lp, const uint64_t *args)
-{
-	ksigset_t set = (lp->lwp_siglist | lp->lwp_proc->p_siglist) &
-	    lp->lwp_sigmask;
-	if (args[1] != sizeof(ksigset_t))
-		return -EINVAL;
-	return copyout(&set, args[0], sizeof(set));
-}
-
-/* Waits with the given mask until a signal is delivered (EINTR). */
-long
-sys_rt_sigsuspend(struct lwp *lp, const uint64_t *args)
-{
-	ksigset_t set, old = lp->lwp_sigmask;
-	if (args[1] != sizeof(ksigset_t))
-		return -EINVAL;
-	if (copyin(args[0], &set, sizeof(set)) < 0)
-		return -EFAULT;
-	lp->lwp_sigmask = set & ~CANTMASK;
-	while (!issignal_pending(lp))
-		tsleep(&lp->lwp_sigmask, PCATCH, "sigsusp", 0);
-	/* The handler runs with the suspend mask; sigreturn restores old. */
-	lp->lwp_oldmask = old;
-	lp->lwp_flags |= LWP_OLDMASK;
-	return -ERESTARTNOHAND;
-}
-
-long
-sys_rt_sigreturn(struct lwp *lp, const uint64_t *args)
-{
-	struct trapframe *tf = &lp->lwp_tf;
-	struct vmspace *vm = lp->lwp_proc->p_vmspace;
-	struct linux_ucontext uc;
-
-	(void)args;
-	if (vm_copyin(vm, tf->tf_rsp, &uc, sizeof(uc)) < 0) {
-		psignal_proc(lp->lwp_proc, SIGSEGV);
-		return -EFAULT;
-	}
-	const greg_t *g = uc.uc_mcontext.gregs;
-	tf->tf_r8 = (uint64_t)g[REG_R8];   tf->tf_r9 = (uint64_t)g[REG_R9];
-	tf->tf_r10 = (uint64_t)g[REG_R10]; tf->tf_r11 = (uint64_t)g[REG_R11];
-	tf->tf_r12 = (uint64_t)g[REG_R12]; tf->tf_r13 = (uint64_t)g[REG_R13];
-	tf->tf_r14 = (uint64_t)g[REG_R14]; tf->tf_r15 = (uint64_t)g[REG_R15];
-	tf->tf_rdi = (uint64_t)g[REG_RDI]; tf->tf_rsi = (uint64_t)g[REG_RSI];
-	tf->tf_rbp = (uint64_t)g[REG_RBP]; tf->tf_rbx = (uint64_t)g[REG_RBX];
-	tf->tf_rdx = (uint64_t)g[REG_RDX]; tf->tf_rax = (uint64_t)g[REG_RAX];
-	tf->tf_rcx = (uint64_t)g[REG_RCX]; tf->tf_rsp = (uint64_t)g[REG_RSP];
-	tf->tf_rip = (uint64_t)g[REG_RIP];
-	/*
-	 * Segments as Linux's sigreturn: any selector, at RPL 3 (one user
-	 * mode may not load faults on the way out, SIGSEGV).  Unless the
-	 * frame asks for a strict restore, 64-bit code gets the flat SS.
-	 */
-	tf->tf_cs = ((uint64_t)g[REG_CSGSFS] & 0xffff) | 3;
-	tf->tf_ss = ((uint64_t)g[REG_CSGSFS] >> 48) | 3;
-	if (!(uc.uc_flags & UC_STRICT_RESTORE_SS_) && tf->tf_cs == GSEL_UCODE)
-		tf->tf_ss = GSEL_UDATA;
-	/* Only the flags user code may change (as the host's sigreturn). */
-	tf->tf_rflags = (tf->tf_rflags & ~0x40dd5UL) | ((uint64_t)g[REG_EFL] & 0x40dd5UL);
-	lp->lwp_sigmask = uc.uc_sigmask & ~CANTMASK;
-	uint64_t fpaddr = (uint64_t)uc.uc_mcontext.fpregs;
-	if (fpaddr != 0) {
-		uint32_t fpsize = 512;
-		uint8_t sw[48];
-		if (vm_copyin(vm, fpaddr + 464, sw, sizeof(sw)) == 0) {
-			uint32_t magic, size;
-			memcpy(&magic, sw, 4);
-			memcpy(&size, sw + 12, 4);
-			if (magic == FP_MAGIC1 && size >= 576 && size <= VX_FPU_SIZE)
-				fpsize = size;
-		}
-		if (vm_copyin(vm, fpaddr, lp->lwp_vf->vx_fpu, fpsize) == 0)
-			tf->tf_xflags |= PGEX_FPFAULT;
-	}
-	return -EJUSTRETURN;
-}
-
-static long
-kill1(struct lwp *lp, struct proc *p, int sig)
-{
-	const struct ucred *cr = lp->lwp_proc->p_ucred;
-	if (!cred_is_root(cr) && cr->cr_uid != p->p_ucred->cr_ruid &&
-	    cr->cr_ruid != p->p_ucred->cr_ruid)
-		return -EPERM;
-	if (sig != 0) {
-		psignal_proc(p, sig);
-		struct lwp *tl = TAILQ_FIRST(&p->p_lwps);
-		if (tl != NULL)
-			tl->lwp_sigpid[sig - 1] = lp->lwp_proc->p_pid;
-	}
-	return 0;
-}
-
-long
-sys_kill(struct lwp *lp, const uint64_t *args)
-{
-	pid_t pid = (pid_t)args[0];
-	int sig = (int)args[1];
-	struct proc *p;
-
-	if (sig < 0 || sig > LINUX_NSIG)
-		return -EINVAL;
-	if (pid == INT_MIN)
-		return -ESRCH;		/* as Linux: -INT_MIN is no group */
-	/* Zombies are still there to signal, as in Linux: nothing happens. */
-	if (pid > 0) {
-		p = pfind(pid);
-		return p != NULL && p->p_state != PRS_NEW ? kill1(lp, p, sig) :
-		    -ESRCH;
-	}
-	/* A process group (0: ours) or, with -1, everyone but init. */
-	long r = -ESRCH;
-	struct pgrp *pg = NULL;
-	if (pid == 0)
-		pg = lp->lwp_proc->p_pgrp;
-	else if (pid < -1)
-		pg = pgfind(-pid);
-	if (pid != -1) {
-		if (pg == NULL)
-			return -ESRCH;
-		TAILQ_FOREACH(p, &pg->pg_members, p_pglist)
-			if (p->p_state != PRS_NEW)
-				r = kill1(lp, p, sig) == 0 ? 0 : r;
-		return r;
-	}
-	for (pid_t i = 2; i < PID_MAX; i++) {
-		p = pfind(i);
-		if (p != NULL && p->p_state != PRS_NEW && p != lp->lwp_proc)
-			r = kill1(lp, p, sig) == 0 ? 0 : r;
-	}
-	return r;
-}
-
-/* Signals thread tid, of process tgid unless that is 0 (tkill). */
-static long
-tkill1(struct lwp *lp, pid_t tgid, pid_t tid, int sig)
-{
-	struct proc *p = pfind(tid);
-	if (sig < 0 || sig > LINUX_NSIG)
-		return -EINVAL;
-	if (p == NULL || p->p_state == PRS_NEW || (tgid != 0 && tgid != p->p_pid))
-		return -ESRCH;
-	return kill1(lp, p, sig);
-}
-
-long
-sys_tgkill(struct lwp *lp, const uint64_t *args)
-{
-	if ((pid_t)args[0] <= 0 || (pid_t)args[1] <= 0)
-		return -EINVAL;
-	return tkill1(lp, (pid_t)args[0], (pid_t)args[1], (int)args[2]);
-}
-
-long
-sys_tkill(struct lwp *lp, const uint64_t *args)
-{
-	if ((pid_t)args[0] <= 0)
-		return -EINVAL;
-	return tkill1(lp, 0, (pid_t)args[0], (int)args[1]);
-}
-
-long
-sys_sigaltstack(struct lwp *lp, const uint64_t *args)
-{
-	stack_t ss, old;
-	old.ss_sp = lp->lwp_sigstk.ss_sp;
-	old.ss_size = lp->lwp_sigstk.ss_size;
-	old.ss_flags = lp->lwp_sigstk.ss_size == 0 ? SS_DISABLE : 0;
-	uint64_t sp = lp->lwp_tf.tf_rsp;
-	if (old.ss_size != 0 && sp >= (uint64_t)old.ss_sp &&
-	    sp < (uint64_t)old.ss_sp + old.ss_size)
-		old.ss_flags = SS_ONSTACK;
-	if (args[0] != 0) {
-		if (copyin(args[0], &ss, sizeof(ss)) < 0)
-			return -EFAULT;
-		if (old.ss_flags == SS_ONSTACK)
-			return -EPERM;
-		if (ss.ss_flags == SS_DISABLE) {
-			memset(&lp->lwp_sigstk, 0, sizeof(lp->lwp_sigstk));
-		} else if (ss.ss_flags != 0) {
-			return -EINVAL;
-		} else if (ss.ss_size < (size_t)MINSIGSTKSZ) {
-			return -ENOMEM;
-		} else {
-			lp->lwp_sigstk.ss_sp = ss.ss_sp;
-			lp->lwp_sigstk.ss_size = ss.ss_size;
-		}
-	}
-	if (args[1] != 0 && copyout(&old, args[1], sizeof(old)) < 0)
-		return -EFAULT;
-	return 0;
-}
-
-/* pause: sleeps until a signal is delivered (EINTR). */
-long
-sys_pause(struct lwp *lp, const uint64_t *args __unused)
-{
-	while (!issignal_pending(lp))
-		tsleep(&lp->lwp_sigmask, PCATCH, "pause", 0);
-	return -ERESTARTNOHAND;
-}
-
-/* Posts sig to every live process of process group pg. */
-void
-pgsignal(struct pgrp *pg, int sig)
-{
-	struct proc *p;
-	if (pg == NULL)
-		return;
-	TAILQ_FOREACH(p, &pg->pg_members, p_pglist)
-		if (p->p_state == PRS_NORMAL)
-			psignal_proc(p, sig);
-}

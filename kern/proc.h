@@ -29,6 +29,16 @@ struct ucred;
 typedef uint64_t ksigset_t;		/* bit sig - 1 */
 #define SIGBIT(sig)	(1ULL << ((sig) - 1))
 
+/*
+ * The siginfo of pending signals, oldest first (kern/kern_sig.c):
+ * beside a pending set, the entries of its signals.  All zero is empty.
+ */
+struct ksiginfo;
+struct sigqueue {
+	struct ksiginfo *sq_first;
+	struct ksiginfo *sq_last;
+};
+
 enum proc_state { PRS_NEW, PRS_NORMAL, PRS_ZOMBIE };
 
 struct lwp {
@@ -41,11 +51,10 @@ struct lwp {
 	struct vextframe *lwp_vf;	/* FPU image and segment bases */
 	ksigset_t lwp_sigmask;
 	ksigset_t lwp_siglist;		/* pending for this thread */
+	struct sigqueue lwp_sigqueue;	/* and their siginfo */
 	ksigset_t lwp_oldmask;		/* rt_sigsuspend's, for the frame */
+	ksigset_t lwp_realmask;		/* the mask rt_sigtimedwait lifted */
 	stack_t lwp_sigstk;		/* sigaltstack */
-	int lwp_sigcode[LINUX_NSIG];		/* si_code of a pending fault signal */
-	uint64_t lwp_sigaddr[LINUX_NSIG];	/* its si_addr */
-	pid_t lwp_sigpid[LINUX_NSIG];		/* who sent a pending kill */
 	uint64_t lwp_clear_child_tid;	/* set_tid_address */
 	uint64_t lwp_syscall_nr;	/* the interrupted call (LWP_RESTART) */
 	/* What restart_syscall continues: an interrupted relative sleep. */
@@ -71,6 +80,7 @@ struct lwp {
 
 #define LWP_OLDMASK	0x01		/* lwp_oldmask goes in the next frame */
 #define LWP_RESTART	0x02		/* rax holds an -ERESTART* of lwp_syscall_nr */
+#define LWP_STOPPED	0x08		/* counted in its process's group stop */
 #define LWP_FUTEXDEAD	0x100		/* exiting: owns no PI futex any more */
 
 struct linux_sigaction {
@@ -116,6 +126,8 @@ struct proc {
 	struct fsproc p_fs;		/* cwd, root, umask, descriptors */
 	struct sigacts *p_sigacts;
 	ksigset_t p_siglist;		/* pending for the process */
+	struct sigqueue p_sigqueue;	/* and their siginfo */
+	int p_nstopped;			/* lwps stopped in a group stop */
 	TAILQ_HEAD(, lwp) p_lwps;
 	int p_nlwps;
 	int *p_vforkdone;		/* set and woken at exec or exit (vfork) */
@@ -145,6 +157,7 @@ struct proc {
 #define P_NOTDUMPABLE	0x80		/* PR_SET_DUMPABLE 0; exec clears it */
 #define P_NO_NEW_PRIVS	0x100		/* PR_SET_NO_NEW_PRIVS: for good */
 #define P_SUBREAPER	0x200		/* PR_SET_CHILD_SUBREAPER */
+#define P_STOPPING	0x400		/* a group stop: its threads stop */
 #define P_INHERITED	(P_NOTDUMPABLE | P_NO_NEW_PRIVS)	/* kept at fork */
 
 extern struct proc *initproc;

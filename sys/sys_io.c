@@ -62,9 +62,9 @@ long
 syscall_write_result(struct lwp *lp, long r)
 {
 	if (r == -EPIPE)
-		psignal_proc(lp->lwp_proc, SIGPIPE);
+		lwpsignal_self(lp, SIGPIPE);
 	if (r == -EXFSZ) {
-		psignal_proc(lp->lwp_proc, SIGXFSZ);
+		lwpsignal_self(lp, SIGXFSZ);
 		r = -EFBIG;
 	}
 	return r;

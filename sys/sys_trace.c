@@ -306,14 +306,29 @@ strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn, const uint64_t *args)
 	return r;
 }
 
+/* The sender of a signal: si_pid=1, si_uid=0 (strace's printsigsource). */
+static void
+tb_sigsource(struct tbuf *tb, const siginfo_t *si)
+{
+	tb_printf(tb, ", si_pid=%d, si_uid=%u", si->si_pid, si->si_uid);
+}
+
+/* A value sent with the signal (sigqueue): si_int=5, si_ptr=0x5. */
+static void
+tb_sigval(struct tbuf *tb, const siginfo_t *si)
+{
+	if (si->si_ptr == NULL)
+		return;
+	tb_printf(tb, ", si_int=%d, si_ptr=", si->si_int);
+	tb_addr(tb, (uint64_t)si->si_ptr);
+}
+
 void
-strace_signal(struct proc *p, int sig, int code, int pid, int status,
-    uint64_t addr)
+strace_signal(struct proc *p, const siginfo_t *si)
 {
 	char buf[256];
 	struct tbuf tb = { buf, 0, sizeof(buf) - 1 };
-	struct proc *sender = pid > 0 ? pfind(pid) : NULL;
-	int uid = sender != NULL ? (int)sender->p_ucred->cr_ruid : 0;
+	int sig = si->si_signo, code = si->si_code;
 
 	tb_pid(&tb, p->p_pid, 0);
 	tb_puts(&tb, "--- ");
@@ -321,28 +336,37 @@ strace_signal(struct proc *p, int sig, int code, int pid, int status,
 	tb_puts(&tb, " {si_signo=");
 	tb_signame(&tb, sig, false);
 	tb_puts(&tb, ", si_code=");
-	if (sig == SIGCHLD && code > 0) {
-		tb_xlat(&tb, xl_sicode_chld, (uint64_t)code, "%d");
-		tb_printf(&tb, ", si_pid=%d, si_uid=%d, si_status=", pid, uid);
-		if (code == CLD_EXITED)
-			tb_printf(&tb, "%d", status);
-		else
-			tb_signame(&tb, status, false);
-		tb_puts(&tb, ", si_utime=0, si_stime=0} ---");
-	} else if (code > 0 && code != SI_KERNEL) {	/* a fault's code */
-		tb_printf(&tb, "%d, si_addr=", code);
-		tb_addr(&tb, addr);
-		tb_puts(&tb, "} ---");
-	} else {
+	/* As strace: the fields si_code says the sender filled. */
+	if (code <= 0) {			/* from user space */
 		tb_xlat(&tb, xl_sicode, (uint64_t)(int64_t)code, "%d");
-		if (code == SI_KERNEL) {
-			tb_puts(&tb, ", si_addr=");
-			tb_addr(&tb, addr);
-		} else {
-			tb_printf(&tb, ", si_pid=%d, si_uid=%d", pid, uid);
-		}
-		tb_puts(&tb, "} ---");
+		tb_sigsource(&tb, si);
+		if (code != SI_USER && code != SI_TKILL)
+			tb_sigval(&tb, si);
+	} else if (sig == SIGCHLD) {
+		tb_xlat(&tb, xl_sicode_chld, (uint64_t)code, "%d");
+		tb_sigsource(&tb, si);
+		tb_puts(&tb, ", si_status=");
+		if (code == CLD_EXITED)
+			tb_printf(&tb, "%d", si->si_status);
+		else
+			tb_signame(&tb, si->si_status, false);
+		tb_printf(&tb, ", si_utime=%lu, si_stime=%lu",
+		    (unsigned long)si->si_utime, (unsigned long)si->si_stime);
+	} else if (sig == SIGILL || sig == SIGFPE || sig == SIGSEGV ||
+	    sig == SIGBUS) {
+		tb_xlat(&tb, sig == SIGILL ? xl_sicode_ill : sig == SIGFPE ?
+		    xl_sicode_fpe : sig == SIGSEGV ? xl_sicode_segv :
+		    xl_sicode_bus, (uint64_t)code, "%d");
+		tb_puts(&tb, ", si_addr=");
+		tb_addr(&tb, (uint64_t)si->si_addr);
+	} else {
+		tb_xlat(&tb, sig == SIGTRAP ? xl_sicode_trap : xl_sicode,
+		    (uint64_t)code, "%d");
+		if (si->si_pid != 0 || si->si_uid != 0)
+			tb_sigsource(&tb, si);
+		tb_sigval(&tb, si);
 	}
+	tb_puts(&tb, "} ---");
 	tb_emit(&tb);
 }
 

@@ -6,6 +6,7 @@
 #ifndef KERN_SYS_TRACE_H
 #define KERN_SYS_TRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "sys/syscall.h"
@@ -31,12 +32,10 @@ long strace_syscall(struct lwp *lp, uint64_t nr, sy_call_t fn,
     const uint64_t *args);
 
 /*
- * A signal that p takes: "--- SIGCHLD {si_signo=...} ---".  code, pid and
- * status are the siginfo's si_code, si_pid and si_status (for SIGCHLD),
- * addr its si_addr (for a fault).
+ * A signal that p takes, with its siginfo: "--- SIGCHLD {si_signo=...}
+ * ---", the fields strace shows for its si_code.
  */
-void strace_signal(struct proc *p, int sig, int code, int pid, int status,
-    uint64_t addr);
+void strace_signal(struct proc *p, const siginfo_t *si);
 
 /*
  * Init's execve (the kernel's, with no call to trace): path and argv

@@ -57,10 +57,11 @@ extern const struct xlat xl_open[], xl_at[], xl_access[], xl_prot[],
     xl_maptype[], xl_mapflags[], xl_madv[], xl_whence[], xl_sighow[],
     xl_sa[], xl_clock[], xl_itimer[], xl_wait[], xl_fcntl[], xl_ioctl[],
     xl_archprctl[], xl_rlimit[], xl_poll[], xl_clone[], xl_family[],
-    xl_statx[], xl_sicode_chld[], xl_sicode[], xl_prctl[], xl_grnd[],
-    xl_iflag[], xl_oflag[], xl_nldly[], xl_crdly[], xl_tabdly[],
-    xl_bsdly[], xl_vtdly[], xl_ffdly[], xl_baud[], xl_cflag[], xl_lflag[],
-    xl_tcflsh[];
+    xl_statx[], xl_sicode_chld[], xl_sicode[], xl_sicode_segv[],
+    xl_sicode_bus[], xl_sicode_ill[], xl_sicode_fpe[], xl_sicode_trap[],
+    xl_prctl[], xl_grnd[], xl_iflag[], xl_oflag[], xl_nldly[], xl_crdly[],
+    xl_tabdly[], xl_bsdly[], xl_vtdly[], xl_ffdly[], xl_baud[], xl_cflag[],
+    xl_lflag[], xl_tcflsh[];
 
 /* Whether an argument of this kind is printed after the call returns. */
 bool trace_kind_out(unsigned kind);

@@ -177,6 +177,26 @@ const struct xlat xl_sicode_chld[] = {
 	X(CLD_EXITED), X(CLD_KILLED), X(CLD_DUMPED), X(CLD_TRAPPED),
 	X(CLD_STOPPED), X(CLD_CONTINUED), XEND
 };
+/* The codes of faults, by signal (a kernel code is SI_KERNEL). */
+const struct xlat xl_sicode_segv[] = {
+	X(SEGV_MAPERR), X(SEGV_ACCERR), X(SI_KERNEL), XEND
+};
+const struct xlat xl_sicode_bus[] = {
+	X(BUS_ADRALN), X(BUS_ADRERR), X(BUS_OBJERR), X(SI_KERNEL), XEND
+};
+const struct xlat xl_sicode_ill[] = {
+	X(ILL_ILLOPC), X(ILL_ILLOPN), X(ILL_ILLADR), X(ILL_ILLTRP),
+	X(ILL_PRVOPC), X(ILL_PRVREG), X(ILL_COPROC), X(ILL_BADSTK),
+	X(SI_KERNEL), XEND
+};
+const struct xlat xl_sicode_fpe[] = {
+	X(FPE_INTDIV), X(FPE_INTOVF), X(FPE_FLTDIV), X(FPE_FLTOVF),
+	X(FPE_FLTUND), X(FPE_FLTRES), X(FPE_FLTINV), X(FPE_FLTSUB),
+	X(SI_KERNEL), XEND
+};
+const struct xlat xl_sicode_trap[] = {
+	X(TRAP_BRKPT), X(TRAP_TRACE), X(SI_KERNEL), XEND
+};
 const struct xlat xl_sicode[] = {
 	X(SI_USER), X(SI_KERNEL), X(SI_QUEUE), X(SI_TIMER), X(SI_MESGQ),
 	X(SI_ASYNCIO), X(SI_SIGIO), X(SI_TKILL), XEND

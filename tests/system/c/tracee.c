@@ -66,5 +66,17 @@ main(void)
 	write(1, "0123456789012345678901234567890123456789\n", 41);
 	signal(SIGUSR1, on_usr1);
 	kill(getpid(), SIGUSR1);
+	/* Queued with values, taken at the unblock; raise's SI_TKILL. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN + 1);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGRTMIN + 1, on_usr1);
+	signal(SIGUSR2, on_usr1);
+	sigqueue(getpid(), SIGRTMIN + 1, (union sigval){ .sival_int = 5 });
+	sigqueue(getpid(), SIGRTMIN + 1, (union sigval){ .sival_int = 0 });
+	raise(SIGUSR2);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return 3;
 }
