@@ -163,7 +163,7 @@ kernel_main(const struct boot_args *ba)
 	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
 
-	proc_limit_init(vmstats.v_page_count);
+	proc_limit_init(vmstats.v_free_count);
 	initproc = create_init();
 	if (initproc == NULL) {
 		kprintf("cannot create init\n");

@@ -34,9 +34,9 @@ struct uidinfo {
 static TAILQ_HEAD(, uidinfo) uihash[UIHASH];
 
 void
-proc_limit_init(uint64_t ram_pages)
+proc_limit_init(uint64_t free_pages)
 {
-	uint64_t n = ram_pages / (2 * PROC_COST_PAGES);
+	uint64_t n = free_pages / (2 * PROC_COST_PAGES);
 	maxprocs = (int)MIN(MAX(n, (uint64_t)MAXPROCS_MIN), (uint64_t)PID_MAX);
 	/* Each process needs a host vmspace: fail fork before the host would. */
 	int host = vmspace_max();

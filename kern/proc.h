@@ -195,12 +195,14 @@ void session_rele(struct session *s);
 
 /*
  * Process limits (kern/kern_resource.c).  proc_limit_init sets maxprocs
- * from the RAM's size in pages.  proc_limit_check: 0 if parent may fork,
+ * from the pages of RAM processes can have: those still free once the
+ * boot file systems are in (an initramfs lives in RAM for good).
+ * proc_limit_check: 0 if parent may fork,
  * -EAGAIN past maxprocs or past its RLIMIT_NPROC for its real uid (which
  * root is exempt from).  chgproccnt adds diff to uid's count: 0, or
  * -ENOMEM if a first process of uid finds no memory for its record.
  */
-void proc_limit_init(uint64_t ram_pages);
+void proc_limit_init(uint64_t free_pages);
 int proc_limit_check(const struct proc *parent);
 int proc_count_uid(uid_t uid);
 int chgproccnt(uid_t uid, int diff);

@@ -65,7 +65,7 @@ has "exit status" "+++ exited with 3 +++"
 
 # A child's exit: SIGCHLD with its siginfo, as strace shows it.
 strace_boot --strace=trace=none -- /bin/sh -c '/bin/true; exit 0'
-grep -qE '^\[pid 1\] --- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]+, si_uid=0, si_status=0, si_utime=[0-9]+, si_stime=[0-9]+\} ---$' \
+grep -qE '^--- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]+, si_uid=0, si_status=0, si_utime=[0-9]+, si_stime=[0-9]+\} ---$' \
     "$T/trace" && ok "SIGCHLD's siginfo" || fail "SIGCHLD's siginfo" "$(grep -- --- "$T/trace")"
 
 strace_boot --strace=trace=openat,close -- /t/bin/tracee
