@@ -109,7 +109,7 @@ tty_sctty(struct tty *tp, int steal)
 	if (s->s_leader != p || s->s_sid != p->p_pid || s->s_ttyp != NULL)
 		return -EPERM;
 	if (tp->t_session != NULL && !tty_init_yields(tp, p) &&
-	    (steal != 1 || p->p_ucred == NULL || p->p_ucred->cr_uid != 0))
+	    (steal != 1 || p->p_ucred == NULL || !cred_is_root(p->p_ucred)))
 		return -EPERM;
 	tty_set_ctty(tp, p);
 	return 0;

@@ -190,7 +190,7 @@ kern_faccessat(struct fsproc *p, struct ucred *cr, int dirfd,
 static bool
 owner_or_root(struct vnode *vp, struct ucred *cr)
 {
-	return cr->cr_uid == 0 || cr->cr_uid == vp->v_uid;
+	return cred_is_root(cr) || cr->cr_uid == vp->v_uid;
 }
 
 static int
@@ -200,7 +200,7 @@ do_chmod(struct vnode *vp, struct ucred *cr, mode_t mode)
 		return -EPERM;
 	mode &= 07777;
 	/* Only members of the file's group may make it set-group-ID. */
-	if (cr->cr_uid != 0 && vp->v_type != VDIR && !groupmember(vp->v_gid, cr))
+	if (!cred_is_root(cr) && vp->v_type != VDIR && !groupmember(vp->v_gid, cr))
 		mode &= ~S_ISGID;
 	struct vattr va = { .va_mask = VA_MODE, .va_mode = mode };
 	return vp->v_op->vop_setattr(vp, &va);
@@ -240,13 +240,13 @@ do_chown(struct vnode *vp, struct ucred *cr, uid_t uid, gid_t gid)
 	struct vattr va = { 0 };
 
 	if (uid != (uid_t)-1) {
-		if (cr->cr_uid != 0 && uid != vp->v_uid)
+		if (!cred_is_root(cr) && uid != vp->v_uid)
 			return -EPERM;
 		va.va_mask |= VA_UID;
 		va.va_uid = uid;
 	}
 	if (gid != (gid_t)-1) {
-		if (cr->cr_uid != 0 && (cr->cr_uid != vp->v_uid ||
+		if (!cred_is_root(cr) && (cr->cr_uid != vp->v_uid ||
 		    !groupmember(gid, cr)))
 			return -EPERM;
 		va.va_mask |= VA_GID;

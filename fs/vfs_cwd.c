@@ -74,7 +74,7 @@ kern_chroot(struct fsproc *p, struct ucred *cr, const char *path)
 	int error = namei_at(p, cr, AT_FDCWD, path, NI_FOLLOW, &nd);
 	if (error < 0)
 		return error;
-	if (cr->cr_uid != 0) {
+	if (!cred_is_root(cr)) {
 		vrele(nd.ni_vp);
 		return -EPERM;
 	}

@@ -23,7 +23,7 @@ vaccess(struct vnode *vp, int mode, const struct ucred *cred)
 	if ((mode & W_OK) && (vp->v_mount->mnt_flags & MNT_RDONLY) &&
 	    (vp->v_type == VREG || vp->v_type == VDIR || vp->v_type == VLNK))
 		return -EROFS;
-	if (cred->cr_uid == 0) {
+	if (cred_is_root(cred)) {
 		if ((mode & X_OK) && vp->v_type != VDIR &&
 		    (vp->v_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0)
 			return -EACCES;

@@ -206,7 +206,7 @@ int
 kern_mount(struct fsproc *p, struct ucred *cr, const char *source,
     const char *path, const char *fstype, int flags, const char *options)
 {
-	if (cr->cr_uid != 0)
+	if (!cred_is_root(cr))
 		return -EPERM;
 	const struct vfsops *ops = vfs_byname(fstype);
 	if (ops == NULL)
@@ -232,7 +232,7 @@ kern_mount(struct fsproc *p, struct ucred *cr, const char *source,
 int
 kern_umount(struct fsproc *p, struct ucred *cr, const char *path, int flags)
 {
-	if (cr->cr_uid != 0)
+	if (!cred_is_root(cr))
 		return -EPERM;
 	struct nameidata nd;
 	int error = namei_at(p, cr, AT_FDCWD, path,

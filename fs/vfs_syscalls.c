@@ -66,7 +66,7 @@ may_delete(struct vnode *dvp, struct vnode *vp, struct ucred *cr)
 	int error = vaccess(dvp, W_OK | X_OK, cr);
 	if (error < 0)
 		return error;
-	if ((dvp->v_mode & S_ISVTX) && cr->cr_uid != 0 &&
+	if ((dvp->v_mode & S_ISVTX) && !cred_is_root(cr) &&
 	    cr->cr_uid != vp->v_uid && cr->cr_uid != dvp->v_uid)
 		return -EPERM;
 	if (vp->v_mountedhere != NULL || (vp->v_flags & VROOT))
@@ -231,7 +231,7 @@ kern_mknodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		break;
 	case VCHR:
 	case VBLK:
-		if (cr->cr_uid != 0)
+		if (!cred_is_root(cr))
 			return -EPERM;
 		break;
 	case VDIR:
@@ -483,7 +483,7 @@ kern_linkat(struct fsproc *p, struct ucred *cr, int olddirfd,
 		return -EINVAL;
 	if ((flags & AT_EMPTY_PATH) && oldpath[0] == '\0') {
 		/* Linux wants CAP_DAC_READ_SEARCH for this. */
-		if (cr->cr_uid != 0)
+		if (!cred_is_root(cr))
 			return -ENOENT;
 		if ((error = getvnode(p, olddirfd, &vp)) < 0)
 			return error;

@@ -273,7 +273,20 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 		goto out;
 	}
 
+	/* Capabilities as an exec leaves them (a copy only if they change). */
+	struct ucred *cr = NULL, probe = *p->p_ucred;
+	cred_exec_caps(&probe);
+	if (probe.cr_capeff != p->p_ucred->cr_capeff ||
+	    probe.cr_capprm != p->p_ucred->cr_capprm) {
+		if ((cr = crdup(&probe)) == NULL) {
+			vmspace_free(im.im_vmspace);
+			error = -ENOMEM;
+			goto out;
+		}
+	}
 	if ((error = exec_single(lp)) < 0) {
+		if (cr != NULL)
+			crfree(cr);
 		vmspace_free(im.im_vmspace);
 		goto out;
 	}
@@ -299,6 +312,10 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	lp->lwp_tf.tf_xflags = PGEX_FPFAULT;
 	vmspace_fpu_init(lp->lwp_vf);
 	lp->lwp_vf->vx_fsbase = lp->lwp_vf->vx_gsbase = 0;
+	if (cr != NULL) {
+		crfree(p->p_ucred);
+		p->p_ucred = cr;
+	}
 	p->p_flags |= P_EXEC;
 	p->p_flags &= ~P_NOTDUMPABLE;	/* as Linux for an exec that gains nothing */
 	vfork_done(p);

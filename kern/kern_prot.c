@@ -9,9 +9,34 @@ struct ucred *
 crget(void)
 {
 	struct ucred *cr = kmalloc(sizeof(*cr), KM_ZERO);
-	if (cr != NULL)
+	if (cr != NULL) {
 		cr->cr_ref = 1;
+		cr->cr_capeff = cr->cr_capprm = CAP_FULL_SET;
+	}
 	return cr;
+}
+
+void
+cred_setuid_caps(struct ucred *cr, uid_t ruid, uid_t euid, uid_t suid)
+{
+	bool was_root = ruid == 0 || euid == 0 || suid == 0;
+
+	if (was_root && cr->cr_ruid != 0 && cr->cr_uid != 0 && cr->cr_svuid != 0)
+		cr->cr_capprm = cr->cr_capeff = 0;
+	if (euid == 0 && cr->cr_uid != 0)
+		cr->cr_capeff = 0;
+	if (euid != 0 && cr->cr_uid == 0)
+		cr->cr_capeff = cr->cr_capprm;
+}
+
+void
+cred_exec_caps(struct ucred *cr)
+{
+	if (cr->cr_uid == 0 || cr->cr_ruid == 0)
+		cr->cr_capprm = CAP_FULL_SET;
+	else
+		cr->cr_capprm = 0;
+	cr->cr_capeff = cr->cr_uid == 0 ? cr->cr_capprm : 0;
 }
 
 struct ucred *

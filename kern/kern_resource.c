@@ -105,10 +105,10 @@ proc_limit_check(const struct proc *parent)
 		return 0;
 	/*
 	 * Linux exempts the real root user and holders of CAP_SYS_RESOURCE
-	 * or CAP_SYS_ADMIN, which here is whoever has effective uid 0.
+	 * or CAP_SYS_ADMIN, which here is whoever is privileged.
 	 */
 	const struct ucred *cr = parent->p_ucred;
-	if (cr->cr_ruid == 0 || cr->cr_uid == 0)
+	if (cr->cr_ruid == 0 || cred_is_root(cr))
 		return 0;
 	if ((uint64_t)proc_count_uid(cr->cr_ruid) >=
 	    parent->p_rlimit[RLIMIT_NPROC].rlim_cur)

@@ -1,6 +1,15 @@
 /*
  * Credentials: who a process acts as.  Shared, reference counted and never
  * changed in place (a change makes a new one), as in BSD.
+ *
+ * Privilege is the superuser's, all or nothing: a credential is
+ * privileged while every capability is in its effective set.  The sets
+ * follow the uids as Linux's do for processes without file capabilities
+ * (cred_setuid_caps, cred_exec_caps): an effective uid 0 brings every
+ * permitted capability into effect, leaving root for good drops them.
+ * capset may drop capabilities; a credential that lacks any is then
+ * refused everything that needs privilege (Linux would still allow what
+ * the capabilities it kept cover: this kernel does not split privilege).
  */
 #ifndef KERN_UCRED_H
 #define KERN_UCRED_H
@@ -16,17 +25,29 @@ struct ucred {
 	gid_t cr_gid, cr_rgid, cr_svgid;
 	int cr_ngroups;
 	gid_t cr_groups[KNGROUPS];
+	uint64_t cr_capeff, cr_capprm, cr_capinh;	/* bit n: capability n */
 };
 
-/* True if cred is the superuser. */
+#define CAP_LAST_CAP	40			/* CAP_CHECKPOINT_RESTORE */
+#define CAP_FULL_SET	((1ULL << (CAP_LAST_CAP + 1)) - 1)
+
+/* True if cred has the superuser's privilege (see above). */
 static inline int
 cred_is_root(const struct ucred *cr)
 {
-	return cr->cr_uid == 0;
+	return cr->cr_capeff == CAP_FULL_SET;
 }
 
 /* True if cred has gid among its groups (effective gid included). */
 int groupmember(gid_t gid, const struct ucred *cr);
+
+/*
+ * The capability sets after cr's uids changed from (ruid, euid, suid)
+ * (Linux's cap_emulate_setxuid), and after an exec (as Linux's for a
+ * file without capabilities: root's come back in full, others' go).
+ */
+void cred_setuid_caps(struct ucred *cr, uid_t ruid, uid_t euid, uid_t suid);
+void cred_exec_caps(struct ucred *cr);
 
 struct ucred *crget(void);		/* a new root credential, ref 1 */
 struct ucred *crhold(struct ucred *cr);

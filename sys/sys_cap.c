@@ -1,12 +1,8 @@
 /*
- * Capabilities: capget and capset.  This kernel's privilege is the
- * traditional one, the effective uid 0 (cred_is_root), so the capability
- * sets are derived from the uids as Linux derives them for a process
- * without file capabilities: a root effective uid has every capability
- * effective, any root uid keeps them permitted (a seteuid away from root
- * can come back), and nothing is inheritable.  capset can only confirm
- * the sets a process has: a change would have to be obeyed by every
- * permission check, which looks at the uid alone.
+ * Capabilities: capget and capset over the sets a credential keeps
+ * (kern/ucred.h: how they follow the uids, and why privilege is all or
+ * nothing here).  capset follows Linux's rules: a process may drop
+ * capabilities and move permitted ones into effect, never gain one.
  */
 #include "kern/proc.h"
 #include "kern/ucred.h"
@@ -15,8 +11,6 @@
 #define LINUX_CAPABILITY_VERSION_1	0x19980330
 #define LINUX_CAPABILITY_VERSION_2	0x20071026
 #define LINUX_CAPABILITY_VERSION_3	0x20080522
-#define CAP_LAST_CAP			40	/* CAP_CHECKPOINT_RESTORE */
-#define CAP_FULL_SET			((1ULL << (CAP_LAST_CAP + 1)) - 1)
 
 struct cap_header {
 	uint32_t version;
@@ -37,11 +31,9 @@ struct capsets {
 static void
 cred_capsets(const struct ucred *cr, struct capsets *cs)
 {
-	bool any_root = cr->cr_uid == 0 || cr->cr_ruid == 0 || cr->cr_svuid == 0;
-
-	cs->effective = cred_is_root(cr) ? CAP_FULL_SET : 0;
-	cs->permitted = any_root ? CAP_FULL_SET : 0;
-	cs->inheritable = 0;
+	cs->effective = cr->cr_capeff;
+	cs->permitted = cr->cr_capprm;
+	cs->inheritable = cr->cr_capinh;
 }
 
 /*
@@ -100,10 +92,10 @@ sys_capget(struct lwp *lp, const uint64_t *args)
 }
 
 /*
- * capset(hdr, data): only for the caller (pid 0 or its own), and only to
- * the sets it has.  Adding a capability it does not hold is -EPERM, as in
- * Linux; dropping one is -EPERM too, logged, since nothing here could
- * obey a root process that gave up a capability.
+ * capset(hdr, data): only for the caller (pid 0 or its own).  As Linux's
+ * cap_capset: permitted may only shrink, effective must stay within the
+ * new permitted, inheritable within the old inheritable and permitted
+ * (no CAP_SETPCAP bounding games here); else -EPERM.
  */
 long
 sys_capset(struct lwp *lp, const uint64_t *args)
@@ -131,16 +123,20 @@ sys_capset(struct lwp *lp, const uint64_t *args)
 		want.permitted |= cs.permitted & ~0xffffffffULL;
 		want.inheritable |= cs.inheritable & ~0xffffffffULL;
 	}
+	want.effective &= CAP_FULL_SET;
+	want.permitted &= CAP_FULL_SET;
+	want.inheritable &= CAP_FULL_SET;
 	if ((want.permitted & ~cs.permitted) != 0 ||
 	    (want.effective & ~want.permitted) != 0 ||
 	    (want.inheritable & ~(cs.inheritable | cs.permitted)) != 0)
 		return -EPERM;
-	if (want.effective != cs.effective || want.permitted != cs.permitted ||
-	    want.inheritable != cs.inheritable) {
-		kprintf_ratelimited("pid %d (%s): capset: changing the capability "
-		    "sets is not supported (privilege is the uid); EPERM\n",
-		    p->p_pid, p->p_comm);
-		return -EPERM;
-	}
+	struct ucred *cr = crdup(p->p_ucred);
+	if (cr == NULL)
+		return -ENOMEM;
+	cr->cr_capeff = want.effective;
+	cr->cr_capprm = want.permitted;
+	cr->cr_capinh = want.inheritable;
+	crfree(p->p_ucred);
+	p->p_ucred = cr;
 	return 0;
 }

@@ -289,6 +289,7 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 		cr->cr_rgid = want[0]; cr->cr_gid = want[1]; cr->cr_svgid = want[2];
 	} else {
 		cr->cr_ruid = want[0]; cr->cr_uid = want[1]; cr->cr_svuid = want[2];
+		cred_setuid_caps(cr, cur[0], cur[1], cur[2]);
 	}
 	p->p_ucred = cr;
 	crfree(old);

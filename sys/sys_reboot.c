@@ -20,7 +20,7 @@ sys_reboot(struct lwp *lp, const uint64_t *args)
 	    ((uint32_t)args[1] != 672274793 && (uint32_t)args[1] != 85072278 &&
 	    (uint32_t)args[1] != 369367448 && (uint32_t)args[1] != 537993216))
 		return -EINVAL;
-	if (lp->lwp_proc->p_ucred->cr_uid != 0)
+	if (!cred_is_root(lp->lwp_proc->p_ucred))
 		return -EPERM;
 	const char *what;
 	switch ((uint32_t)args[2]) {

@@ -1,11 +1,12 @@
 /*
  * capget and capset: the version probe, versions 1 and 3, bad pids, and
  * the sets as the uids change (root, seteuid away and back, setuid to a
- * user for good).  Only a few capabilities are shown: which ones a root
+ * user for good), and root dropping them all.  Only a few capabilities are shown: which ones a root
  * shell holds depends on how the host started it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,5 +92,35 @@ main(void)
 	int st;
 	waitpid(c, &st, 0);
 	printf("child: %d\n", WEXITSTATUS(st));
+
+	/*
+	 * Root drops every capability: a file of another user's becomes
+	 * closed to it, and nothing brings a capability back.
+	 */
+	int fd = open("caps.tmp", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || fchown(fd, 1000, 1000) < 0)
+		return 1;
+	close(fd);
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		struct hdr h2 = { V3, 0 };
+		struct data none[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+		r = syscall(SYS_capset, &h2, none);
+		printf("capset drop all: %ld %s\n", r, r < 0 ? strerror(errno) : "");
+		show("dropped", V3, 0);
+		fd = open("caps.tmp", O_RDONLY);
+		printf("open another's 0600 file: %s\n", fd >= 0 ? "ok" : strerror(errno));
+		struct data back[2] = { { 1, 1, 0 }, { 0, 0, 0 } };
+		r = syscall(SYS_capset, &h2, back);
+		printf("capset take back: %ld %s\n", r, r < 0 ? strerror(errno) : "");
+		fflush(stdout);
+		return 0;
+	}
+	waitpid(c, &st, 0);
+	printf("child: %d\n", WEXITSTATUS(st));
+	fd = open("caps.tmp", O_RDONLY);
+	printf("root opens it: %s\n", fd >= 0 ? "ok" : strerror(errno));
+	unlink("caps.tmp");
 	return 0;
 }
