@@ -396,7 +396,7 @@ initramfs_load(struct vnode *root, const void *buf, size_t len)
 	bool in_archive = false;
 
 	memset(&u, 0, sizeof(u));
-	u.cred.cr_ref = 1;	/* root, all ids 0 */
+	cred_init_root(&u.cred);
 	if ((error = fsproc_init(&u.fsp, root)) < 0)
 		return error;
 	u.fsp.fp_pwd->pd_umask = 0;

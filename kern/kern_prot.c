@@ -1,6 +1,8 @@
 /*
  * Credentials (kern/ucred.h).
  */
+#include <string.h>
+
 #include "kern/kernel.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
@@ -8,12 +10,18 @@
 struct ucred *
 crget(void)
 {
-	struct ucred *cr = kmalloc(sizeof(*cr), KM_ZERO);
-	if (cr != NULL) {
-		cr->cr_ref = 1;
-		cr->cr_capeff = cr->cr_capprm = CAP_FULL_SET;
-	}
+	struct ucred *cr = kmalloc(sizeof(*cr), 0);
+	if (cr != NULL)
+		cred_init_root(cr);
 	return cr;
+}
+
+void
+cred_init_root(struct ucred *cr)
+{
+	memset(cr, 0, sizeof(*cr));
+	cr->cr_ref = 1;
+	cr->cr_capeff = cr->cr_capprm = CAP_FULL_SET;
 }
 
 void

@@ -50,6 +50,8 @@ void cred_setuid_caps(struct ucred *cr, uid_t ruid, uid_t euid, uid_t suid);
 void cred_exec_caps(struct ucred *cr);
 
 struct ucred *crget(void);		/* a new root credential, ref 1 */
+/* Makes *cr a root credential of one reference (all ids 0, every capability). */
+void cred_init_root(struct ucred *cr);
 struct ucred *crhold(struct ucred *cr);
 void crfree(struct ucred *cr);
 struct ucred *crdup(const struct ucred *cr);

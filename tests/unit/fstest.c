@@ -20,7 +20,7 @@ fst_begin(struct fst *t)
 	if (rootvnode != NULL)
 		return -1;
 	memset(t, 0, sizeof(*t));
-	t->cr.cr_ref = 1;
+	cred_init_root(&t->cr);
 	kmem_reclaim();
 	t->free0 = vmstats.v_free_count;
 	if (vfs_mountroot(NULL) < 0)
