@@ -130,6 +130,9 @@ clone_thread(struct lwp *lp, const struct clone_req *cr)
 
 	if (p->p_flags & P_WEXIT)
 		return -ERESTARTNOINTR;	/* the process is ending: so does lp */
+	int error = proc_limit_check(p);
+	if (error < 0)
+		return error;
 	int n = clone_hostthr(lp);
 	if (n < 0)
 		return n;
@@ -137,6 +140,7 @@ clone_thread(struct lwp *lp, const struct clone_req *cr)
 		clone_hostthr_free(lp, n);
 		return -ENOMEM;
 	}
+	lwp_task_count(p, 1);
 	lp2->lwp_hostthr = n;
 	clone_regs(lp, lp2, cr);
 	thread_start(lp2->lwp_thread);

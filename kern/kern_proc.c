@@ -262,7 +262,9 @@ lwp_free(struct lwp *lp)
 	KASSERT(kernel_locked(), "lwp_free: big lock not held");
 	TAILQ_REMOVE(&p->p_lwps, lp, lwp_link);
 	TAILQ_REMOVE(&tidhash[lp->lwp_tid % PIDHASH], lp, lwp_hash);
-	p->p_nlwps--;
+	/* The process stays counted as one task until proc_free. */
+	if (--p->p_nlwps > 0)
+		lwp_task_count(p, -1);
 	signal_lwp_free(lp);
 	kfree(lp->lwp_vf);
 	kfree(lp);

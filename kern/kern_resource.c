@@ -88,6 +88,14 @@ chgproccnt(uid_t uid, int diff)
 	return 0;
 }
 
+void
+lwp_task_count(struct proc *p, int diff)
+{
+	/* The uid has a record: the process itself is counted under it. */
+	(void)chgproccnt(p->p_ucred->cr_ruid, diff);
+	nprocs += diff;
+}
+
 struct sched_group *
 uid_sched_group(uid_t uid)
 {

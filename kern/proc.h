@@ -161,6 +161,11 @@ struct proc {
 #define P_INHERITED	(P_NOTDUMPABLE | P_NO_NEW_PRIVS)	/* kept at fork */
 
 extern struct proc *initproc;
+/*
+ * nprocs counts tasks, as Linux's nr_threads: a process, and each of its
+ * lwps but the first.  maxprocs and RLIMIT_NPROC bound tasks, so that a
+ * thread bomb stops where a fork bomb does.
+ */
 extern int nprocs, maxprocs;
 extern uint64_t nforks;		/* processes created since boot */
 extern pid_t lastpid;		/* the pid given last */
@@ -199,13 +204,16 @@ void session_rele(struct session *s);
  * boot file systems are in (an initramfs lives in RAM for good).
  * proc_limit_check: 0 if parent may fork,
  * -EAGAIN past maxprocs or past its RLIMIT_NPROC for its real uid (which
- * root is exempt from).  chgproccnt adds diff to uid's count: 0, or
- * -ENOMEM if a first process of uid finds no memory for its record.
+ * root is exempt from); the same check holds for a new thread of parent.
+ * chgproccnt adds diff to uid's count of tasks: 0, or -ENOMEM if a first
+ * process of uid finds no memory for its record.  lwp_task_count counts
+ * a new lwp of p that is not its first (diff 1) or one that goes (-1).
  */
 void proc_limit_init(uint64_t free_pages);
 int proc_limit_check(const struct proc *parent);
 int proc_count_uid(uid_t uid);
 int chgproccnt(uid_t uid, int diff);
+void lwp_task_count(struct proc *p, int diff);
 
 /*
  * prlimit by cur on resource res of process pid (0: cur): gives the old

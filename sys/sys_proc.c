@@ -275,7 +275,8 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 	/* A process is counted under its real uid (RLIMIT_NPROC). */
 	if (!is_gid && want[0] != cur[0]) {
 		nproc_setuid(p, want[0]);
-		if (chgproccnt(want[0], 1) < 0) {
+		/* Its tasks: the process and its lwps but the first. */
+		if (chgproccnt(want[0], p->p_nlwps) < 0) {
 			crfree(cr);
 			return -ENOMEM;
 		}
@@ -283,7 +284,7 @@ setcred(struct lwp *lp, uid_t ruid, uid_t euid, uid_t suid, bool is_gid)
 		struct lwp *l;
 		TAILQ_FOREACH(l, &p->p_lwps, lwp_link)
 			thread_setgroup(l->lwp_thread, uid_sched_group(want[0]));
-		(void)chgproccnt(cur[0], -1);
+		(void)chgproccnt(cur[0], -p->p_nlwps);
 	}
 	if (is_gid) {
 		cr->cr_rgid = want[0]; cr->cr_gid = want[1]; cr->cr_svgid = want[2];
