@@ -3,7 +3,7 @@
 #   make            build build/vkernel
 #   make run        build and boot it
 #   make test       build and run the unit tests
-#   make test-threads  the thread tests (issue 10), apart from make test
+#   make test-threads  the thread tests and all stress-ng stressors on -n 1 and -n 2
 #                   until threads work: tests/guest/threads/ and the
 #                   thread stressors of stress-ng (tests/system/stressng.t)
 #   make asan       the same tests under AddressSanitizer and UBSan
