@@ -273,20 +273,6 @@ bdev_ioctl(struct file *fp, unsigned long cmd, void *data)
 	return 0;
 }
 
-static int
-bdev_poll(struct file *fp, int events, struct pollwaiter *pw)
-{
-	(void)fp, (void)pw;
-	return events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
-}
-
-static int
-bdev_stat(struct file *fp, struct linux_stat *st)
-{
-	vn_stat(fp->f_vnode, st);
-	return 0;
-}
-
 /*
  * The last close of a disk nobody holds (not mounted) writes its delayed
  * writes and drops its clean buffers, as Linux's blkdev_put; an error
@@ -313,8 +299,8 @@ static const struct fileops bdev_fileops = {
 	.fo_write = bdev_write,
 	.fo_ioctls = bdev_ioctl_cmds,
 	.fo_ioctl = bdev_ioctl,
-	.fo_poll = bdev_poll,
-	.fo_stat = bdev_stat,
+	.fo_poll = vn_poll,
+	.fo_stat = vn_fstat,
 	.fo_lseek = bdev_lseek,
 	.fo_close = bdev_close,
 };

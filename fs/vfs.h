@@ -201,6 +201,14 @@ int kern_pipe2(struct fsproc *p, struct ucred *cr, int fds[2], int flags);
 
 /* Fills a Linux stat of vp. */
 void vn_stat(struct vnode *vp, struct linux_stat *st);
+struct pollwaiter;
+/*
+ * The poll and fstat of a file whose data never makes anyone wait (a RAM
+ * file system's, a block device's): ready for whatever is asked, and the
+ * vnode's attributes.  For file operation tables.
+ */
+int vn_poll(struct file *fp, int events, struct pollwaiter *pw);
+int vn_fstat(struct file *fp, struct linux_stat *st);
 
 /* Fills a Linux statx of vp. */
 void vn_statx(struct vnode *vp, struct linux_statx *stx);

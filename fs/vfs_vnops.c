@@ -122,7 +122,7 @@ vn_ioctl(struct file *fp, unsigned long cmd, void *data)
 	return 0;
 }
 
-static int
+int
 vn_poll(struct file *fp, int events, struct pollwaiter *pw)
 {
 	(void)fp, (void)pw;
@@ -130,7 +130,7 @@ vn_poll(struct file *fp, int events, struct pollwaiter *pw)
 	return events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
 }
 
-static int
+int
 vn_fstat(struct file *fp, struct linux_stat *st)
 {
 	vn_stat(fp->f_vnode, st);

@@ -209,3 +209,16 @@ futex_sleep(const void *chan, const struct futex_deadline *dl)
 	/* The deadline is checked again: the realtime clock may have moved. */
 	return error == EINTR ? EINTR : 0;
 }
+
+int
+futex_queue_sleep(struct futex_waiter *w, const struct futex_deadline *dl)
+{
+	int error;
+
+	futex_queue(w);
+	do
+		error = futex_sleep(w, dl);
+	while (error == 0 && w->fw_state == FW_QUEUED);
+	futex_unqueue(w);
+	return error;
+}

@@ -135,6 +135,13 @@ struct futex_waiter *futex_next(const struct futex_key *key,
  */
 int futex_sleep(const void *chan, const struct futex_deadline *dl);
 
+/*
+ * Queues w (its own channel) and sleeps until a waker changes its state,
+ * dl passes or a signal comes; unqueued again on return.  0 (w->fw_state
+ * says what happened), ETIMEDOUT or EINTR.
+ */
+int futex_queue_sleep(struct futex_waiter *w, const struct futex_deadline *dl);
+
 /* The number of PI waiters queued, for futex_pi_exit's fast path. */
 extern int futex_npi;
 

@@ -80,11 +80,7 @@ futex_wait(struct lwp *lp, uint64_t uaddr, bool shared, uint32_t val,
 	if (cur != val)
 		return -EAGAIN;
 	futex_waiter_init(&w, lp, &key, bitset, &w);
-	futex_queue(&w);
-	do
-		error = futex_sleep(&w, dl);
-	while (error == 0 && w.fw_state == FW_QUEUED);
-	futex_unqueue(&w);
+	error = futex_queue_sleep(&w, dl);
 	if (w.fw_state == FW_WOKEN)
 		return 0;		/* even if a signal came too, as Linux */
 	if (error == ETIMEDOUT)

@@ -118,11 +118,7 @@ futex_lock_pi(struct lwp *lp, uint64_t uaddr, bool shared,
 	w.fw_vm = vm;
 	w.fw_uaddr = uaddr;
 	w.fw_owner = owner;
-	futex_queue(&w);
-	do
-		error = futex_sleep(&w, dl);
-	while (error == 0 && w.fw_state == FW_QUEUED);
-	futex_unqueue(&w);
+	error = futex_queue_sleep(&w, dl);
 	if (w.fw_state == FW_LOCKED)
 		return 0;
 	/* As Linux, a signal restarts the call (after its handler). */
@@ -208,11 +204,7 @@ futex_wait_requeue_pi(struct lwp *lp, uint64_t uaddr, bool shared,
 	w.fw_vm = vm;
 	w.fw_pikey = key2;
 	w.fw_piuaddr = uaddr2;
-	futex_queue(&w);
-	do
-		error = futex_sleep(&w, dl);
-	while (error == 0 && w.fw_state == FW_QUEUED);
-	futex_unqueue(&w);
+	error = futex_queue_sleep(&w, dl);
 	if (w.fw_state == FW_LOCKED)
 		return 0;
 	if (error == ETIMEDOUT)
