@@ -14,7 +14,7 @@
 #include "kern/uio.h"
 #include "fs/vfs.h"
 #include "fs/vnode.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "kern/futex.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"

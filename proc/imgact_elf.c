@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 
 #include "fs/vnode.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 

@@ -17,7 +17,7 @@
 #include "host/cpu.h"
 #include "host/hostfile.h"
 #include "host/physmem.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "kern/uio.h"

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 #include "host/random.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "kern/uio.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
