@@ -30,7 +30,7 @@ typedef uint64_t ksigset_t;		/* bit sig - 1 */
 #define SIGBIT(sig)	(1ULL << ((sig) - 1))
 
 /*
- * The siginfo of pending signals, oldest first (kern/kern_sig.c):
+ * The siginfo of pending signals, oldest first (proc/kern_sig.c):
  * beside a pending set, the entries of its signals.  All zero is empty.
  */
 struct ksiginfo;
@@ -199,7 +199,7 @@ void leavepgrp(struct proc *p);
 void session_rele(struct session *s);
 
 /*
- * Process limits (kern/kern_resource.c).  proc_limit_init sets maxprocs
+ * Process limits (proc/kern_resource.c).  proc_limit_init sets maxprocs
  * from the pages of RAM processes can have: those still free once the
  * boot file systems are in (an initramfs lives in RAM for good).
  * proc_limit_check: 0 if parent may fork,

@@ -2,8 +2,8 @@
  * execve's pieces: the argument area, the image being loaded, the ELF
  * loader and the stack builder.
  */
-#ifndef KERN_EXEC_H
-#define KERN_EXEC_H
+#ifndef PROC_EXEC_H
+#define PROC_EXEC_H
 
 #include "kern/proc.h"
 
@@ -55,4 +55,4 @@ int exec_stack(struct image *im, const struct exec_args *ea, const char *path);
  */
 uint64_t exec_stack_max(rlim_t cur);
 
-#endif /* KERN_EXEC_H */
+#endif /* PROC_EXEC_H */

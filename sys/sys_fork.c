@@ -1,6 +1,6 @@
 /*
  * fork, vfork, clone and clone3: the argument decoding over fork1
- * (kern/kern_fork.c).
+ * (proc/kern_fork.c).
  */
 #include <linux/sched.h>
 #include <signal.h>
