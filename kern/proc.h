@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "fs/file.h"
 #include "host/vmspace.h"
 #include "kern/queue.h"
 #include "kern/thread.h"
@@ -22,6 +21,8 @@
 
 struct vmspace;
 struct ucred;
+struct filedesc;
+struct pwddesc;
 
 #define PID_MAX		32768
 #define LINUX_NSIG		64		/* Linux's _NSIG */
@@ -108,6 +109,17 @@ struct pgrp {
 	struct session *pg_session;
 	TAILQ_HEAD(, proc) pg_members;
 	TAILQ_ENTRY(pgrp) pg_hash;
+};
+
+/*
+ * A process's file-system state: the tables fs/ keeps (fs/file.h) and
+ * clone may share (CLONE_FILES, CLONE_FS), and the write limit.  Only
+ * pointers, so a process is defined below the file systems.
+ */
+struct fsproc {
+	struct filedesc *fp_fd;	/* NULL once exited */
+	struct pwddesc *fp_pwd;	/* NULL once exited */
+	uint64_t fp_fsize;	/* RLIMIT_FSIZE: no write past it */
 };
 
 TAILQ_HEAD(procq, proc);

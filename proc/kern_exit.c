@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "fs/file.h"
 #include "host/cpu.h"
 #include "kern/futex.h"
 #include "kern/init.h"

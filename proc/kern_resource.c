@@ -6,6 +6,7 @@
  * until its parent reaps it, zombies included.  The record of a uid's
  * count also holds the users's share of the CPUs.
  */
+#include "fs/file.h"
 #include "proc/exec.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"

@@ -5,6 +5,7 @@
 #include <linux/sched.h>
 #include <signal.h>
 
+#include "fs/file.h"
 #include "kern/proc.h"
 #include "kern/uio.h"
 #include "sys/syscall.h"
