@@ -16,6 +16,11 @@ struct exec_args {
 	long ea_argc, ea_envc;
 };
 
+#define EXEC_ARGMAX	(2 * 1024 * 1024)	/* argv + envp: RLIMIT_STACK / 4 */
+
+/* Appends a kernel string to the argument area; -E2BIG if it is full. */
+int args_add(struct exec_args *ea, const char *s);
+
 struct image {
 	struct vnode *im_vp;
 	const char *im_hdr;		/* the file's first page */

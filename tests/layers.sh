@@ -42,7 +42,6 @@ rank() {
 # The list may only shrink: a new upward include fails the check.
 allowed='
 kern/kern_thread.c vm	kernel stacks come from the page allocator
-proc/kern_exec.c sys	process layer: holds sys_execve
 proc/kern_exit.c sys	process layer: holds exit and the waits, traces exits
 proc/kern_sig.c sys	process layer: holds the signal calls, traces signals
 '
