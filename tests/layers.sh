@@ -42,8 +42,6 @@ rank() {
 # The list may only shrink: a new upward include fails the check.
 allowed='
 kern/kern_thread.c vm	kernel stacks come from the page allocator
-proc/kern_exit.c sys	process layer: holds exit and the waits, traces exits
-proc/kern_sig.c sys	process layer: holds the signal calls, traces signals
 '
 up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|proc|sys|boot)/[^"]*"' \
 	host kern vm fs dev proc sys boot --include='*.[chS]' |
