@@ -7,6 +7,7 @@
 
 #include "fs/cdev.h"
 #include "fs/vfs.h"
+#include "fs/vnode_pager.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
 #include "vm/kmem.h"
@@ -42,6 +43,7 @@ vnode_free(struct vnode *vp)
 	KASSERT(vp->v_mountedhere == NULL, "vnode_free: a mount point");
 	KASSERT(vp->v_fifo == NULL, "vnode_free: an open fifo");
 	TAILQ_REMOVE(&vp->v_mount->mnt_vnodes, vp, v_mntlist);
+	vnode_pager_free(vp);
 	kfree(vp);
 }
 

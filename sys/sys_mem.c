@@ -17,12 +17,12 @@ sys_brk(struct lwp *lp, const uint64_t *args)
 }
 
 /*
- * mmap of a file: a regular file opened for reading, through a copying
- * object of its own (fs/vnode_pager.c).  A private mapping is Linux's; a
- * shared one is refused if it could write (the page cache it needs is
- * still to come: -ENODEV, logged) and is a private copy that may never
- * become writable otherwise.  Other files (pipes, devices, directories,
- * procfs) have no pages to map: -ENODEV, as Linux's without mmap.
+ * mmap of a file: a regular file opened for reading, through its page
+ * cache object (fs/vnode_pager.h): MAP_SHARED maps the object itself,
+ * MAP_PRIVATE maps it copy-on-write.  A shared mapping of a file not
+ * open for writing may never become writable (Linux's VM_MAYWRITE).
+ * Other files (pipes, devices, directories, procfs) have no pages to
+ * map: -ENODEV, as Linux's without mmap.
  */
 static long
 mmap_file(struct lwp *lp, uint64_t addr, uint64_t len, int prot, int flags,
@@ -48,19 +48,8 @@ mmap_file(struct lwp *lp, uint64_t addr, uint64_t len, int prot, int flags,
 		r = -ENODEV;
 		goto out;
 	}
-	if (shared) {
-		if (prot & PROT_WRITE) {
-			static bool logged;
-			if (!logged)
-				kprintf("pid %d (%s): mmap: writable shared file mappings "
-				    "need the page cache (not written yet)\n",
-				    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm);
-			logged = true;
-			r = -ENODEV;
-			goto out;
-		}
+	if (shared && !FWRITE(fp))
 		maxprot &= ~VM_PROT_WRITE;
-	}
 	struct vm_object *obj = vnode_pager_alloc(vp);
 	if (obj == NULL) {
 		r = -ENOMEM;

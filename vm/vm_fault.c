@@ -133,7 +133,9 @@ vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
 			m = vm_object_page_lookup(obj, pindex);
 		if (m == NULL)
 			continue;
-		int p = m->object == e->object ? prot : prot & ~VM_PROT_WRITE;
+		/* A file's page is writable only once a write dirtied it. */
+		int p = m->object == e->object && m->object->type != OBJT_VNODE ?
+		    prot : prot & ~VM_PROT_WRITE;
 		if (pmap_enter(&vm->vm_pmap, a, m, p, VM_PROT_READ) != 0)
 			return;
 	}
@@ -246,6 +248,17 @@ again:
 		} else {
 			prot &= ~VM_PROT_WRITE;	/* a write will copy it */
 		}
+	}
+	if (m->object->type == OBJT_VNODE && (prot & VM_PROT_WRITE)) {
+		/*
+		 * A shared mapping of a file's page: writable only from the
+		 * write that dirties it, and write-protected again when it is
+		 * cleaned, so the kernel sees every page that changes.
+		 */
+		if (fault_type & VM_PROT_WRITE)
+			vm_object_page_dirty(m);
+		else
+			prot &= ~VM_PROT_WRITE;
 	}
 	err = pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
 	if (err == 0 && zero_ahead)

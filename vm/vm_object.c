@@ -86,6 +86,8 @@ vm_object_reference(struct vm_object *obj)
 {
 	KASSERT(obj->ref_count > 0, "vm_object_reference: dead object");
 	obj->ref_count++;
+	if (obj->pager->reference != NULL)
+		obj->pager->reference(obj);
 }
 
 struct vm_page *
@@ -191,6 +193,19 @@ page_free(struct vm_page *m)
 	vm_page_free(m, 0);
 }
 
+void
+vm_object_page_free(struct vm_page *m)
+{
+	page_free(m);
+}
+
+void
+vm_object_page_dirty(struct vm_page *m)
+{
+	VM_PAGE_EXT(m)->flags |= PGX_DIRTY;
+	m->object->flags |= OBJ_MIGHTBEDIRTY;
+}
+
 /*
  * Calls fn(obj, m, arg) for every resident page of obj with an index in
  * [start, end); fn may take m out of obj.  Visits whichever is fewer, the
@@ -216,6 +231,14 @@ foreach_page(struct vm_object *obj, uint64_t start, uint64_t end,
 				fn(obj, m, arg);
 		}
 	}
+}
+
+void
+vm_object_foreach(struct vm_object *obj, uint64_t start, uint64_t end,
+    void (*fn)(struct vm_object *, struct vm_page *, void *), void *arg)
+{
+	if (obj->resident_page_count != 0 && start < end)
+		foreach_page(obj, start, end, fn, arg);
 }
 
 static void
@@ -332,6 +355,12 @@ vm_object_deallocate(struct vm_object *obj)
 {
 	while (obj != NULL) {
 		KASSERT(obj->ref_count > 0, "vm_object_deallocate: dead object");
+		if (obj->pager->release != NULL && obj->ref_count > 1) {
+			/* Not the owner's: the pager drops what it holds. */
+			obj->ref_count--;
+			obj->pager->release(obj);
+			return;
+		}
 		if (--obj->ref_count > 0) {
 			if (obj->ref_count == 1 && obj->shadow_count == 1)
 				vm_object_collapse(LIST_FIRST(&obj->shadow_head));

@@ -58,6 +58,13 @@ struct vm_object {
  */
 #define OBJ_ONEMAPPING	0x0001
 
+/*
+ * Might-be-dirty: a page of this (file) object was written (write(2) or a
+ * write fault) since its last full cleaning; sync's walk skips objects
+ * without it.
+ */
+#define OBJ_MIGHTBEDIRTY	0x0002
+
 /* Sets up the object cache; vm_init calls it. */
 void vm_object_init(void);
 
@@ -107,6 +114,25 @@ struct vm_page *vm_object_page_alloc(struct vm_object *obj, uint64_t pindex,
  */
 void vm_object_page_remove(struct vm_object *obj, uint64_t start,
     uint64_t end);
+
+/*
+ * Frees page m of its object; it must be mapped nowhere (panics
+ * otherwise).
+ */
+void vm_object_page_free(struct vm_page *m);
+
+/*
+ * Calls fn(obj, m, arg) for every resident page of obj with an index in
+ * [start, end), in no particular order; fn may take m out of obj.
+ */
+void vm_object_foreach(struct vm_object *obj, uint64_t start, uint64_t end,
+    void (*fn)(struct vm_object *, struct vm_page *, void *), void *arg);
+
+/*
+ * Marks file page m changed (PGX_DIRTY) and its object might-be-dirty,
+ * for write(2) and write faults of shared mappings.
+ */
+void vm_object_page_dirty(struct vm_page *m);
 
 /* True if obj itself (not its backing objects) has no page in [start, end). */
 bool vm_object_range_empty(struct vm_object *obj, uint64_t start,

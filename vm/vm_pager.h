@@ -40,6 +40,16 @@ struct vm_pager_ops {
 	 * freed (clean them first if they must survive); NULL if nothing to do.
 	 */
 	void (*dealloc)(struct vm_object *obj);
+	/*
+	 * Optional, for an object with an owner that holds its first
+	 * reference (a vnode's v_object): reference is called after each
+	 * other reference is taken, release after each is dropped (ref_count
+	 * already lowered, obj possibly freed by the time release returns
+	 * through the owner).  The vnode pager keeps its vnode referenced
+	 * once per such reference, so a file stays while it is mapped.
+	 */
+	void (*reference)(struct vm_object *obj);
+	void (*release)(struct vm_object *obj);
 };
 
 extern const struct vm_pager_ops anon_pager_ops;
