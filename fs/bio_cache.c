@@ -399,7 +399,9 @@ biodone(struct buf *bp)
 			wakeup(&dk->d_writes);
 	}
 	bp->b_flags |= B_DONE;
-	if (bp->b_flags & B_ASYNC)
+	if (bp->b_iodone != NULL)
+		bp->b_iodone(bp);
+	else if (bp->b_flags & B_ASYNC)
 		brelse(bp);
 	else
 		wakeup(bp);
@@ -413,6 +415,16 @@ biowait(struct buf *bp)
 	if (!(bp->b_flags & B_ERROR))
 		return 0;
 	return bp->b_error != 0 ? bp->b_error : -EIO;
+}
+
+void
+bforget(struct disk *dk, uint64_t blkno)
+{
+	struct buf *bp = bio_lookup(dk, blkno);
+	if (bp == NULL || (bp->b_flags & B_BUSY))
+		return;
+	bio_acquire(bp);
+	bio_destroy(bp);
 }
 
 /* Calls fn on every buffer of dk (which fn may destroy). */

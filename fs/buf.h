@@ -27,6 +27,7 @@
 #ifndef FS_BUF_H
 #define FS_BUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,9 @@ struct buf {
 	TAILQ_ENTRY(buf) b_hash;
 	TAILQ_ENTRY(buf) b_freelist;
 	uint64_t b_dirtied;		/* nanouptime of the first bdwrite */
+	/* B_PAGEIO: called by biodone at the end, if set (bio_page.c). */
+	void (*b_iodone)(struct buf *bp);
+	void *b_private;		/* b_iodone's */
 };
 
 #define B_BUSY		0x0001	/* handed out */
@@ -58,12 +62,19 @@ struct buf {
 #define B_ERROR		0x0040	/* ... with b_error */
 #define B_ASYNC		0x0080	/* release when the write ends */
 #define B_INVAL		0x0100	/* contents meaningless: drop on release */
+#define B_PAGEIO	0x0200	/* a page cache transfer, in no queue */
 
 /*
  * Sets up the cache (once) and starts the syncer thread (again after
  * bio_shutdown).  At boot.
  */
 void bio_init(void);
+
+/*
+ * What else the syncer writes back, every bio_syncdelay, before the
+ * buffers: the page cache's dirty pages (the VFS's vfs_writeback).
+ */
+void bio_syncer_hook(void (*fn)(void));
 
 /*
  * At shutdown: stops the syncer, then bsync(NULL, 1).  From a thread.
@@ -135,6 +146,31 @@ void bpurge(struct disk *dk);
  * meets them.
  */
 void bio_setbsize(struct disk *dk, uint32_t bsize);
+
+/*
+ * Drops the cached buffer of the block at sector blkno if it is not
+ * busy, dirty or not: the block now holds a file's data, which the page
+ * cache writes, and an old delayed write must not land on it.
+ */
+void bforget(struct disk *dk, uint64_t blkno);
+
+/*
+ * Page cache transfers (bio_page.c): size bytes at sector blkno of dk
+ * from or to data (kernel memory in RAM: a page), never through a
+ * buffer of the cache.  read: true for a read.
+ *
+ * bio_pageio waits: 0 or -EIO.  bio_pagestart only starts it and
+ * returns (NULL if memory is short: nothing started); done(bp) is called
+ * when it ends, from the disk's completion (it must not sleep), with
+ * b_error set on failure and b_private = arg, and must bio_pagefree(bp).
+ * A write counts among the disk's writes in flight until it ends, so
+ * bsync waits for it.
+ */
+int bio_pageio(struct disk *dk, uint64_t blkno, void *data, size_t size,
+    bool read);
+struct buf *bio_pagestart(struct disk *dk, uint64_t blkno, void *data,
+    size_t size, bool read, void (*done)(struct buf *), void *arg);
+void bio_pagefree(struct buf *bp);
 
 /* A driver's transfer ended (b_error set on failure). */
 void biodone(struct buf *bp);

@@ -8,6 +8,8 @@
 #include "fs/cdev.h"
 #include "fs/vfs.h"
 #include "fs/vnode_pager.h"
+#include "fs/buf.h"
+#include "vm/vm_pageout.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
 #include "vm/kmem.h"
@@ -123,6 +125,8 @@ void
 vfs_init(void)
 {
 	dev_mem_init();
+	bio_syncer_hook(vfs_writeback);
+	vm_pageout_flusher(vfs_writeback);
 }
 
 int

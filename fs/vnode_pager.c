@@ -72,10 +72,21 @@ generic_putpage(struct vm_object *obj, struct vm_page *m)
 	struct vnode *vp = obj->handle;
 	uint64_t off = m->pindex << PAGE_SHIFT;
 
-	if (off >= vp->v_size)
+	if (!vnode_pager_cleaning(m) || off >= vp->v_size)
 		return 0;	/* truncated meanwhile: nothing to keep */
 	return generic_io(vp, m, off, MIN(PAGE_SIZE, vp->v_size - off),
 	    UIO_WRITE) < 0 ? -EIO : 0;
+}
+
+bool
+vnode_pager_cleaning(struct vm_page *m)
+{
+	if (!pmap_is_modified(m))
+		return false;
+	/* A write from now on faults, and dirties it again. */
+	pmap_page_protect(m, VM_PROT_READ);
+	pmap_clear_modify(m);
+	return true;
 }
 
 void
@@ -208,9 +219,6 @@ vnode_pager_clean(struct vnode *vp, uint64_t start, uint64_t end, int flags)
 			struct vm_page *m = vm_object_page_lookup(obj, c.idx[i]);
 			if (m == NULL || !pmap_is_modified(m))
 				continue;
-			/* A write from now on faults and dirties it again. */
-			pmap_page_protect(m, VM_PROT_READ);
-			pmap_clear_modify(m);
 			int e = obj->pager->putpage(obj, m);
 			if (e < 0) {
 				if (m->object == obj && m->pindex == c.idx[i])

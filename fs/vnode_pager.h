@@ -29,6 +29,7 @@
 struct vnode;
 struct vm_object;
 struct vm_pager_ops;
+struct vm_page;
 
 /*
  * For the file system: makes vp->v_object, the file's page cache, with
@@ -42,6 +43,14 @@ int vnode_pager_setup(struct vnode *vp, const struct vm_pager_ops *ops);
  */
 void vnode_pager_reference(struct vm_object *obj);
 void vnode_pager_release(struct vm_object *obj);
+
+/*
+ * For a pager's putpage, under the lock that keeps the page in its
+ * object, just before writing page m: false if m is clean (nothing to
+ * write); else m is write-protected in every mapping and marked clean,
+ * so that a write from now on dirties it again, and true.
+ */
+bool vnode_pager_cleaning(struct vm_page *m);
 
 /*
  * vp's page-cache object (made with the generic pager if its file system
@@ -64,8 +73,9 @@ void vnode_pager_free(struct vnode *vp);
 
 /*
  * Writes back the dirty pages of vp's object with indices in [start,
- * end), in index order through its pager's putpage, each write-protected
- * in every mapping first so that a later write marks it dirty again.
+ * end), in index order through its pager's putpage (which write-protects
+ * each in every mapping first, vnode_pager_cleaning, so that a later
+ * write marks it dirty again).
  * VPC_INVAL then takes the range's pages out of every mapping and frees
  * them.  Sleeps.  0 or the first error (the other pages are still
  * written).

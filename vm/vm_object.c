@@ -11,11 +11,13 @@
 #include "vm/kmem.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
+#include "vm/vm_pageout.h"
 
 #define OBJ_INLINE_SHIFT	(64 - 2)	/* four inline buckets */
 #define OBJ_MAX_BUCKETS		(1UL << 20)	/* a 4 MiB table */
 
 static struct kmem_cache *vm_object_cache;
+struct vm_objectq vm_file_objects = TAILQ_HEAD_INITIALIZER(vm_file_objects);
 
 void
 vm_object_init(void)
@@ -24,6 +26,7 @@ vm_object_init(void)
 	    sizeof(struct vm_object), 0);
 	if (vm_object_cache == NULL)
 		panic("vm_object_init: no RAM");
+	vm_page_reclaimer(vm_pageout_reclaim);
 }
 
 static uint64_t
@@ -78,7 +81,10 @@ vm_object_allocate_vnode(const struct vm_pager_ops *ops, void *handle)
 {
 	KASSERT(ops != NULL && ops->getpage != NULL,
 	    "vm_object_allocate_vnode: a pager without getpage");
-	return vm_object_allocate(OBJT_VNODE, ops, handle);
+	struct vm_object *obj = vm_object_allocate(OBJT_VNODE, ops, handle);
+	if (obj != NULL)
+		TAILQ_INSERT_TAIL(&vm_file_objects, obj, object_list);
+	return obj;
 }
 
 void
@@ -317,6 +323,8 @@ collapse_one(struct vm_object *backing, struct vm_page *m, void *arg)
 static void
 vm_object_free(struct vm_object *obj)
 {
+	if (obj->type == OBJT_VNODE)
+		TAILQ_REMOVE(&vm_file_objects, obj, object_list);
 	if (obj->buckets != obj->inline_buckets)
 		kfree(obj->buckets);
 	kmem_cache_free(vm_object_cache, obj);

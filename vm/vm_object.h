@@ -44,6 +44,7 @@ struct vm_object {
 	LIST_ENTRY(vm_object) shadow_list;	/* on backing_object's list */
 	const struct vm_pager_ops *pager;
 	void *handle;		/* the pager's: a vnode, or NULL */
+	TAILQ_ENTRY(vm_object) object_list;	/* OBJT_VNODE: on vm_file_objects */
 	uint32_t *buckets;	/* page frames heading the hash chains */
 	uint32_t inline_buckets[4];	/* the buckets of a small object */
 };
@@ -64,6 +65,10 @@ struct vm_object {
  * without it.
  */
 #define OBJ_MIGHTBEDIRTY	0x0002
+
+/* Every file's object, for the pageout daemon (vm_pageout.c). */
+TAILQ_HEAD(vm_objectq, vm_object);
+extern struct vm_objectq vm_file_objects;
 
 /* Sets up the object cache; vm_init calls it. */
 void vm_object_init(void);
