@@ -27,7 +27,8 @@
 #include "vm/vm_pageout.h"
 
 #define PAGEOUT_PERIOD	(250 * 1000 * 1000ULL)	/* ns between checks */
-#define PAGEOUT_SHARE	32	/* keep 1/32 of RAM free */
+#define PAGEOUT_SHARE	16	/* keep 1/16 of RAM free */
+#define PAGEOUT_BATCH	256	/* pages the reclaimer frees at least */
 
 static struct thread *pageout_td;
 static void (*pageout_flush)(void);
@@ -92,11 +93,78 @@ free_target(void)
 	return vmstats.v_page_count / PAGEOUT_SHARE;
 }
 
+/* Whether page m could be freed now without sleeping or unmapping. */
+static bool
+reclaimable(struct vm_page *m)
+{
+	if (m->flags & (PG_RESERVED | PG_KMEM))
+		return false;
+	if (m->flags & PG_FREE)
+		return true;
+	struct vm_object *obj = m->object;
+	struct vm_page_ext *x = VM_PAGE_EXT(m);
+	return obj != NULL && obj->type == OBJT_VNODE && m->hold_count == 0 &&
+	    m->wire_count == 0 && x->pv == NULL && !(x->flags & PGX_DIRTY);
+}
+
+/*
+ * For an allocation of 2^order pages: the pages freed one by one are
+ * scattered and seldom make a block that large.  Finds an aligned block
+ * of RAM whose every page is free or a clean file page nobody maps or
+ * holds, and frees those: a block by construction.  The search goes on
+ * from where the last one stopped.  The count freed.
+ */
+static size_t
+reclaim_block(int order)
+{
+	static uint64_t cursor;
+	uint64_t n = 1UL << order, npages = vmstats.v_page_count;
+	struct vm_page *pa = vm_page_array();
+
+	for (uint64_t tries = 0; tries < npages / n; tries++) {
+		uint64_t first = cursor;
+		cursor = cursor + n >= npages ? 0 : cursor + n;
+		if (first + n > npages)
+			continue;
+		uint64_t i;
+		for (i = 0; i < n && reclaimable(&pa[first + i]); i++)
+			;
+		if (i < n)
+			continue;
+		size_t freed = 0;
+		for (i = 0; i < n; i++) {
+			struct vm_page *m = &pa[first + i];
+			if (!(m->flags & PG_FREE)) {
+				VM_PAGE_EXT(m)->flags &= ~PGX_REFERENCED;
+				vm_object_page_free(m);
+				freed++;
+			}
+		}
+		if (freed > 0)
+			return freed;
+	}
+	return 0;
+}
+
+bool
+vm_pageout_short(void)
+{
+	if (vmstats.v_free_count >= free_target())
+		return false;
+	if (pageout_td != NULL)
+		wakeup(&pageout_td);
+	return true;
+}
+
 size_t
 vm_pageout_reclaim(size_t pages)
 {
-	struct scan sc = { pages, 0, 0, false };
-	scan_objects(&sc);
+	/* A few at a time would leave the next allocation short again. */
+	struct scan sc = { MAX(pages, PAGEOUT_BATCH), 0, 0, false };
+	if (pages > 1)
+		sc.freed = reclaim_block(63 - __builtin_clzl(pages));
+	if (sc.freed == 0)
+		scan_objects(&sc);
 	if (pageout_td != NULL)
 		wakeup(&pageout_td);
 	return sc.freed;

@@ -4,6 +4,7 @@
 #ifndef VM_VM_PAGEOUT_H
 #define VM_VM_PAGEOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,13 @@ size_t vm_pageout_reclaim(size_t pages);
  */
 void vm_pageout_start(void);
 void vm_pageout_flusher(void (*flush)(void));
+
+/*
+ * True if free RAM is under the daemon's target (and then the daemon is
+ * woken): a writer dirtying file pages should write its own back before
+ * making more, as Linux's balance_dirty_pages throttles it.
+ */
+bool vm_pageout_short(void);
 
 /* Pages in file objects, and how many of them are dirty (meminfo). */
 void vm_pageout_stats(uint64_t *cached, uint64_t *dirty);

@@ -9,6 +9,7 @@
 #include "fs/vnode_pager.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
+#include "vm/vm_pageout.h"
 #include "kern/uio.h"
 
 static void
@@ -377,7 +378,19 @@ ext2_write(struct vnode *vp, struct uio *uio)
 		 * halfway must leave the rest as it was.
 		 */
 		bool past = (pindex << PAGE_SHIFT) >= vp->v_size;
-		if ((error = ext2_getpage(vp, pindex, !past, &m)) < 0)
+		/*
+		 * RAM short: write this file's dirty pages back before
+		 * dirtying more, so the reclaimer can take them (a writer
+		 * faster than the disk is throttled to it, not failed).
+		 */
+		if (vm_pageout_short())
+			(void)vnode_pager_clean(vp, 0, UINT64_MAX, 0);
+		error = ext2_getpage(vp, pindex, !past, &m);
+		if (error == -ENOMEM) {
+			(void)vnode_pager_clean(vp, 0, UINT64_MAX, 0);
+			error = ext2_getpage(vp, pindex, !past, &m);
+		}
+		if (error < 0)
 			break;
 		m->hold_count++;
 		VM_PAGE_EXT(m)->flags |= PGX_REFERENCED;
