@@ -399,9 +399,7 @@ biodone(struct buf *bp)
 			wakeup(&dk->d_writes);
 	}
 	bp->b_flags |= B_DONE;
-	if (bp->b_iodone != NULL)
-		bp->b_iodone(bp);
-	else if (bp->b_flags & B_ASYNC)
+	if (bp->b_flags & B_ASYNC)
 		brelse(bp);
 	else
 		wakeup(bp);

@@ -48,9 +48,6 @@ struct buf {
 	TAILQ_ENTRY(buf) b_hash;
 	TAILQ_ENTRY(buf) b_freelist;
 	uint64_t b_dirtied;		/* nanouptime of the first bdwrite */
-	/* B_PAGEIO: called by biodone at the end, if set (bio_page.c). */
-	void (*b_iodone)(struct buf *bp);
-	void *b_private;		/* b_iodone's */
 };
 
 #define B_BUSY		0x0001	/* handed out */
@@ -62,7 +59,6 @@ struct buf {
 #define B_ERROR		0x0040	/* ... with b_error */
 #define B_ASYNC		0x0080	/* release when the write ends */
 #define B_INVAL		0x0100	/* contents meaningless: drop on release */
-#define B_PAGEIO	0x0200	/* a page cache transfer, in no queue */
 
 /*
  * Sets up the cache (once) and starts the syncer thread (again after
@@ -159,18 +155,17 @@ void bforget(struct disk *dk, uint64_t blkno);
  * from or to data (kernel memory in RAM: a page), never through a
  * buffer of the cache.  read: true for a read.
  *
- * bio_pageio waits: 0 or -EIO.  bio_pagestart only starts it and
- * returns (NULL if memory is short: nothing started); done(bp) is called
- * when it ends, from the disk's completion (it must not sleep), with
- * b_error set on failure and b_private = arg, and must bio_pagefree(bp).
- * A write counts among the disk's writes in flight until it ends, so
- * bsync waits for it.
+ * bio_pagestart starts one and returns it (NULL if memory is short:
+ * nothing started); bio_pagewait waits for its end, frees it and
+ * returns 0 or -EIO.  Start many before waiting: the disk merges
+ * neighbours into one host call.  A write counts among the disk's writes
+ * in flight until it ends, so bsync waits for it.  bio_pageio does both.
  */
+struct buf *bio_pagestart(struct disk *dk, uint64_t blkno, void *data,
+    size_t size, bool read);
+int bio_pagewait(struct buf *bp);
 int bio_pageio(struct disk *dk, uint64_t blkno, void *data, size_t size,
     bool read);
-struct buf *bio_pagestart(struct disk *dk, uint64_t blkno, void *data,
-    size_t size, bool read, void (*done)(struct buf *), void *arg);
-void bio_pagefree(struct buf *bp);
 
 /* A driver's transfer ended (b_error set on failure). */
 void biodone(struct buf *bp);

@@ -67,15 +67,26 @@ generic_getpage(struct vm_object *obj, uint64_t pindex, struct vm_page **mp)
 }
 
 static int
-generic_putpage(struct vm_object *obj, struct vm_page *m)
+generic_putpages(struct vm_object *obj, const uint64_t *idx, int n)
 {
 	struct vnode *vp = obj->handle;
-	uint64_t off = m->pindex << PAGE_SHIFT;
+	int error = 0;
 
-	if (!vnode_pager_cleaning(m) || off >= vp->v_size)
-		return 0;	/* truncated meanwhile: nothing to keep */
-	return generic_io(vp, m, off, MIN(PAGE_SIZE, vp->v_size - off),
-	    UIO_WRITE) < 0 ? -EIO : 0;
+	for (int i = 0; i < n; i++) {
+		struct vm_page *m = vm_object_page_lookup(obj, idx[i]);
+		uint64_t off = idx[i] << PAGE_SHIFT;
+		/* Gone or past the end (truncated meanwhile): nothing to keep. */
+		if (m == NULL || off >= vp->v_size || !vnode_pager_cleaning(m))
+			continue;
+		m->hold_count++;
+		if (generic_io(vp, m, off, MIN(PAGE_SIZE, vp->v_size - off),
+		    UIO_WRITE) < 0) {
+			vm_object_page_dirty(m);
+			error = -EIO;
+		}
+		m->hold_count--;
+	}
+	return error;
 }
 
 bool
@@ -120,7 +131,7 @@ generic_release(struct vm_object *obj)
 static const struct vm_pager_ops generic_pager_ops = {
 	.name = "vnode-generic",
 	.getpage = generic_getpage,
-	.putpage = generic_putpage,
+	.putpages = generic_putpages,
 	.reference = vnode_pager_reference,
 	.release = generic_release,
 };
@@ -214,18 +225,12 @@ vnode_pager_clean(struct vnode *vp, uint64_t start, uint64_t end, int flags)
 		}
 		vm_object_foreach(obj, start, end, collect_dirty, &c);
 		qsort(c.idx, c.n, sizeof(uint64_t), cmp_index);
-		for (size_t i = 0; i < c.n; i++) {
-			/* An earlier write slept: look the page up afresh. */
-			struct vm_page *m = vm_object_page_lookup(obj, c.idx[i]);
-			if (m == NULL || !pmap_is_modified(m))
-				continue;
-			int e = obj->pager->putpage(obj, m);
-			if (e < 0) {
-				if (m->object == obj && m->pindex == c.idx[i])
-					vm_object_page_dirty(m);
-				if (error == 0)
-					error = e;
-			}
+		/* In batches the pager writes at once: clustered write-back. */
+		for (size_t i = 0; i < c.n; i += VM_PAGER_PUTBATCH) {
+			int e = obj->pager->putpages(obj, c.idx + i,
+			    (int)MIN(c.n - i, VM_PAGER_PUTBATCH));
+			if (e < 0 && error == 0)
+				error = e;
 		}
 		kfree(c.idx);
 	}

@@ -209,6 +209,15 @@ extern const struct vm_pager_ops ext2_pager_ops;
 int ext2_getpage(struct vnode *vp, uint64_t pindex, bool fill,
     struct vm_page **mp);
 
+/*
+ * ext2_getpage with fill, reading up to count pages from pindex on that
+ * are not resident at once (read-ahead; at most EXT2_READAHEAD); count
+ * 0 is fill false.
+ */
+#define EXT2_READAHEAD	32
+int ext2_getpages(struct vnode *vp, uint64_t pindex, uint32_t count,
+    struct vm_page **mp);
+
 /* Block maps (ext2_bmap.c). */
 
 /*

@@ -316,7 +316,13 @@ ext2_read(struct vnode *vp, struct uio *uio)
 		size_t n = MIN(MIN(PAGE_SIZE - poff, uio->uio_resid),
 		    vp->v_size - off);
 		struct vm_page *m;
-		if ((error = ext2_getpage(vp, off >> PAGE_SHIFT, true, &m)) < 0)
+		/* A reader going through the file in order reads ahead. */
+		uint64_t pindex = off >> PAGE_SHIFT;
+		struct ext2_node *np = VTON(vp);
+		uint32_t count = pindex == np->n_nextread ||
+		    pindex + 1 == np->n_nextread ? EXT2_READAHEAD : 1;
+		np->n_nextread = pindex + 1;
+		if ((error = ext2_getpages(vp, pindex, count, &m)) < 0)
 			break;
 		/* The copy may fault and sleep: nothing may free the page. */
 		m->hold_count++;
