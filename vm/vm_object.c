@@ -155,8 +155,12 @@ vm_object_page_insert(struct vm_object *obj, struct vm_page *m,
 	m->pindex = pindex;
 	hash_link(obj, m);
 	obj->resident_page_count++;
-	if (obj->resident_page_count > 2 * nbuckets(obj))
+	if (obj->resident_page_count > 2 * nbuckets(obj)) {
+		/* The table's allocation may reclaim: not the page inserted. */
+		m->hold_count++;
 		hash_grow(obj, obj->resident_page_count);
+		m->hold_count--;
+	}
 }
 
 /* Takes m out of its object, which keeps no trace of it. */

@@ -153,13 +153,19 @@ read_pages(struct vnode *vp, uint64_t pindex, uint32_t count)
 		error = -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct vm_page *m = pages[i];
-		m->hold_count--;
 		/* The reads slept: a fault of our own may have read it. */
-		if (error < 0 || vm_object_page_lookup(obj, pindex + i) != NULL)
+		if (error < 0 || vm_object_page_lookup(obj, pindex + i) != NULL) {
+			m->hold_count--;
 			vm_page_free(m, 0);
-		else
+			pages[i] = NULL;
+		} else {
 			vm_object_page_insert(obj, m, pindex + i);
+		}
 	}
+	/* Held until all are in: an insertion may reclaim the others. */
+	for (uint32_t i = 0; i < n; i++)
+		if (pages[i] != NULL)
+			pages[i]->hold_count--;
 	/* A page read ahead may be the bad one: try the first alone. */
 	if (error < 0 && count > 1)
 		return read_pages(vp, pindex, 1);
