@@ -55,10 +55,15 @@ struct ext2_node {
 /*
  * Unreferenced regular files kept in core with their pages, so that the
  * next open finds its data cached (the page cache lives in the vnode's
- * object): at most this many per mount, the least recently released
- * going first.  The pageout daemon takes their pages under pressure.
+ * object): at most one per EXT2_CACHEPAGES pages of RAM per mount (a
+ * node costs about 400 bytes besides its pages), the least recently
+ * released going first, preferably one with no dirty page among the
+ * EXT2_EVICTSCAN oldest (evicting a dirty one writes it back in the
+ * close that evicts it).  The pageout daemon takes their pages under
+ * pressure.
  */
-#define EXT2_NCACHED	1024
+#define EXT2_CACHEPAGES	8
+#define EXT2_EVICTSCAN	16
 
 struct ext2_mount {
 	struct mount *um_mp;

@@ -9,6 +9,7 @@
 #include "fs/stat.h"
 #include "fs/vnode_pager.h"
 #include "vm/vm_object.h"
+#include "vm/vm_page.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -464,8 +465,15 @@ ext2_inactive(struct vnode *vp)
 		TAILQ_INSERT_TAIL(&um->um_cached, n, n_cache);
 		um->um_ncached++;
 	}
-	while (um->um_ncached > EXT2_NCACHED) {
-		struct ext2_node *old = TAILQ_FIRST(&um->um_cached);
+	while (um->um_ncached > MAX(1024, vmstats.v_page_count / EXT2_CACHEPAGES)) {
+		struct ext2_node *old = TAILQ_FIRST(&um->um_cached), *x = old;
+		for (int i = 0; x != NULL && i < EXT2_EVICTSCAN;
+		    x = TAILQ_NEXT(x, n_cache), i++) {
+			if (!vnode_pager_dirty(x->n_vnode)) {
+				old = x;
+				break;
+			}
+		}
 		ext2_uncache(old->n_vnode);
 		node_reclaim(old->n_vnode);
 	}
