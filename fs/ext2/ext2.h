@@ -26,6 +26,7 @@
 #include "fs/vnode.h"
 
 struct buf;
+struct ext2_ra;
 struct vm_page;
 struct disk;
 
@@ -41,6 +42,7 @@ struct ext2_node {
 	struct ext2_dinode n_din;
 	uint32_t n_lastalloc;		/* allocation goal: last block given */
 	uint64_t n_nextread;		/* the page a sequential reader reads next */
+	struct ext2_ra *n_ra;		/* read-ahead in flight, or NULL */
 	void *n_owner;			/* the thread holding ext2_ilock */
 	TAILQ_ENTRY(ext2_node) n_hash;
 	TAILQ_ENTRY(ext2_node) n_cache;	/* N_CACHED: on um_cached */
@@ -215,13 +217,31 @@ int ext2_getpage(struct vnode *vp, uint64_t pindex, bool fill,
     struct vm_page **mp);
 
 /*
- * ext2_getpage with fill, reading up to count pages from pindex on that
+ * ext2_getpage with fill (waiting for a read-ahead in flight that has
+ * the page), reading up to count pages from pindex on that
  * are not resident at once (read-ahead; at most EXT2_READAHEAD); count
  * 0 is fill false.
  */
 #define EXT2_READAHEAD	32
 int ext2_getpages(struct vnode *vp, uint64_t pindex, uint32_t count,
     struct vm_page **mp);
+
+/*
+ * A sequential reader just read page pindex: if pages of the next
+ * EXT2_READAHEAD are missing and no read-ahead is in flight, starts
+ * reading EXT2_READAHEAD pages from the first missing one, without
+ * waiting, so the disk works while the reader copies.  Under the node
+ * lock.
+ */
+void ext2_readahead(struct vnode *vp, uint64_t pindex);
+
+/*
+ * Ends vp's read-ahead in flight, if any: waits for it and puts the
+ * pages read into the object (where it has none), or with discard frees
+ * them.  Under the node lock; before truncating, at the last close and
+ * at reclaim, and by ext2_getpages for one of its pages.
+ */
+void ext2_readahead_end(struct vnode *vp, bool discard);
 
 /* Block maps (ext2_bmap.c). */
 

@@ -222,6 +222,7 @@ ext2_truncate(struct vnode *vp, uint64_t size)
 	if (size > ext2_maxfilesize(um))
 		return -EFBIG;
 	if (size < vp->v_size && vp->v_object != NULL) {
+		ext2_readahead_end(vp, true);	/* it may read past the end */
 		/*
 		 * A file's data are its pages: those past the end leave
 		 * every mapping, and the tail of the last one kept is zeroed

@@ -173,6 +173,9 @@ node_free(struct vnode *vp)
 	TAILQ_REMOVE(&VTOUM(vp)->um_hash[n->n_ino % EXT2_NHASH], n, n_hash);
 	if (n->n_flags & N_RWANTED)
 		wakeup(n);
+	if (vp->v_object != NULL)
+		ext2_readahead_end(vp, true);
+	kfree(n->n_ra);
 	vp->v_usecount = 0;
 	vnode_free(vp);
 	kfree(n);
@@ -392,6 +395,8 @@ node_reclaim(struct vnode *vp)
 
 	/* From here ext2_vget waits for the node to go. */
 	n->n_flags |= N_RECLAIM;
+	if (vp->v_object != NULL)
+		ext2_readahead_end(vp, true);
 	if (vp->v_nlink == 0 && !um->um_ronly) {
 		bool fast = vp->v_type == VLNK && fast_symlink(um, &n->n_din);
 		if (vp->v_type == VREG || vp->v_type == VDIR ||
@@ -456,6 +461,7 @@ ext2_inactive(struct vnode *vp)
 		return;
 	}
 	/* Linked, with pages: cached (dirty pages are the syncer's). */
+	ext2_readahead_end(vp, false);
 	int error = ext2_iupdate(vp);
 	if (error < 0)
 		kprintf("ext2 %s: inode %u: cannot write back (%d)\n",

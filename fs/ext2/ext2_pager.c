@@ -26,6 +26,7 @@
 #include "fs/buf.h"
 #include "fs/ext2/ext2.h"
 #include "fs/vnode_pager.h"
+#include "vm/kmem.h"
 #include "vm/vm_object.h"
 
 #define PAGEIO_MAX	64	/* transfers started before waiting */
@@ -172,6 +173,86 @@ read_pages(struct vnode *vp, uint64_t pindex, uint32_t count)
 	return error;
 }
 
+struct ext2_ra {
+	uint64_t index;		/* pages [index, index + n) */
+	uint32_t n;
+	int error;		/* a block map error: nothing to insert */
+	struct vm_page *pages[EXT2_READAHEAD];	/* held, in no object */
+	struct pageio pio;
+};
+
+void
+ext2_readahead(struct vnode *vp, uint64_t pindex)
+{
+	struct ext2_node *np = VTON(vp);
+	struct vm_object *obj = vp->v_object;
+	uint64_t last = vp->v_size == 0 ? 0 : (vp->v_size - 1) >> PAGE_SHIFT;
+	uint64_t next = pindex + 1;
+	bool allocated = false;
+
+	if (np->n_ra != NULL && np->n_ra->n > 0)
+		return;
+	while (next <= MIN(last, pindex + EXT2_READAHEAD) &&
+	    vm_object_page_lookup(obj, next) != NULL)
+		next++;
+	if (next > MIN(last, pindex + EXT2_READAHEAD))
+		return;		/* all there, or the end */
+	if (np->n_ra == NULL &&
+	    (np->n_ra = kmalloc(sizeof(*np->n_ra), KM_ZERO)) == NULL)
+		return;
+	struct ext2_ra *ra = np->n_ra;
+	ra->index = next;
+	ra->error = 0;
+	ra->pio = (struct pageio){ .dk = VTOUM(vp)->um_disk };
+	for (ra->n = 0; ra->n < EXT2_READAHEAD && next + ra->n <= last; ) {
+		if (vm_object_page_lookup(obj, next + ra->n) != NULL)
+			break;
+		struct vm_page *m = vm_page_alloc(0, 0);
+		if (m == NULL)
+			break;
+		m->hold_count++;
+		ra->pages[ra->n++] = m;
+		if ((ra->error = page_io(vp, ra->index + ra->n - 1,
+		    VM_PAGE_TO_DMAP(m), true, false, &ra->pio, &allocated)) < 0)
+			break;
+	}
+}
+
+void
+ext2_readahead_end(struct vnode *vp, bool discard)
+{
+	struct ext2_ra *ra = VTON(vp)->n_ra;
+	struct vm_object *obj = vp->v_object;
+
+	if (ra == NULL || ra->n == 0)
+		return;
+	bool taken = ext2_ilock_cond(vp);	/* one waiter per transfer */
+	if (ra->n == 0) {
+		ext2_iunlock_cond(vp, taken);
+		return;
+	}
+	pageio_wait(&ra->pio);
+	if (ra->error == 0)
+		ra->error = ra->pio.error;
+	uint32_t n = ra->n;
+	ra->n = 0;		/* from here no other caller waits for it */
+	for (uint32_t i = 0; i < n; i++) {
+		struct vm_page *m = ra->pages[i];
+		if (discard || ra->error < 0 ||
+		    vm_object_page_lookup(obj, ra->index + i) != NULL) {
+			m->hold_count--;
+			vm_page_free(m, 0);
+			ra->pages[i] = NULL;
+		} else {
+			vm_object_page_insert(obj, m, ra->index + i);
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (ra->pages[i] != NULL)
+			ra->pages[i]->hold_count--;
+	ext2_iunlock_cond(vp, taken);
+}
+
 int
 ext2_getpage(struct vnode *vp, uint64_t pindex, bool fill, struct vm_page **mp)
 {
@@ -184,8 +265,14 @@ ext2_getpages(struct vnode *vp, uint64_t pindex, uint32_t count,
 {
 	struct vm_object *obj = vp->v_object;
 	struct vm_page *m = vm_object_page_lookup(obj, pindex);
+	struct ext2_ra *ra = VTON(vp)->n_ra;
 	int error;
 
+	if (m == NULL && ra != NULL && ra->n > 0 && pindex >= ra->index &&
+	    pindex < ra->index + ra->n) {
+		ext2_readahead_end(vp, false);	/* it is being read */
+		m = vm_object_page_lookup(obj, pindex);
+	}
 	if (m == NULL && count == 0)
 		m = vm_object_page_alloc(obj, pindex, true);
 	else if (m == NULL) {

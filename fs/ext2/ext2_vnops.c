@@ -319,11 +319,14 @@ ext2_read(struct vnode *vp, struct uio *uio)
 		/* A reader going through the file in order reads ahead. */
 		uint64_t pindex = off >> PAGE_SHIFT;
 		struct ext2_node *np = VTON(vp);
-		uint32_t count = pindex == np->n_nextread ||
-		    pindex + 1 == np->n_nextread ? EXT2_READAHEAD : 1;
+		bool sequential = pindex == np->n_nextread ||
+		    pindex + 1 == np->n_nextread;
 		np->n_nextread = pindex + 1;
-		if ((error = ext2_getpages(vp, pindex, count, &m)) < 0)
+		if ((error = ext2_getpages(vp, pindex,
+		    sequential ? EXT2_READAHEAD : 1, &m)) < 0)
 			break;
+		if (sequential)
+			ext2_readahead(vp, pindex);
 		/* The copy may fault and sleep: nothing may free the page. */
 		m->hold_count++;
 		VM_PAGE_EXT(m)->flags |= PGX_REFERENCED;	/* for pageout */
