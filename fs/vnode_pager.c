@@ -174,8 +174,8 @@ vnode_pager_dirty(struct vnode *vp)
 }
 
 struct collect {
-	uint64_t *idx;
-	size_t n, max;
+	uint64_t idx[VM_PAGER_PUTBATCH];
+	int n;
 };
 
 static void
@@ -183,7 +183,7 @@ collect_dirty(struct vm_object *obj, struct vm_page *m, void *arg)
 {
 	struct collect *c = arg;
 	(void)obj;
-	if (c->n < c->max && pmap_is_modified(m))
+	if (pmap_is_modified(m))
 		c->idx[c->n++] = m->pindex;
 }
 
@@ -199,8 +199,8 @@ inval_one(struct vm_object *obj, struct vm_page *m, void *arg)
 {
 	(void)obj;
 	(void)arg;
-	if (pmap_is_modified(m))
-		return;		/* its write failed, or it was written again */
+	if (m->hold_count != 0 || pmap_is_modified(m))
+		return;		/* in use, its write failed, or written again */
 	pmap_page_protect(m, VM_PROT_NONE);
 	if (!(VM_PAGE_EXT(m)->flags & PGX_DIRTY))
 		vm_object_page_free(m);
@@ -212,30 +212,36 @@ vnode_pager_clean(struct vnode *vp, uint64_t start, uint64_t end, int flags)
 	struct vm_object *obj = vp->v_object;
 	int error = 0;
 
-	if (obj == NULL || start >= end)
+	if (obj == NULL)
 		return 0;
-	if (flags & VPC_ALL)
+	if (flags & VPC_ALL) {
+		/* Every page dirtied since the last whole clean set it. */
+		if (!(obj->flags & OBJ_MIGHTBEDIRTY) && !(flags & VPC_INVAL))
+			return 0;
 		obj->flags &= ~OBJ_MIGHTBEDIRTY;
-	size_t max = MIN(obj->resident_page_count, end - start);
-	if (max > 0) {
-		struct collect c = { kmalloc(max * sizeof(uint64_t), 0), 0, max };
-		if (c.idx == NULL) {
-			obj->flags |= OBJ_MIGHTBEDIRTY;
-			return -ENOMEM;
-		}
-		vm_object_foreach(obj, start, end, collect_dirty, &c);
-		qsort(c.idx, c.n, sizeof(uint64_t), cmp_index);
-		/* In batches the pager writes at once: clustered write-back. */
-		for (size_t i = 0; i < c.n; i += VM_PAGER_PUTBATCH) {
-			int e = obj->pager->putpages(obj, c.idx + i,
-			    (int)MIN(c.n - i, VM_PAGER_PUTBATCH));
-			if (e < 0 && error == 0)
-				error = e;
-		}
-		kfree(c.idx);
+	}
+	/* No page lies wholly past the end: truncation frees them. */
+	end = MIN(end, howmany(vp->v_size, PAGE_SIZE));
+	/*
+	 * A window of the batch's size at a time, so that nothing is
+	 * allocated (this is what frees memory), each window's dirty pages
+	 * in index order to the pager at once: clustered write-back.
+	 */
+	for (uint64_t w = start; w < end && obj->resident_page_count > 0;
+	    w += VM_PAGER_PUTBATCH) {
+		struct collect c;
+		c.n = 0;
+		vm_object_foreach(obj, w, MIN(end, w + VM_PAGER_PUTBATCH),
+		    collect_dirty, &c);
+		if (c.n == 0)
+			continue;
+		qsort(c.idx, (size_t)c.n, sizeof(uint64_t), cmp_index);
+		int e = obj->pager->putpages(obj, c.idx, c.n);
+		if (e < 0 && error == 0)
+			error = e;
 	}
 	if (flags & VPC_INVAL)
-		vm_object_foreach(obj, start, end, inval_one, NULL);
+		vm_object_foreach(obj, start, UINT64_MAX, inval_one, NULL);
 	return error;
 }
 

@@ -77,8 +77,8 @@ void vnode_pager_free(struct vnode *vp);
  * each in every mapping first, vnode_pager_cleaning, so that a later
  * write marks it dirty again).
  * VPC_INVAL then takes the range's pages out of every mapping and frees
- * them.  Sleeps.  0 or the first error (the other pages are still
- * written).
+ * them.  Allocates nothing (it is what frees memory).  Sleeps.  0 or the
+ * first error (the other pages are still written).
  */
 int vnode_pager_clean(struct vnode *vp, uint64_t start, uint64_t end,
     int flags);
