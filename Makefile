@@ -35,7 +35,7 @@ STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
 
 HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
-KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c sys/*.c)) \
+KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c net/*.c sys/*.c)) \
 	$(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)

@@ -13,7 +13,7 @@ bad=0
 # host (it parses the command line and reports through err(3)).
 hostcalls='clock_gettime|getrandom|pthread_[a-z_]+|open|mmap|munmap|read|write|pread|pwrite|syscall|fopen|close|fstat|poll|flock|ioctl|sigaction'
 hits=$(grep -rnE "(^|[^.>A-Za-z0-9_])($hostcalls)\(|__thread" \
-	kern vm fs dev --include='*.[chS]' |
+	kern vm fs dev net --include='*.[chS]' |
 	grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)' |
 	grep -v '^kern/main\.c:')
 if [ -n "$hits" ]; then
@@ -22,15 +22,16 @@ if [ -n "$hits" ]; then
 	bad=1
 fi
 
-# Includes point down: host < kern < vm < fs, dev < sys (fs and dev may
-# include each other; tests/ tools/ bench/ may include anything).
+# Includes point down: host < kern < vm < fs, dev < net < sys (fs and dev
+# may include each other; tests/ tools/ bench/ may include anything).
 rank() {
 	case $1 in
 	host) echo 0 ;;
 	kern) echo 1 ;;
 	vm) echo 2 ;;
 	fs|dev) echo 3 ;;
-	sys) echo 4 ;;
+	net) echo 4 ;;
+	sys) echo 5 ;;
 	*) echo 9 ;;
 	esac
 }
@@ -65,8 +66,8 @@ kern/kern_shutdown.c fs	shutdown syncs and unmounts the file systems
 kern/kern_trap.c vm	the trap handler resolves page faults
 kern/kern_trap.c sys	the trap handler enters the system-call layer
 '
-up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|sys)/[^"]*"' \
-	host kern vm fs dev sys --include='*.[chS]' |
+up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|net|sys)/[^"]*"' \
+	host kern vm fs dev net sys --include='*.[chS]' |
     while IFS=: read -r file line inc; do
 	from=${file%%/*}
 	to=${inc#\#include \"}
