@@ -163,7 +163,10 @@ struct pr_usrreqs {
 	    bool nonblock);
 	/* how: SHUT_RD, SHUT_WR, SHUT_RDWR (checked). */
 	int (*pru_shutdown)(struct socket *so, int how);
-	/* The bytes sent, or an error (-EPIPE: the caller signals). */
+	/*
+	 * The bytes sent, or an error: -EPIPE raises SIGPIPE (unless
+	 * MSG_NOSIGNAL), -EPIPENOSIG is EPIPE without it.
+	 */
 	int64_t (*pru_send)(struct socket *so, struct sockmsg *m,
 	    struct proc *p);
 	/* The bytes received (m->sm_len for MSG_TRUNC), 0 at end of file. */

@@ -145,7 +145,7 @@ send_dgram(struct socket *so, struct sockmsg *m, struct proc *p)
 	socklen_t addrlen = send_addr(so, &addr);
 	for (;;) {
 		if (so->so_state & SS_CANTSENDMORE) {
-			error = -EPIPE;
+			error = -EPIPENOSIG;
 			break;
 		}
 		if (other->so_state & SS_DEAD) {
@@ -160,7 +160,7 @@ send_dgram(struct socket *so, struct sockmsg *m, struct proc *p)
 			break;
 		}
 		if (other->so_state & SS_CANTRCVMORE) {
-			error = -EPIPE;
+			error = -EPIPENOSIG;
 			break;
 		}
 		if ((error = dgram_wait_room(so, other, m)) < 0)
@@ -239,6 +239,9 @@ recv_wait(struct socket *so, struct sockmsg *m)
 		so->so_error = 0;
 		return error;
 	}
+	/* A non-blocking datagram read says EAGAIN even once shut down. */
+	if (so->so_type == SOCK_DGRAM && nonblocking(m))
+		return -EAGAIN;
 	if (so->so_state & SS_CANTRCVMORE)
 		return 1;
 	if (nonblocking(m))

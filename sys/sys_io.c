@@ -58,6 +58,8 @@ syscall_write_result(struct lwp *lp, long r)
 {
 	if (r == -EPIPE)
 		lwpsignal_self(lp, SIGPIPE);
+	if (r == -EPIPENOSIG)
+		r = -EPIPE;
 	if (r == -EXFSZ) {
 		lwpsignal_self(lp, SIGXFSZ);
 		r = -EFBIG;

@@ -33,13 +33,16 @@ struct lmmsghdr {
 };
 _Static_assert(sizeof(struct lmmsghdr) == 64, "struct mmsghdr");
 
-/* SIGPIPE for -EPIPE unless MSG_NOSIGNAL. */
+/*
+ * SIGPIPE for -EPIPE unless MSG_NOSIGNAL; -EPIPENOSIG (a family that
+ * raises none) is -EPIPE.
+ */
 static long
 send_result(struct lwp *lp, long r, int flags)
 {
 	if (r == -EPIPE && !(flags & MSG_NOSIGNAL))
 		lwpsignal_self(lp, SIGPIPE);
-	return r;
+	return r == -EPIPENOSIG ? -EPIPE : r;
 }
 
 /* EBADF and ENOTSOCK come before any argument is read, as in Linux. */

@@ -147,7 +147,8 @@ struct sysent {
 extern const struct sysent sysent[SYS_MAXSYSCALL];	/* sys/syscalls.c */
 
 /*
- * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE,
+ * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE
+ * (-EPIPENOSIG becomes -EPIPE without it),
  * -EXFSZ (past RLIMIT_FSIZE) sends SIGXFSZ and becomes -EFBIG.
  */
 long syscall_write_result(struct lwp *lp, long r);
