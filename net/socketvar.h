@@ -54,6 +54,7 @@ struct uio;
 #define SOMAXCONN_LINUX	4096		/* net.core.somaxconn */
 #define SCM_MAX_FD	253		/* files in one message */
 #define SOCKADDR_MAX	128		/* sizeof(struct sockaddr_storage) */
+#define SBREC_OVERHEAD	256		/* charged per record beside its data */
 
 /* Credentials as SO_PEERCRED and SCM_CREDENTIALS carry them. */
 struct sockcred {
@@ -75,7 +76,8 @@ struct sbrec {
 	TAILQ_ENTRY(sbrec) r_link;
 	uint32_t r_len;			/* bytes of data */
 	uint32_t r_off;			/* bytes already read (streams) */
-	struct socket *r_sender;	/* referenced; charged r_len */
+	uint32_t r_charge;		/* still charged to the sender */
+	struct socket *r_sender;	/* referenced */
 	struct sockctl r_ctl;
 	uint8_t r_addrlen;		/* the sender's address, 0: none */
 	char r_addr[SOCKADDR_MAX];

@@ -46,9 +46,11 @@ sbrec_alloc(struct socket *sender, struct uio *uio, uint32_t len,
 	}
 	rec->r_len = len;
 	rec->r_off = 0;
+	rec->r_charge = len + SBREC_OVERHEAD +
+	    (uint32_t)(ctl->sc_nfds * sizeof(struct file *));
 	rec->r_sender = sender;
 	soref(sender);
-	sender->so_snd.sb_cc += len;
+	sender->so_snd.sb_cc += rec->r_charge;
 	rec->r_ctl = *ctl;
 	ctl->sc_fds = NULL;
 	ctl->sc_nfds = 0;
@@ -75,14 +77,40 @@ sbappend(struct socket *so, struct sockbuf *sb, struct sbrec *rec)
 	sowakeup(sb);
 }
 
-/* Gives n bytes of rec back to its sender, who may write again. */
+/* Gives n bytes of rec's charge back to its sender, who may write again. */
 static void
 sbuncharge(struct sbrec *rec, uint32_t n)
 {
 	struct socket *sender = rec->r_sender;
 	sender->so_snd.sb_cc -= n;
-	if (n > 0 || rec->r_len == 0)
-		sowakeup(&sender->so_snd);
+	rec->r_charge -= n;
+	sowakeup(&sender->so_snd);
+}
+
+/*
+ * Records whose files are being closed.  Closing a file in flight may
+ * close a socket, whose queued records hold more files, and so on: a
+ * chain of sockets passed into each other would recurse as deep as it
+ * is long.  Instead the first release drains this list and the closes
+ * it causes only add to it (Linux bounds the same walk with its GC).
+ */
+static TAILQ_HEAD(, sbrec) sb_dying = TAILQ_HEAD_INITIALIZER(sb_dying);
+static bool sb_draining;
+
+static void
+sb_drain(void)
+{
+	struct sbrec *rec;
+
+	if (sb_draining)
+		return;
+	sb_draining = true;
+	while ((rec = TAILQ_FIRST(&sb_dying)) != NULL) {
+		TAILQ_REMOVE(&sb_dying, rec, r_link);
+		sockctl_release(&rec->r_ctl);
+		kfree(rec);
+	}
+	sb_draining = false;
 }
 
 static void
@@ -91,10 +119,14 @@ sbrec_free(struct sockbuf *sb, struct sbrec *rec)
 	TAILQ_REMOVE(&sb->sb_recs, rec, r_link);
 	sb->sb_nrecs--;
 	sb->sb_cc -= rec->r_len - rec->r_off;
-	sbuncharge(rec, rec->r_len - rec->r_off);
-	sockctl_release(&rec->r_ctl);
+	sbuncharge(rec, rec->r_charge);
 	sorele(rec->r_sender);
-	kfree(rec);
+	if (rec->r_ctl.sc_nfds == 0) {
+		kfree(rec);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&sb_dying, rec, r_link);
+	sb_drain();
 }
 
 void

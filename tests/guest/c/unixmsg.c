@@ -2,7 +2,8 @@
  * AF_UNIX messages: SCM_RIGHTS (a pipe end passed and used, reference
  * counts seen through end of file, MSG_CTRUNC closing what does not
  * fit, MSG_CMSG_CLOEXEC), SCM_CREDENTIALS and SO_PASSCRED, SO_PEERCRED,
- * recvmsg's flags and address, sendmmsg/recvmmsg, and hostile msghdrs.
+ * recvmsg's flags and address, sendmmsg/recvmmsg, hostile msghdrs, and
+ * a long chain of sockets in flight inside each other.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -332,6 +333,33 @@ names_and_flags(void)
 	close(b);
 }
 
+/*
+ * A chain of 2000 socket pairs, each one's end in flight inside the
+ * next: closing the last frees them all (no recursion as deep as the
+ * chain in the kernel).
+ */
+static void
+chain(void)
+{
+	int prev[2], ok = 1;
+	socketpair(AF_UNIX, SOCK_DGRAM, 0, prev);
+	for (int i = 0; i < 2000; i++) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0 ||
+		    send_fds(sv[0], &prev[1], 1) != 1)
+			ok = 0;
+		close(prev[0]);
+		close(prev[1]);
+		prev[0] = sv[0];
+		prev[1] = sv[1];
+	}
+	close(prev[0]);
+	close(prev[1]);
+	int sv[2];
+	printf("chain of 2000 passed and closed: %d, a new pair: %d\n", ok,
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+}
+
 int
 main(void)
 {
@@ -341,5 +369,6 @@ main(void)
 	rights(SOCK_SEQPACKET);
 	creds();
 	names_and_flags();
+	chain();
 	return 0;
 }
