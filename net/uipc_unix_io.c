@@ -31,7 +31,7 @@ static socklen_t
 send_addr(struct socket *so, const char **addr)
 {
 	struct unpcb *unp = sotounpcb(so);
-	*addr = (const char *)&unp->unp_addr;
+	*addr = unp->unp_addr;
 	return unp->unp_addrlen;
 }
 

@@ -47,7 +47,7 @@ unp_find_abstract(const char *addr, socklen_t len)
 	struct unpcb *unp;
 	TAILQ_FOREACH(unp, &unp_bound, unp_link)
 		if (unp->unp_vnode == NULL && unp->unp_addrlen == len &&
-		    memcmp(unp->unp_addr.sun_path, addr + SUN_OFF, len - SUN_OFF) == 0)
+		    memcmp(unp->unp_addr + SUN_OFF, addr + SUN_OFF, len - SUN_OFF) == 0)
 			return unp;
 	return NULL;
 }
@@ -57,8 +57,9 @@ static void
 unp_setname(struct unpcb *unp, const char *addr, socklen_t len,
     struct vnode *vp)
 {
-	memcpy(&unp->unp_addr, addr, len);
-	unp->unp_addr.sun_family = AF_UNIX;
+	sa_family_t fam = AF_UNIX;
+	memcpy(unp->unp_addr, addr, len);
+	memcpy(unp->unp_addr, &fam, sizeof(fam));
 	unp->unp_addrlen = len;
 	unp->unp_vnode = vp;
 	unp->unp_onlist = true;
@@ -123,7 +124,7 @@ unp_bind_path(struct unpcb *unp, const char *addr, socklen_t len,
 	nd.ni_vp = NULL;
 	namei_done(&nd);
 	/* Linux keeps the name as given up to its NUL, plus the NUL. */
-	char name[sizeof(struct sockaddr_un)] = { 0 };
+	char name[SOCKADDR_MAX] = { 0 };
 	memcpy(name, addr, SUN_OFF + plen);
 	unp_setname(unp, name, (socklen_t)(SUN_OFF + plen + 1), vp);
 	return 0;
@@ -261,7 +262,7 @@ unp_connect_stream(struct socket *so, const char *addr, socklen_t len,
 	}
 	struct unpcb *nunp = sotounpcb(nso);
 	nso->so_options = lso->so_options & SOO_PASSCRED;
-	memcpy(&nunp->unp_addr, &lunp->unp_addr, lunp->unp_addrlen);
+	memcpy(nunp->unp_addr, lunp->unp_addr, lunp->unp_addrlen);
 	nunp->unp_addrlen = lunp->unp_addrlen;
 	sockcred_self(p, &nso->so_peercred);
 	nso->so_haspeercred = true;
@@ -471,7 +472,7 @@ uipc_sockaddr(struct socket *so, char *addr, socklen_t *len)
 		*len = sizeof(fam);
 		return 0;
 	}
-	memcpy(addr, &unp->unp_addr, unp->unp_addrlen);
+	memcpy(addr, unp->unp_addr, unp->unp_addrlen);
 	*len = unp->unp_addrlen;
 	return 0;
 }

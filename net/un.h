@@ -33,7 +33,9 @@ struct vnode;
 struct unpcb {
 	struct socket *unp_socket;
 	struct socket *unp_peer;	/* connected to, referenced */
-	struct sockaddr_un unp_addr;	/* bound name */
+	/* The bound name as Linux keeps it: a path's text ends where the
+	 * given bytes end, plus a NUL, so up to 111 bytes. */
+	char unp_addr[SOCKADDR_MAX];
 	socklen_t unp_addrlen;		/* 0: unbound */
 	struct vnode *unp_vnode;	/* a path name's inode, referenced */
 	TAILQ_ENTRY(unpcb) unp_link;	/* on the bound list */

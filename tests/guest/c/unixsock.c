@@ -235,6 +235,21 @@ paths(void)
 	unlink("s1link");
 	unlink("plainfile");
 
+	/* A path filling sun_path, without a NUL: the name is 111 bytes. */
+	c = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memset(sun.sun_path, 'L', sizeof(sun.sun_path));
+	report("bind a 108-byte path", bind(c, (struct sockaddr *)&sun, sizeof(sun)));
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	getsockname(c, (struct sockaddr *)&ss, &sl);
+	printf("  getsockname len %u\n", (unsigned)sl);
+	char lp[109] = { 0 };
+	memcpy(lp, sun.sun_path, 108);
+	unlink(lp);
+	close(c);
+
 	/* Address lengths. */
 	c = socket(AF_UNIX, SOCK_STREAM, 0);
 	report("bind len 1", bind(c, (struct sockaddr *)&sun, 1));
