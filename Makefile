@@ -35,7 +35,7 @@ STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
 
 HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
-KERNEL_SRCS := $(filter-out boot/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c \
+KERNEL_SRCS := $(filter-out boot/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c net/*.c \
 	proc/*.c sys/*.c boot/*.c)) \
 	$(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)

@@ -68,7 +68,7 @@ struct fileops {
 	void (*fo_close)(struct file *fp);
 };
 
-enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV };
+enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV, DTYPE_SOCKET };
 
 struct file {
 	int f_count;
@@ -77,7 +77,7 @@ struct file {
 	int64_t f_offset;
 	const struct fileops *f_ops;
 	struct vnode *f_vnode;	/* referenced; NULL for an anonymous pipe */
-	void *f_data;		/* the pipe, the device */
+	void *f_data;		/* the pipe, the device, the socket */
 };
 
 /* f_flag bits that fcntl(F_SETFL) may change (Linux's SETFL_MASK). */

@@ -53,7 +53,8 @@ dorw(struct fsproc *p, struct file *fp, struct uio *uio, int64_t offset,
 	if (write ? !FWRITE(fp) : !FREAD(fp))
 		return -EBADF;
 	if (positioned) {
-		if (fp->f_type == DTYPE_PIPE || fp->f_type == DTYPE_FIFO)
+		if (fp->f_type == DTYPE_PIPE || fp->f_type == DTYPE_FIFO ||
+		    fp->f_type == DTYPE_SOCKET)
 			return -ESPIPE;
 		if (offset < 0)
 			return -EINVAL;

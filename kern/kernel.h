@@ -51,6 +51,12 @@
  * gives -EFBIG with no signal).
  */
 #define EXFSZ			1025
+/*
+ * -EPIPENOSIG: a broken connection that, unlike a pipe's or a stream
+ * socket's, raises no SIGPIPE (Linux's datagram and seqpacket sockets);
+ * the system-call layer turns it into -EPIPE.
+ */
+#define EPIPENOSIG		1026
 
 /* A broken kernel invariant: prints why and where, and stops the machine. */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

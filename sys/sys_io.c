@@ -12,8 +12,7 @@
 #include "kern/uio.h"
 #include "vm/kmem.h"
 
-/* A user-space uio over one buffer of the calling process. */
-static void
+void
 uio_user1(struct uio *uio, struct kiovec *iov, struct lwp *lp, uint64_t buf,
     uint64_t len, enum uio_rw rw)
 {
@@ -23,11 +22,7 @@ uio_user1(struct uio *uio, struct kiovec *iov, struct lwp *lp, uint64_t buf,
 	    lp->lwp_proc->p_vmspace };
 }
 
-/*
- * A user-space uio over a user iovec array: -EINVAL for a bad count or a
- * total past SSIZE_MAX, -EFAULT for a bad array.  *iovp is kfree'd.
- */
-static int
+int
 uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
     uint64_t uiov, uint64_t cnt, enum uio_rw rw)
 {
@@ -63,6 +58,8 @@ syscall_write_result(struct lwp *lp, long r)
 {
 	if (r == -EPIPE)
 		lwpsignal_self(lp, SIGPIPE);
+	if (r == -EPIPENOSIG)
+		r = -EPIPE;
 	if (r == -EXFSZ) {
 		lwpsignal_self(lp, SIGXFSZ);
 		r = -EFBIG;

@@ -62,8 +62,7 @@ tb_ustr(struct tbuf *tb, uint64_t addr, size_t limit)
 	kfree(buf);
 }
 
-/* len bytes of a buffer: the first TRACE_STRLEN quoted, then ... */
-static void
+void
 tb_ubuf(struct tbuf *tb, uint64_t addr, uint64_t len, bool hex)
 {
 	uint8_t buf[TRACE_STRLEN];
@@ -77,8 +76,7 @@ tb_ubuf(struct tbuf *tb, uint64_t addr, uint64_t len, bool hex)
 		tb_puts(tb, "...");
 }
 
-/* An iovec array of cnt entries; out: only the first left bytes. */
-static void
+void
 tb_iov(struct tbuf *tb, uint64_t addr, uint64_t cnt, bool out, uint64_t left)
 {
 	struct kiov iov;
@@ -165,7 +163,7 @@ tb_sigaction(struct tbuf *tb, uint64_t addr)
 	tb_puts(tb, "}");
 }
 
-static void
+void
 tb_sockaddr(struct tbuf *tb, uint64_t addr, uint64_t len)
 {
 	uint8_t sa[128] = { 0 };
@@ -177,7 +175,10 @@ tb_sockaddr(struct tbuf *tb, uint64_t addr, uint64_t len)
 	uint16_t family = (uint16_t)(sa[0] | sa[1] << 8);
 	tb_puts(tb, "{sa_family=");
 	tb_xlat(tb, xl_family, family, "%lu");
-	if (family == 1) {				/* AF_UNIX */
+	if (family == 1 && n > 2 && sa[2] == 0) {	/* AF_UNIX, abstract */
+		tb_puts(tb, ", sun_path=@");
+		tb_quote(tb, sa + 3, n - 3, false);
+	} else if (family == 1) {			/* AF_UNIX */
 		size_t plen = strnlen((char *)sa + 2, n - 2);
 		tb_puts(tb, ", sun_path=");
 		tb_quote(tb, sa + 2, plen, false);
@@ -520,6 +521,7 @@ bool
 trace_kind_out(unsigned kind)
 {
 	switch (kind) {
+	case AK_SOCKADDROUT: case AK_SOCKLENOUT: case AK_MSGHDROUT:
 	case AK_OSTR: case AK_OBUF: case AK_OBUFHEX: case AK_IOVOUT:
 	case AK_SIGSETOUT: case AK_SIGACTOUT: case AK_STATOUT: case AK_STATXOUT:
 	case AK_TSOUT: case AK_TVOUT: case AK_ITVOUT: case AK_UTSOUT:
@@ -650,6 +652,11 @@ trace_arg(struct tbuf *tb, const struct sysent *se, int i,
 			return i == 0 ? (tb_prctl(tb, args), true) : false;
 		if (kind == AK_IOCTLARG)
 			return tb_ioctlarg(tb, other, v, ret);
+		if (kind == AK_SOCKADDROUT || kind == AK_SOCKLENOUT ||
+		    kind == AK_MSGHDROUT) {
+			trace_sockarg(tb, kind, v, other, ret);
+			return true;
+		}
 		if (kind == AK_IOVOUT) {
 			if (ret < 0)
 				tb_addr(tb, v);
@@ -756,6 +763,10 @@ trace_arg(struct tbuf *tb, const struct sysent *se, int i,
 		}
 		break;
 	case AK_POLLFDS: tb_pollfds(tb, v, other); break;
+	case AK_SOCKDOM: case AK_SOCKTYPE: case AK_SOCKFLAGS: case AK_MSGFLAGS:
+	case AK_MSGHDRIN: case AK_SHUTHOW: case AK_SOCKLEVEL: case AK_SOCKOPT:
+		trace_sockarg(tb, kind, v, other, 0);
+		break;
 	case AK_CLONE:
 		if (i != 0)
 			return false;

@@ -63,6 +63,22 @@ extern const struct xlat xl_open[], xl_at[], xl_access[], xl_prot[],
     xl_tabdly[], xl_bsdly[], xl_vtdly[], xl_ffdly[], xl_baud[], xl_cflag[],
     xl_lflag[], xl_tcflsh[];
 
+/* len bytes of a buffer: the first TRACE_STRLEN quoted, then ... */
+void tb_ubuf(struct tbuf *tb, uint64_t addr, uint64_t len, bool hex);
+/* An iovec array of cnt entries; out: only the first left bytes. */
+void tb_iov(struct tbuf *tb, uint64_t addr, uint64_t cnt, bool out,
+    uint64_t left);
+/* A socket address of len bytes: {sa_family=AF_UNIX, sun_path="/s"}. */
+void tb_sockaddr(struct tbuf *tb, uint64_t addr, uint64_t len);
+
+/*
+ * An argument of a socket kind (AK_SOCKDOM... AK_SOCKOPT,
+ * sys_trace_net.c); other is the argument ARG(n) names, ret the result
+ * for the kinds printed after the call.
+ */
+void trace_sockarg(struct tbuf *tb, unsigned kind, uint64_t v, uint64_t other,
+    long ret);
+
 /* Whether an argument of this kind is printed after the call returns. */
 bool trace_kind_out(unsigned kind);
 /*

@@ -119,6 +119,17 @@ enum argkind {
 	AK_PRCTL,	/* prctl's, the same, when it returns */
 	AK_GRND,	/* GRND_NONBLOCK... */
 	AK_IOCTLARG,	/* what ioctl command ARG(n) takes: {c_iflag=...} */
+	AK_SOCKDOM,	/* AF_UNIX... */
+	AK_SOCKTYPE,	/* SOCK_STREAM|SOCK_CLOEXEC */
+	AK_SOCKFLAGS,	/* SOCK_CLOEXEC|SOCK_NONBLOCK (accept4) */
+	AK_SOCKADDROUT,	/* an address the call fills, ARG(n) its length's pointer */
+	AK_SOCKLENOUT,	/* [110] */
+	AK_MSGFLAGS,	/* MSG_PEEK|MSG_DONTWAIT */
+	AK_MSGHDRIN,	/* {msg_name=..., msg_iov=[...], msg_control=...} */
+	AK_MSGHDROUT,
+	AK_SHUTHOW,	/* SHUT_RD... */
+	AK_SOCKLEVEL,	/* SOL_SOCKET... */
+	AK_SOCKOPT,	/* SO_PASSCRED..., for level ARG(n) */
 	AK_NKINDS
 };
 #define ARG(n)		((n) << 8)
@@ -136,10 +147,23 @@ struct sysent {
 extern const struct sysent sysent[SYS_MAXSYSCALL];	/* sys/syscalls.c */
 
 /*
- * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE,
+ * The result of a write or truncate for the caller: -EPIPE sends SIGPIPE
+ * (-EPIPENOSIG becomes -EPIPE without it),
  * -EXFSZ (past RLIMIT_FSIZE) sends SIGXFSZ and becomes -EFBIG.
  */
 long syscall_write_result(struct lwp *lp, long r);
+
+/* A user-space uio over one buffer of the calling process (sys_io.c). */
+void uio_user1(struct uio *uio, struct kiovec *iov, struct lwp *lp,
+    uint64_t buf, uint64_t len, enum uio_rw rw);
+
+/*
+ * A user-space uio over a user iovec array of cnt entries: -EINVAL for
+ * a bad count or a total past SSIZE_MAX, -EFAULT for a bad array.  The
+ * caller kfrees *iovp after success.
+ */
+int uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
+    uint64_t uiov, uint64_t cnt, enum uio_rw rw);
 
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);

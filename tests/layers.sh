@@ -13,7 +13,7 @@ bad=0
 # host (it parses the command line and reports through err(3)).
 hostcalls='clock_gettime|getrandom|pthread_[a-z_]+|open|mmap|munmap|read|write|pread|pwrite|syscall|fopen|close|fstat|poll|flock|ioctl|sigaction'
 hits=$(grep -rnE "(^|[^.>A-Za-z0-9_])($hostcalls)\(|__thread" \
-	kern vm fs dev proc sys boot --include='*.[chS]' |
+	kern vm fs dev net proc sys boot --include='*.[chS]' |
 	grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)' |
 	grep -v '^boot/main\.c:')
 if [ -n "$hits" ]; then
@@ -22,7 +22,7 @@ if [ -n "$hits" ]; then
 	bad=1
 fi
 
-# Includes point down: host < kern < vm < fs, dev < proc < sys < boot (fs
+# Includes point down: host < kern < vm < fs, dev < net < proc < sys < boot (fs
 # and dev may include each other; tests/ tools/ bench/ may include
 # anything).
 rank() {
@@ -31,9 +31,10 @@ rank() {
 	kern) echo 1 ;;
 	vm) echo 2 ;;
 	fs|dev) echo 3 ;;
-	proc) echo 4 ;;
-	sys) echo 5 ;;
-	boot) echo 6 ;;
+	net) echo 4 ;;
+	proc) echo 5 ;;
+	sys) echo 6 ;;
+	boot) echo 7 ;;
 	*) echo 9 ;;
 	esac
 }
@@ -44,7 +45,7 @@ allowed='
 kern/kern_thread.c vm	kernel stacks come from the page allocator
 '
 up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|proc|sys|boot)/[^"]*"' \
-	host kern vm fs dev proc sys boot --include='*.[chS]' |
+	host kern vm fs dev net proc sys boot --include='*.[chS]' |
     while IFS=: read -r file line inc; do
 	from=${file%%/*}
 	to=${inc#\#include \"}
@@ -63,7 +64,7 @@ if [ -n "$stale" ]; then
 	bad=1
 fi
 if [ -n "$up" ]; then
-	echo "layers: includes of a folder above (host < kern < vm < fs, dev < proc < sys < boot):"
+	echo "layers: includes of a folder above (host < kern < vm < fs, dev < net < proc < sys < boot):"
 	echo "$up" | sed 's/^/  /'
 	bad=1
 fi

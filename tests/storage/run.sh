@@ -13,6 +13,9 @@ rm -rf "$work" && mkdir -p "$work/stage/t/bin" "$work/host/h"
 cp "$here"/t/*.sh "$work/stage/t/"
 musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/asuser" \
     "$here/c/asuser.c" || exit 1
+# The guest tests' AF_UNIX program, binding sockets on ext2 (core.sh).
+musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/unixsock" \
+    "$here/../guest/c/unixsock.c" || exit 1
 # The guest tests' removed-directory program, run here on ext2.
 musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/rmcwd" \
     "$here/../guest/c/rmcwd.c" || exit 1

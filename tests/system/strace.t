@@ -63,6 +63,11 @@ has "a signal" '--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1, si_uid
 has "the handler's return" 'rt_sigreturn({mask=[]}) = 0'
 has "exit status" "+++ exited with 3 +++"
 
+# Sockets: busybox logger's socket and its sockaddr_un (no syslogd).
+strace_boot --strace=trace=%net -- /bin/sh -c 'logger hi; true'
+has "socket's family and type" '[pid     2] socket(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC, 0) = 3'
+has "a sockaddr_un" '[pid     2] connect(3, {sa_family=AF_UNIX, sun_path="/dev/log"}, 110) = -1 ENOENT (No such file or directory)'
+
 # A child's exit: SIGCHLD with its siginfo, as strace shows it.
 strace_boot --strace=trace=none -- /bin/sh -c '/bin/true; exit 0'
 grep -qE '^--- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]+, si_uid=0, si_status=0, si_utime=[0-9]+, si_stime=[0-9]+\} ---$' \

@@ -128,6 +128,15 @@ eq mknod "character special file 1 3;block special file 8 1;fifo" \
 eq fifo-io through "$(cat fifo)"
 rm cdev bdev fifo
 
+# AF_UNIX sockets bound on ext2: socket inodes made, connected to, left
+# behind by a closed socket (EADDRINUSE) and removed
+out=$(/t/bin/unixsock 2>&1)
+eq socket-bind "bind s1: 0" "$(printf '%s\n' "$out" | grep '^bind s1:')"
+eq socket-inode "  S_ISSOCK 1 mode 755" "$(printf '%s\n' "$out" | grep '^  S_ISSOCK')"
+eq socket-connect "connect: 0" "$(printf '%s\n' "$out" | grep '^connect:')"
+eq socket-stale "bind over the stale file: -1 Address in use" \
+    "$(printf '%s\n' "$out" | grep '^bind over the stale')"
+
 # permissions, owners, timestamps
 echo secret > p600; chmod 600 p600
 echo open > p644; chmod 644 p644

@@ -1,0 +1,33 @@
+/*
+ * The table of address families.  A family joins by adding its struct
+ * domain here (AF_INET and AF_INET6 will, beside AF_UNIX).
+ */
+#include "kern/kernel.h"
+#include "net/socketvar.h"
+#include "net/un.h"
+
+static const struct domain *const domains[] = {
+	&unixdomain,
+};
+
+const struct protosw *
+pffindproto(int family, int type, int protocol, int *error)
+{
+	for (size_t i = 0; i < nitems(domains); i++) {
+		const struct domain *dp = domains[i];
+		if (dp->dom_family != family)
+			continue;
+		if (dp->dom_protocol != NULL &&
+		    (type = dp->dom_protocol(type, protocol)) < 0) {
+			*error = type;
+			return NULL;
+		}
+		for (int j = 0; j < dp->dom_nprotosw; j++)
+			if (dp->dom_protosw[j].pr_type == type)
+				return &dp->dom_protosw[j];
+		*error = -ESOCKTNOSUPPORT;
+		return NULL;
+	}
+	*error = -EAFNOSUPPORT;
+	return NULL;
+}
