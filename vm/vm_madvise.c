@@ -118,19 +118,25 @@ advice_fits(const struct vm_map_entry *e, int advice)
 }
 
 /*
- * MADV_POPULATE_READ/WRITE over [s, t) of e: faults every page in as a
- * read or a write would.  0, -EFAULT (the access is not allowed, or
- * SIGBUS) or -ENOMEM, as Linux's.
+ * MADV_POPULATE_READ/WRITE over [s, t): faults every page in as a read
+ * or a write would.  0, or Linux's errors: -EINVAL (the mapping does not
+ * allow the access), -EFAULT (SIGBUS), -ENOMEM (unmapped meanwhile, or
+ * RAM short).
  */
 static int
 populate(struct vmspace *vm, uint64_t s, uint64_t t, int type)
 {
 	for (uint64_t va = s; va < t; va += PAGE_SIZE) {
-		int err = vm_fault(vm, va, type);
-		if (err == -ENOMEM)
-			return err;
-		if (err != 0)
-			return err == -EFAULT ? -ENOMEM : -EFAULT;
+		switch (vm_fault(vm, va, type)) {
+		case 0:
+			break;
+		case -EACCES:
+			return -EINVAL;
+		case -EIO:
+			return -EFAULT;
+		default:
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
