@@ -142,10 +142,21 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 		if (obj != NULL)
 			eflags |= MAP_ENTRY_NEEDS_COPY;	/* the file's pages */
 	}
-	if (obj != NULL)
+	if (obj != NULL) {
 		vm_object_reference(obj);
-	else
+	} else if (type == MAP_SHARED) {
+		/*
+		 * Shared anonymous memory is one object from the start, as
+		 * Linux's shmem file: every process and place that maps it
+		 * later (fork, mremap) shows the same pages, and /proc maps
+		 * tells two such mappings apart.  Its offsets start at 0.
+		 */
+		if ((obj = vm_object_allocate_anon()) == NULL)
+			return -ENOMEM;
+		off = 0;
+	} else {
 		off = 0;	/* set at the first fault */
+	}
 	int err = vm_map_insert(map, addr, addr + len, obj, off, prot, maxprot,
 	    eflags);
 	if (err != 0) {

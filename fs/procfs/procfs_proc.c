@@ -297,24 +297,38 @@ sbuf_path(struct sbuf *sb, struct vnode *root, struct vnode *vp,
 
 /*
  * One line of maps, as Linux's show_map_vma: the name, if any, starts at
- * column 73.
+ * column 73.  A file mapping (private ones too, written or not: the file
+ * is at the bottom of the entry's chain) shows the file's device, inode
+ * and offset and its path (found from the reader's working directory or
+ * the file system's root; a file elsewhere, or removed, has no name to
+ * show yet: a file does not remember the path it was opened by).  Shared
+ * anonymous memory is Linux's "/dev/zero (deleted)" on device 00:01.
  */
 static void
 maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
     struct vm_map_entry *e)
 {
-	struct vnode *vp = NULL;
-	uint64_t off = 0;
-	if (e->object != NULL && e->object->type == OBJT_VNODE) {
-		vp = e->object->handle;
-		off = e->offset;
+	struct vm_object *file = vm_map_entry_file(e);
+	struct vnode *vp = file != NULL ? file->handle : NULL;
+	bool shm = vp == NULL && !(e->eflags & MAP_ENTRY_COW) &&
+	    e->object != NULL;
+	uint64_t off = vp != NULL || shm ? e->offset : 0;
+	unsigned major = 0, minor = 0;
+	unsigned long ino = 0;
+	if (vp != NULL) {
+		major = linux_major(vp->v_mount->mnt_dev);
+		minor = linux_minor(vp->v_mount->mnt_dev);
+		ino = vp->v_ino;
+	} else if (shm) {
+		minor = 1;	/* Linux's internal shmem mount */
+		ino = (uint32_t)((uintptr_t)e->object >> 4);
 	}
 	/*
 	 * exec copies the image into anonymous memory; name its file-backed
 	 * part as Linux does, with the offsets of a static binary's segments
 	 * (laid out in memory as in the file).
 	 */
-	bool image = vp == NULL && p->p_exe != NULL &&
+	bool image = vp == NULL && !shm && p->p_exe != NULL &&
 	    e->start >= vm->vm_image_start && e->start < vm->vm_image_end;
 	if (image)
 		off = e->start - vm->vm_image_start;
@@ -325,18 +339,19 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 	    (e->protection & VM_PROT_WRITE) ? 'w' : '-',
 	    (e->protection & VM_PROT_EXECUTE) ? 'x' : '-',
 	    (e->eflags & MAP_ENTRY_COW) ? 'p' : 's',
-	    (unsigned long)off,
-	    vp != NULL ? linux_major(vp->v_mount->mnt_dev) : 0,
-	    vp != NULL ? linux_minor(vp->v_mount->mnt_dev) : 0,
-	    (unsigned long)(vp != NULL ? vp->v_ino : 0));
-	const char *name = NULL;
-	if (e->eflags & MAP_ENTRY_GROWSDOWN)
-		name = "[stack]";
-	else if (vm->vm_brk_start != 0 && e->start <= vm->vm_brk &&
-	    e->end > vm->vm_brk_start)
-		name = "[heap]";
-	else if (image)
-		name = p->p_exe;
+	    (unsigned long)off, major, minor, ino);
+	const char *name = e->name;	/* a special mapping's ([vdso]) */
+	if (name == NULL) {
+		if (e->eflags & MAP_ENTRY_GROWSDOWN)
+			name = "[stack]";
+		else if (vm->vm_brk_start != 0 && e->start <= vm->vm_brk &&
+		    e->end > vm->vm_brk_start && vp == NULL && !shm)
+			name = "[heap]";
+		else if (image)
+			name = p->p_exe;
+		else if (shm)
+			name = "/dev/zero (deleted)";
+	}
 	if (name != NULL || vp != NULL) {
 		size_t len = sb->sb_len - len0;
 		if (len < 73)
@@ -344,7 +359,8 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 		if (name != NULL)
 			sbuf_printf(sb, "%s", name);
 		else
-			sbuf_path(sb, reader_root(p), vp, NULL);
+			sbuf_path(sb, reader_root(p), vp,
+			    p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_cdir : NULL);
 	}
 	sbuf_printf(sb, "\n");
 }
