@@ -142,8 +142,13 @@ vmspace_host_id(struct vmspace *vm)
 /*
  * mmap(2).  addr is a hint unless flags has MAP_FIXED (replace whatever is
  * there) or MAP_FIXED_NOREPLACE (-EEXIST if anything is).  obj is NULL
- * with MAP_ANONYMOUS; otherwise a file's object, of which the mapping
- * takes its own reference, mapped from byte offset off (page aligned).
+ * with MAP_ANONYMOUS (MAP_SHARED: a new anonymous object, offsets from
+ * 0, that fork and mremap keep sharing); otherwise an object of which
+ * the mapping takes its own reference, mapped from byte offset off (page
+ * aligned): a file's, or any other (System V shared memory maps its
+ * segment's anonymous object with MAP_SHARED, and every process that
+ * does shows the same pages).  MAP_POPULATE (and MAP_LOCKED) fault the
+ * range in before returning, unless MAP_NONBLOCK.
  * Returns the address, or -EINVAL (bad length, flags, alignment),
  * -ENOMEM (no room, or RAM short), -EPERM (below VM_MIN_USER_ADDRESS),
  * -EEXIST, -EOPNOTSUPP (unknown flags with MAP_SHARED_VALIDATE),
