@@ -76,6 +76,7 @@ vm_map_split(struct vm_map *map, struct vm_map_entry *e, uint64_t addr)
 {
 	struct vm_map_entry *n = vm_map_spare(map);
 
+	KASSERT(addr > e->start && addr < e->end, "vm_map_split: outside");
 	*n = *e;
 	n->start = addr;
 	n->offset = e->offset + (addr - e->start);

@@ -129,7 +129,7 @@ move_range(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to,
 
 	if ((err = vm_map_clip(map, s, t)) != 0)
 		return err;
-	for (uint64_t at = s;; ) {
+	for (uint64_t at = s; at < t; ) {
 		if (!vm_map_lookup_entry(map, at, &e))
 			e = e->next;
 		if (e == VM_MAP_END(map) || e->start >= t)
@@ -277,7 +277,8 @@ remap_move(struct vmspace *vm, uint64_t addr, uint64_t len, uint64_t new_addr,
 		return -EFAULT;
 	if (new_addr + len > VM_MAX_USER_ADDRESS)
 		return -ENOMEM;
-	for (uint64_t at = addr;; ) {
+	/* What is left behind may merge with what follows: go by address. */
+	for (uint64_t at = addr; at < end; ) {
 		if (!vm_map_lookup_entry(map, at, &e))
 			e = e->next;
 		if (e == VM_MAP_END(map) || e->start >= end)
