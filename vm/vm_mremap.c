@@ -353,8 +353,8 @@ vm_mremap(struct vmspace *vm, uint64_t addr, uint64_t old_len,
 		if (new_len == old_len)
 			return (long)addr;
 		if (new_len < old_len) {
-			int err = vm_map_delete(map, addr + new_len,
-			    MIN(addr + old_len, VM_MAX_USER_ADDRESS));
+			/* Linux's munmap of the tail, with its checks. */
+			int err = vm_munmap(vm, addr + new_len, old_len - new_len);
 			return err != 0 ? err : (long)addr;
 		}
 		struct vm_map_entry *last = vma_last(map, e);
@@ -383,8 +383,7 @@ vm_mremap(struct vmspace *vm, uint64_t addr, uint64_t old_len,
 			return -EFAULT;
 	}
 	if (new_len < old_len) {
-		int err = vm_map_delete(map, addr + new_len,
-		    MIN(addr + old_len, VM_MAX_USER_ADDRESS));
+		int err = vm_munmap(vm, addr + new_len, old_len - new_len);
 		if (err != 0)
 			return err;
 		old_len = new_len;

@@ -5,7 +5,8 @@
  * file, written and not) and prints their lines with
  * what differs between machines normalised: addresses become names and
  * lengths, device numbers "dev" unless 00:00, inodes "ino" unless 0, file
- * paths their last component.  [heap] and [stack] are checked for shape.
+ * paths their last component.  [heap] and [stack] are checked for shape,
+ * and smaps's Size and Rss of each mapping.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -74,6 +75,22 @@ show(void)
 		    ino == 0 ? "0" : "ino", base != NULL ? base + 1 : name);
 	}
 	fclose(f);
+
+	/* smaps: each line again, then the sizes; Rss of ours. */
+	f = fopen("/proc/self/smaps", "r");
+	char lab[64] = "";
+	int mine = 0;
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long s, e, kb;
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2)
+			mine = label(s, lab, sizeof(lab));
+		else if (mine && sscanf(line, "Size: %lu kB", &kb) == 1)
+			printf("smaps %s: Size %lu kB", lab, kb);
+		else if (mine && sscanf(line, "Rss: %lu kB", &kb) == 1)
+			printf(", Rss %lu kB\n", kb);
+	}
+	if (f != NULL)
+		fclose(f);
 	printf("[heap] %s, [stack] %s, malformed lines %d\n",
 	    heap > 0 ? "rw-p" : heap < 0 ? "odd" : "absent",
 	    stack > 0 ? "rw-p" : stack < 0 ? "odd" : "absent", bad);

@@ -97,6 +97,12 @@ errors(void)
 	printf("new length 0: %s\n", err(mremap(p, PG, 0, MREMAP_MAYMOVE)));
 	printf("new length huge: %s\n",
 	    err(mremap(p, PG, (size_t)1 << 60, MREMAP_MAYMOVE)));
+	printf("shrink from a huge length: %s\n",
+	    err(mremap(p, (size_t)1 << 60, PG, 0)));
+	printf("shrink from a length past the end: %s\n",
+	    err(mremap(p, (size_t)-PG * 4, PG, 0)));
+	printf("move from a huge length: %s\n", err(mremap(p, (size_t)1 << 60,
+	    PG, MREMAP_MAYMOVE | MREMAP_FIXED, q)));
 	printf("FIXED without MAYMOVE: %s\n",
 	    err(mremap(p, PG, PG, MREMAP_FIXED, q)));
 	printf("FIXED unaligned: %s\n",
