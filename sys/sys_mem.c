@@ -162,3 +162,16 @@ sys_msync(struct lwp *lp, const uint64_t *args)
 	kfree(r);
 	return error;
 }
+
+long
+sys_mremap(struct lwp *lp, const uint64_t *args)
+{
+	return vm_mremap(lp->lwp_proc->p_vmspace, args[0], args[1], args[2],
+	    (int)args[3], args[4]);
+}
+
+long
+sys_mincore(struct lwp *lp, const uint64_t *args)
+{
+	return vm_mincore(lp->lwp_proc->p_vmspace, args[0], args[1], args[2]);
+}

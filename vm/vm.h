@@ -142,8 +142,13 @@ vmspace_host_id(struct vmspace *vm)
 /*
  * mmap(2).  addr is a hint unless flags has MAP_FIXED (replace whatever is
  * there) or MAP_FIXED_NOREPLACE (-EEXIST if anything is).  obj is NULL
- * with MAP_ANONYMOUS; otherwise a file's object, of which the mapping
- * takes its own reference, mapped from byte offset off (page aligned).
+ * with MAP_ANONYMOUS (MAP_SHARED: a new anonymous object, offsets from
+ * 0, that fork and mremap keep sharing); otherwise an object of which
+ * the mapping takes its own reference, mapped from byte offset off (page
+ * aligned): a file's, or any other (System V shared memory maps its
+ * segment's anonymous object with MAP_SHARED, and every process that
+ * does shows the same pages).  MAP_POPULATE (and MAP_LOCKED) fault the
+ * range in before returning, unless MAP_NONBLOCK.
  * Returns the address, or -EINVAL (bad length, flags, alignment),
  * -ENOMEM (no room, or RAM short), -EPERM (below VM_MIN_USER_ADDRESS),
  * -EEXIST, -EOPNOTSUPP (unknown flags with MAP_SHARED_VALIDATE),
@@ -159,6 +164,33 @@ long vm_mmap(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
  */
 long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
     int prot, int maxprot, int flags, struct vm_object *obj, uint64_t off);
+
+/*
+ * Where a new mapping of len bytes (page multiple) goes without
+ * MAP_FIXED, as Linux's get_unmapped_area: at the hint if it is free,
+ * else top-down below vm_mmap_base, then bottom-up above it (MAP_32BIT:
+ * in the low 2 GiB).  0 if there is no room.
+ */
+uint64_t vm_mmap_place(struct vmspace *vm, uint64_t hint, uint64_t len,
+    int flags);
+
+/*
+ * mremap(2), with Linux 6.18's rules.  Shrinks in place; grows in place
+ * if the mapping ends at addr + old_len and the room above it is free;
+ * else, with MREMAP_MAYMOVE, moves the range (its entries keep their
+ * objects and offsets, its pages' mappings move with it: no page is
+ * copied) to a new place, or to new_addr with MREMAP_FIXED (whatever is
+ * there is unmapped first).  MREMAP_DONTUNMAP leaves the old range
+ * mapped as MADV_DONTNEED would leave it (private anonymous memory reads
+ * as zero, shared memory and files keep showing their data).  An
+ * old_len of 0 maps a shared mapping a second time.  MREMAP_FIXED with
+ * old_len == new_len moves every mapping of the old range, holes kept.
+ * Returns the new address, or -EINVAL (flags, alignment, lengths,
+ * overlap), -EFAULT (addr not mapped, or the range crosses into another
+ * mapping), -ENOMEM (no room, RLIMIT_AS, vm.max_map_count, RAM).
+ */
+long vm_mremap(struct vmspace *vm, uint64_t addr, uint64_t old_len,
+    uint64_t new_len, int flags, uint64_t new_addr);
 
 /*
  * munmap(2): removes [addr, addr + len) (len rounded up to pages),
@@ -179,16 +211,32 @@ int vm_munmap(struct vmspace *vm, uint64_t addr, uint64_t len);
 int vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot);
 
 /*
- * madvise(2).  MADV_DONTNEED (and MADV_FREE, for private anonymous
- * memory) drops the pages: private anonymous memory reads as zero
- * afterwards, a private file mapping as the file, shared memory keeps its
- * data.  MADV_DONTFORK/DOFORK and MADV_WIPEONFORK/KEEPONFORK set what
- * fork does.  MADV_NORMAL, RANDOM, SEQUENTIAL and WILLNEED are accepted
- * and ignored.  As Linux, holes in the range (and whatever of it lies
- * above user space) give -ENOMEM after the mapped parts are done;
- * -EINVAL for alignment, unknown advice or a range that wraps around.
+ * madvise(2).  MADV_DONTNEED (and MADV_DONTNEED_LOCKED, and MADV_FREE
+ * for private anonymous memory) drops the pages: private anonymous
+ * memory reads as zero afterwards, a private file mapping as the file,
+ * shared memory keeps its data.  MADV_REMOVE punches shared anonymous
+ * memory (zero afterwards in every process that maps it; -EINVAL on
+ * private memory, -EACCES on a file mapping that cannot write,
+ * -EOPNOTSUPP on one that can, for now).  MADV_POPULATE_READ/WRITE fault
+ * the range in (-EFAULT if the access is not allowed).
+ * MADV_DONTFORK/DOFORK and MADV_WIPEONFORK/KEEPONFORK set what fork
+ * does.  MADV_NORMAL, RANDOM, SEQUENTIAL, WILLNEED, COLD, PAGEOUT,
+ * MERGEABLE, UNMERGEABLE, HUGEPAGE, NOHUGEPAGE, DONTDUMP and DODUMP are
+ * accepted and change nothing.  As Linux, holes in the range (and
+ * whatever of it lies above user space) give -ENOMEM after the mapped
+ * parts are done; -EINVAL for alignment, unknown advice or a range that
+ * wraps around.
  */
 int vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice);
+
+/*
+ * mincore(2): one byte per page of [addr, addr + len) at user address
+ * vec, 1 if the page is in RAM (mapped in the pmap, or in the entry's
+ * object chain), else 0.  -EINVAL (addr unaligned), -ENOMEM (a page of
+ * the range is not mapped, or the range leaves user space), -EFAULT
+ * (vec cannot be written).
+ */
+int vm_mincore(struct vmspace *vm, uint64_t addr, uint64_t len, uint64_t vec);
 
 /*
  * brk(2): moves the break to newbrk if it can and returns the break,

@@ -76,6 +76,7 @@ vm_map_split(struct vm_map *map, struct vm_map_entry *e, uint64_t addr)
 {
 	struct vm_map_entry *n = vm_map_spare(map);
 
+	KASSERT(addr > e->start && addr < e->end, "vm_map_split: outside");
 	*n = *e;
 	n->start = addr;
 	n->offset = e->offset + (addr - e->start);
@@ -135,7 +136,8 @@ static bool
 mergeable(const struct vm_map_entry *a, const struct vm_map_entry *b)
 {
 	if (a->end != b->start || a->protection != b->protection ||
-	    a->max_protection != b->max_protection || a->eflags != b->eflags)
+	    a->max_protection != b->max_protection || a->eflags != b->eflags ||
+	    a->name != b->name)
 		return false;
 	if (a->object == b->object)
 		return a->object == NULL ||
@@ -280,4 +282,64 @@ vm_map_entry_changed(struct vm_map *map, struct vm_map_entry *e)
 {
 	vm_map_tree_resized(map, e);
 	map->timestamp++;
+}
+
+void
+vm_map_entry_move(struct vm_map *map, struct vm_map_entry *e, uint64_t to)
+{
+	uint64_t len = e->end - e->start;
+
+	KASSERT(vm_map_range_free(map, to, to + len),
+	    "vm_map_entry_move: destination not free");
+	vm_map_tree_unlink(map, e);
+	e->start = to;
+	e->end = to + len;
+	vm_map_tree_link(map, e);
+	map->timestamp++;
+}
+
+void
+vm_map_entry_grow(struct vm_map *map, struct vm_map_entry *e, uint64_t end)
+{
+	KASSERT(end > e->end && vm_map_range_free(map, e->end, end),
+	    "vm_map_entry_grow: range not free");
+	map->size += end - e->end;
+	e->end = end;
+	vm_map_entry_changed(map, e);
+}
+
+struct vm_object *
+vm_map_entry_file(const struct vm_map_entry *e)
+{
+	struct vm_object *obj = e->object;
+	if (obj == NULL)
+		return NULL;
+	while (obj->backing_object != NULL)
+		obj = obj->backing_object;
+	return obj->type == OBJT_ANON ? NULL : obj;
+}
+
+int
+vm_map_set_name(struct vm_map *map, uint64_t start, uint64_t end,
+    const char *name)
+{
+	struct vm_map_entry *e;
+	uint64_t at = start;
+
+	if (!vm_map_lookup_entry(map, start, &e))
+		return -EFAULT;
+	for (; at < end; e = e->next) {
+		if (e == VM_MAP_END(map) || e->start > at)
+			return -EFAULT;
+		at = e->end;
+	}
+	int err = vm_map_clip(map, start, end);
+	if (err != 0)
+		return err;
+	vm_map_lookup_entry(map, start, &e);
+	for (; e != VM_MAP_END(map) && e->start < end; e = e->next)
+		e->name = name;
+	map->timestamp++;
+	vm_map_simplify(map, start, end);
+	return 0;
 }

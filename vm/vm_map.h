@@ -41,6 +41,12 @@ struct vm_map_entry {
 	uint8_t protection;	/* VM_PROT_* */
 	uint8_t max_protection;	/* what mprotect may grant */
 	uint16_t eflags;	/* MAP_ENTRY_* */
+	/*
+	 * What /proc/PID/maps calls a special mapping ("[vdso]", "[vvar]"):
+	 * a string that outlives the entry, or NULL.  Set by
+	 * vm_map_set_name; entries merge only with one of the same name.
+	 */
+	const char *name;
 };
 
 /* eflags */
@@ -169,5 +175,34 @@ void vm_map_entry_set_object(struct vm_map *map, struct vm_map_entry *e,
  * when the map changed under it.
  */
 void vm_map_entry_changed(struct vm_map *map, struct vm_map_entry *e);
+
+/*
+ * Moves entry e, whose new place [to, to + its length) is free, there
+ * with its object and offset (its pages' mappings are the caller's).
+ * No merging: the caller simplifies when it is done.
+ */
+void vm_map_entry_move(struct vm_map *map, struct vm_map_entry *e,
+    uint64_t to);
+
+/*
+ * Extends e up to end (the range above e must be free): it shows more of
+ * its object at the following offsets.  The caller knows that is right.
+ */
+void vm_map_entry_grow(struct vm_map *map, struct vm_map_entry *e,
+    uint64_t end);
+
+/*
+ * The file whose pages e shows (the bottom of its object chain if that
+ * is a file's object), or NULL for anonymous memory.
+ */
+struct vm_object *vm_map_entry_file(const struct vm_map_entry *e);
+
+/*
+ * Names the entries of [start, end) for /proc/PID/maps (name: a string
+ * that outlives the map, e.g. "[vdso]"; NULL for none).  Returns 0,
+ * -ENOMEM (RAM short to split) or -EFAULT if a part is not mapped.
+ */
+int vm_map_set_name(struct vm_map *map, uint64_t start, uint64_t end,
+    const char *name);
 
 #endif /* VM_VM_MAP_H */

@@ -1,6 +1,6 @@
 /*
  * The memory-mapping system calls' kernel side, with Linux's semantics
- * (see vm.h): mmap, munmap, mprotect, madvise and brk.
+ * (see vm.h): mmap, munmap, mprotect and brk.
  */
 #include "vm/vm.h"
 #include "vm/vm_object.h"
@@ -38,9 +38,8 @@ mapped_bytes(struct vm_map *map, uint64_t start, uint64_t end)
 	return n;
 }
 
-/* Where a new mapping of len bytes goes without MAP_FIXED; 0 if nowhere. */
-static uint64_t
-mmap_place(struct vmspace *vm, uint64_t hint, uint64_t len, int flags)
+uint64_t
+vm_mmap_place(struct vmspace *vm, uint64_t hint, uint64_t len, int flags)
 {
 	struct vm_map *map = &vm->vm_map;
 	uint64_t addr;
@@ -59,6 +58,25 @@ mmap_place(struct vmspace *vm, uint64_t hint, uint64_t len, int flags)
 	    false, &addr) == 0)
 		return addr;
 	return 0;
+}
+
+/*
+ * MAP_POPULATE (and MAP_LOCKED, which Linux populates too): faults the
+ * new mapping in now, as Linux's mm_populate: a private writable mapping
+ * with writes (its own copies), others with reads; errors are not the
+ * caller's (a later touch faults again), so the first one just stops.
+ */
+static void
+mmap_populate(struct vmspace *vm, uint64_t start, uint64_t end, int prot,
+    int type)
+{
+	if (!(prot & VM_PROT_ALL))
+		return;
+	int access = (prot & VM_PROT_WRITE) && type == MAP_PRIVATE ?
+	    VM_PROT_WRITE : VM_PROT_READ;
+	for (uint64_t va = start; va < end; va += PAGE_SIZE)
+		if (vm_fault(vm, va, access) != 0)
+			return;
 }
 
 long
@@ -112,7 +130,7 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 			if (err != 0)
 				return err;
 		}
-	} else if ((addr = mmap_place(vm, addr, len, flags)) == 0) {
+	} else if ((addr = vm_mmap_place(vm, addr, len, flags)) == 0) {
 		return -ENOMEM;
 	}
 	if (!vm_may_expand(vm, len))
@@ -124,10 +142,21 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 		if (obj != NULL)
 			eflags |= MAP_ENTRY_NEEDS_COPY;	/* the file's pages */
 	}
-	if (obj != NULL)
+	if (obj != NULL) {
 		vm_object_reference(obj);
-	else
+	} else if (type == MAP_SHARED) {
+		/*
+		 * Shared anonymous memory is one object from the start, as
+		 * Linux's shmem file: every process and place that maps it
+		 * later (fork, mremap) shows the same pages, and /proc maps
+		 * tells two such mappings apart.  Its offsets start at 0.
+		 */
+		if ((obj = vm_object_allocate_anon()) == NULL)
+			return -ENOMEM;
+		off = 0;
+	} else {
 		off = 0;	/* set at the first fault */
+	}
 	int err = vm_map_insert(map, addr, addr + len, obj, off, prot, maxprot,
 	    eflags);
 	if (err != 0) {
@@ -135,6 +164,8 @@ vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
 			vm_object_deallocate(obj);
 		return err;
 	}
+	if ((flags & (MAP_POPULATE | MAP_LOCKED)) && !(flags & MAP_NONBLOCK))
+		mmap_populate(vm, addr, addr + len, prot, type);
 	return (long)addr;
 }
 
@@ -225,146 +256,6 @@ vm_mprotect(struct vmspace *vm, uint64_t addr, uint64_t len, int prot)
 		pmap_protect(&vm->vm_pmap, addr, end, prot);
 	vm_map_simplify(map, addr, end);
 	return stop != 0 ? stop : beyond ? -ENOMEM : 0;
-}
-
-/* The bottom of e's chain if a file is there (what a private copy hides). */
-static struct vm_object *
-pristine(const struct vm_map_entry *e)
-{
-	struct vm_object *obj = e->object;
-	while (obj->backing_object != NULL)
-		obj = obj->backing_object;
-	return obj->type == OBJT_ANON ? NULL : obj;
-}
-
-/*
- * MADV_DONTNEED on the part [s, t) of private entry e, whose pages are
- * unmapped already: afterwards it reads as zero (anonymous) or as the
- * file.  Returns 0 or -ENOMEM.
- */
-static int
-dontneed_private(struct vm_map *map, struct vm_map_entry *e, uint64_t s,
-    uint64_t t)
-{
-	struct vm_object *top = e->object, *file;
-
-	if (top == NULL || top == (file = pristine(e)))
-		return 0;	/* nothing private there */
-	if ((top->flags & OBJ_ONEMAPPING) && top->backing_object == file) {
-		/* The only private layer, and only here: drop its pages. */
-		vm_object_page_remove(top, vm_map_entry_pindex(e, s),
-		    vm_map_entry_pindex(e, t));
-		return 0;
-	}
-	/*
-	 * Older layers (a fork's) would show through: this part of the entry
-	 * goes back to the bare file, or to no object at all.
-	 */
-	int err = vm_map_clip(map, s, t);
-	if (err != 0)
-		return err;
-	vm_map_lookup_entry(map, s, &e);
-	if (top->flags & OBJ_ONEMAPPING)
-		vm_object_page_remove(top, vm_map_entry_pindex(e, s),
-		    vm_map_entry_pindex(e, t));
-	if (file != NULL) {
-		vm_object_reference(file);
-		e->eflags |= MAP_ENTRY_NEEDS_COPY;
-	} else {
-		e->eflags &= ~MAP_ENTRY_NEEDS_COPY;
-	}
-	vm_map_entry_set_object(map, e, file, e->offset);
-	return 0;
-}
-
-/* Whether advice applies to e (Linux refuses some on shared or file memory). */
-static bool
-advice_fits(const struct vm_map_entry *e, int advice)
-{
-	switch (advice) {
-	case MADV_FREE:
-	case MADV_WIPEONFORK:
-		return (e->eflags & MAP_ENTRY_COW) &&
-		    (e->object == NULL || pristine(e) == NULL);
-	}
-	return true;
-}
-
-int
-vm_madvise(struct vmspace *vm, uint64_t addr, uint64_t len, int advice)
-{
-	struct vm_map *map = &vm->vm_map;
-	struct vm_map_entry *e;
-
-	switch (advice) {
-	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL:
-	case MADV_WILLNEED: case MADV_DONTNEED: case MADV_FREE:
-	case MADV_DONTFORK: case MADV_DOFORK:
-	case MADV_WIPEONFORK: case MADV_KEEPONFORK:
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (addr & PAGE_MASK)
-		return -EINVAL;
-	if (len == 0)
-		return 0;
-	/* As Linux: only a range that wraps is invalid; the rest is holes. */
-	uint64_t plen = roundup2(len, PAGE_SIZE), end = addr + plen;
-	if (plen == 0 || end < addr)
-		return -EINVAL;
-	if (addr >= VM_MAX_USER_ADDRESS)
-		return -ENOMEM;
-	int err = 0;
-	if (end > VM_MAX_USER_ADDRESS) {
-		end = VM_MAX_USER_ADDRESS;
-		err = -ENOMEM;
-	}
-
-	/* The flags that need checking are checked before anything changes. */
-	if (!vm_map_lookup_entry(map, addr, &e))
-		e = e->next;
-	for (struct vm_map_entry *f = e; f != VM_MAP_END(map) && f->start < end;
-	    f = f->next)
-		if (!advice_fits(f, advice))
-			return -EINVAL;
-
-	uint64_t at = addr;
-	if (advice == MADV_DONTNEED || advice == MADV_FREE)
-		pmap_remove(&vm->vm_pmap, addr, end);
-	for (; e != VM_MAP_END(map) && e->start < end; e = e->next) {
-		uint64_t s = MAX(e->start, addr), t = MIN(e->end, end);
-		if (s > at)
-			err = -ENOMEM;		/* a hole: go on, as Linux */
-		at = t;
-		uint16_t set = 0, clear = 0;
-		switch (advice) {
-		case MADV_DONTNEED:
-		case MADV_FREE:
-			if ((e->eflags & MAP_ENTRY_COW) &&
-			    dontneed_private(map, e, s, t) != 0)
-				return -ENOMEM;
-			vm_map_lookup_entry(map, s, &e);
-			continue;
-		case MADV_DONTFORK:	set = MAP_ENTRY_DONTFORK; break;
-		case MADV_DOFORK:	clear = MAP_ENTRY_DONTFORK; break;
-		case MADV_WIPEONFORK:	set = MAP_ENTRY_WIPEONFORK; break;
-		case MADV_KEEPONFORK:	clear = MAP_ENTRY_WIPEONFORK; break;
-		default:
-			continue;
-		}
-		if ((uint16_t)((e->eflags | set) & ~clear) == e->eflags)
-			continue;
-		if (vm_map_clip(map, s, t) != 0)
-			return -ENOMEM;
-		vm_map_lookup_entry(map, s, &e);
-		e->eflags = (uint16_t)((e->eflags | set) & ~clear);
-		vm_map_entry_changed(map, e);
-	}
-	if (at < end)
-		err = -ENOMEM;
-	vm_map_simplify(map, addr, end);
-	return err;
 }
 
 uint64_t

@@ -141,6 +141,8 @@ fork_entry(struct vmspace *vm1, struct vm_map_entry *e, struct vm_map *map2,
 	    eflags);
 	if (err != 0 && obj != NULL)
 		vm_object_deallocate(obj);
+	if (err == 0 && e->name != NULL)
+		err = vm_map_set_name(map2, e->start, e->end, e->name);
 	return err;
 }
 

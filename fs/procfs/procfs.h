@@ -34,7 +34,7 @@ enum pfstype {
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
-	PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT, PFS_PFDDIR,
+	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT, PFS_PFDDIR,
 	PFS_PFD, PFS_PTASKDIR, PFS_TASK, PFS_TSTAT, PFS_TSTATUS, PFS_TCOMM,
 };
 
@@ -127,12 +127,25 @@ int procfs_pstatus(struct sbuf *sb, struct proc *p);
 int procfs_pcmdline(struct sbuf *sb, struct proc *p);
 int procfs_penviron(struct sbuf *sb, struct proc *p);
 int procfs_pcomm(struct sbuf *sb, struct proc *p);
-int procfs_pmaps(struct sbuf *sb, struct proc *p);
 int procfs_pmounts(struct sbuf *sb, struct proc *p);
 /* /proc/PID/task/TID's: the thread's view of the process's files. */
 int procfs_tstat(struct sbuf *sb, struct proc *p, struct lwp *lp);
 int procfs_tstatus(struct sbuf *sb, struct proc *p, struct lwp *lp);
 int procfs_tcomm(struct sbuf *sb, struct proc *p, struct lwp *lp);
+
+/* /proc/PID/maps and smaps (procfs_maps.c). */
+int procfs_pmaps(struct sbuf *sb, struct proc *p);
+int procfs_psmaps(struct sbuf *sb, struct proc *p);
+
+/* The root the looking process sees paths from. */
+struct vnode *procfs_reader_root(struct proc *p);
+
+/*
+ * Appends the path of vp seen from root (or "" if it has none to show);
+ * hint: a directory where vp may be found, or NULL.
+ */
+void procfs_sbuf_path(struct sbuf *sb, struct vnode *root, struct vnode *vp,
+    struct vnode *hint);
 
 /*
  * The target of a per-process link (cwd, exe, root, fd/N) of process p into

@@ -270,9 +270,8 @@ procfs_tcomm(struct sbuf *sb, struct proc *p, struct lwp *lp)
 	return 0;
 }
 
-/* The root the looking process sees paths from. */
-static struct vnode *
-reader_root(struct proc *p)
+struct vnode *
+procfs_reader_root(struct proc *p)
 {
 	struct proc *cur = curproc;
 	if (cur != NULL && cur->p_fs.fp_pwd != NULL)
@@ -280,9 +279,8 @@ reader_root(struct proc *p)
 	return p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_rdir : rootvnode;
 }
 
-/* Appends the path of vp (or "" if it has none to show). */
-static void
-sbuf_path(struct sbuf *sb, struct vnode *root, struct vnode *vp,
+void
+procfs_sbuf_path(struct sbuf *sb, struct vnode *root, struct vnode *vp,
     struct vnode *hint)
 {
 	char *path = kmalloc(PATH_MAX, 0);
@@ -295,73 +293,6 @@ sbuf_path(struct sbuf *sb, struct vnode *root, struct vnode *vp,
 	kfree(path);
 }
 
-/*
- * One line of maps, as Linux's show_map_vma: the name, if any, starts at
- * column 73.
- */
-static void
-maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
-    struct vm_map_entry *e)
-{
-	struct vnode *vp = NULL;
-	uint64_t off = 0;
-	if (e->object != NULL && e->object->type == OBJT_VNODE) {
-		vp = e->object->handle;
-		off = e->offset;
-	}
-	/*
-	 * exec copies the image into anonymous memory; name its file-backed
-	 * part as Linux does, with the offsets of a static binary's segments
-	 * (laid out in memory as in the file).
-	 */
-	bool image = vp == NULL && p->p_exe != NULL &&
-	    e->start >= vm->vm_image_start && e->start < vm->vm_image_end;
-	if (image)
-		off = e->start - vm->vm_image_start;
-	size_t len0 = sb->sb_len;
-	sbuf_printf(sb, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ",
-	    (unsigned long)e->start, (unsigned long)e->end,
-	    (e->protection & VM_PROT_READ) ? 'r' : '-',
-	    (e->protection & VM_PROT_WRITE) ? 'w' : '-',
-	    (e->protection & VM_PROT_EXECUTE) ? 'x' : '-',
-	    (e->eflags & MAP_ENTRY_COW) ? 'p' : 's',
-	    (unsigned long)off,
-	    vp != NULL ? linux_major(vp->v_mount->mnt_dev) : 0,
-	    vp != NULL ? linux_minor(vp->v_mount->mnt_dev) : 0,
-	    (unsigned long)(vp != NULL ? vp->v_ino : 0));
-	const char *name = NULL;
-	if (e->eflags & MAP_ENTRY_GROWSDOWN)
-		name = "[stack]";
-	else if (vm->vm_brk_start != 0 && e->start <= vm->vm_brk &&
-	    e->end > vm->vm_brk_start)
-		name = "[heap]";
-	else if (image)
-		name = p->p_exe;
-	if (name != NULL || vp != NULL) {
-		size_t len = sb->sb_len - len0;
-		if (len < 73)
-			sbuf_printf(sb, "%*s", (int)(73 - len), "");
-		if (name != NULL)
-			sbuf_printf(sb, "%s", name);
-		else
-			sbuf_path(sb, reader_root(p), vp, NULL);
-	}
-	sbuf_printf(sb, "\n");
-}
-
-int
-procfs_pmaps(struct sbuf *sb, struct proc *p)
-{
-	struct vmspace *vm = p->p_vmspace;
-	if (vm == NULL)
-		return 0;
-	struct vm_map *map = &vm->vm_map;
-	for (struct vm_map_entry *e = VM_MAP_FIRST(map); e != VM_MAP_END(map);
-	    e = e->next)
-		maps_entry(sb, p, vm, e);
-	return 0;
-}
-
 int
 procfs_pmounts(struct sbuf *sb, struct proc *p)
 {
@@ -371,7 +302,7 @@ procfs_pmounts(struct sbuf *sb, struct proc *p)
 
 	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
 		sbuf_printf(sb, "%s ", mp->mnt_source);
-		sbuf_path(sb, root, mp->mnt_root, NULL);
+		procfs_sbuf_path(sb, root, mp->mnt_root, NULL);
 		sbuf_printf(sb, " %s %s 0 0\n", mp->mnt_op->vfs_name,
 		    (mp->mnt_flags & MNT_RDONLY) ? "ro" : "rw");
 	}
@@ -402,7 +333,7 @@ procfs_fd_mode(struct proc *p, int fd)
 int
 procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 {
-	struct vnode *root = reader_root(p);
+	struct vnode *root = procfs_reader_root(p);
 
 	switch (t) {
 	case PFS_PCWD:
@@ -410,7 +341,7 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 		const struct pwddesc *pd = p->p_fs.fp_pwd;
 		if (pd == NULL)
 			return -ENOENT;
-		sbuf_path(sb, root, t == PFS_PCWD ? pd->pd_cdir : pd->pd_rdir,
+		procfs_sbuf_path(sb, root, t == PFS_PCWD ? pd->pd_cdir : pd->pd_rdir,
 		    NULL);
 		return 0;
 	}
@@ -429,7 +360,7 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 			return 0;
 		}
 		size_t len0 = sb->sb_len;
-		sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_pwd->pd_cdir);
+		procfs_sbuf_path(sb, root, fp->f_vnode, p->p_fs.fp_pwd->pd_cdir);
 		/* Linux always has a path; ours finds some files only. */
 		if (sb->sb_len == len0)
 			sbuf_printf(sb, "inode:[%lu]",

@@ -47,6 +47,7 @@ static const struct pfsent pid_tab[] = {
 	PFS_FILE("cmdline", PFS_PCMDLINE, procfs_pcmdline),
 	PFS_FILE("comm", PFS_PCOMM, procfs_pcomm),
 	PFS_FILE("maps", PFS_PMAPS, procfs_pmaps),
+	PFS_FILE("smaps", PFS_PSMAPS, procfs_psmaps),
 	{ "environ", PFS_PENVIRON, VREG, 0400, procfs_penviron, NULL },
 	PFS_FILE("mounts", PFS_PMOUNTS, procfs_pmounts),
 	PFS_LINK("cwd", PFS_PCWD),

@@ -630,3 +630,112 @@ TEST(vm_map_random_findspace)
 	CHECK(map_ok(map));
 	vmp_destroy(&p);
 }
+
+/*
+ * Random calls with mremap on touched memory: moves with MREMAP_FIXED
+ * (every mapping of the range, holes kept, with MREMAP_DONTUNMAP or not)
+ * and growing in place, against the page model of what Linux does; data
+ * follows the pages it was written to, the map stays canonical, and every
+ * page goes back to the allocator at the end (a move copies no page and
+ * leaks none).
+ */
+TEST(vm_map_random_mremap)
+{
+	struct vmp p;
+	vmp_init();
+	uint64_t before = vmp_free_pages();
+	REQUIRE(vmp_create(&p) == 0);
+	struct vmspace *vm = p.vm;
+	int model[WIN];
+	uint64_t data[WIN];
+	uint64_t base = VMP_DATA;
+
+	rng_state = 0x13198a2e03707344UL;
+	for (int i = 0; i < WIN; i++)
+		model[i] = -1;
+	for (int round = 0; round < 4000 && !unit_failed_now(); round++) {
+		int s = (int)(rng() % WIN), n = 1 + (int)(rng() % MIN(16, WIN - s));
+		int prot = 1 + (int)(rng() % 3);
+		uint64_t a = base + (uint64_t)s * PG, len = (uint64_t)n * PG;
+		switch (rng() % 6) {
+		case 0:
+			CHECK_EQ(vm_mmap(vm, a, len, prot, ANON | MAP_FIXED, NULL, 0),
+			    a);
+			for (int i = s; i < s + n; i++) {
+				model[i] = prot;
+				data[i] = 0;
+			}
+			break;
+		case 1:
+			CHECK_EQ(vm_munmap(vm, a, len), 0);
+			for (int i = s; i < s + n; i++)
+				model[i] = -1;
+			break;
+		case 2: {
+			/* A move to a place of the window that does not overlap. */
+			int d = (int)(rng() % (WIN - n + 1));
+			bool dontunmap = rng() % 3 == 0;
+			if (d < s + n && s < d + n)
+				break;
+			long r = vm_mremap(vm, a, len, len, MREMAP_MAYMOVE |
+			    MREMAP_FIXED | (dontunmap ? MREMAP_DONTUNMAP : 0),
+			    base + (uint64_t)d * PG);
+			if (model[s] < 0) {
+				CHECK_EQ(r, -EFAULT);
+				break;
+			}
+			CHECK_EQ(r, (long)(base + (uint64_t)d * PG));
+			for (int i = 0; i < n; i++) {
+				if (model[s + i] < 0)
+					continue;	/* holes keep the destination */
+				model[d + i] = model[s + i];
+				data[d + i] = data[s + i];
+				if (dontunmap)
+					data[s + i] = 0;
+				else
+					model[s + i] = -1;
+			}
+			break;
+		}
+		case 3: {
+			/* Growing the end of a run in place, or ENOMEM. */
+			int k = 1 + (int)(rng() % 8), end = s;
+			if (s + n + k > WIN)
+				break;
+			while (end < WIN && model[s] >= 0 && model[end] == model[s])
+				end++;
+			bool room = s + n + k <= WIN;
+			for (int i = s + n; room && i < s + n + k; i++)
+				room = model[i] < 0;
+			long r = vm_mremap(vm, a, len, len + (uint64_t)k * PG, 0, 0);
+			if (model[s] < 0 || s + n > end) {
+				CHECK_EQ(r, -EFAULT);
+			} else if (s + n < end || !room) {
+				CHECK_EQ(r, -ENOMEM);
+			} else {
+				CHECK_EQ(r, (long)a);
+				for (int i = s + n; i < s + n + k; i++) {
+					model[i] = model[s];
+					data[i] = 0;
+				}
+			}
+			break;
+		}
+		default: {
+			uint64_t v = rng();
+			bool w = model[s] >= 0 && (model[s] & PROT_WRITE);
+			CHECK_EQ(vmp_poke(&p, a + 8, v), w ? 0 : -EFAULT);
+			if (w)
+				data[s] = v;
+			CHECK_EQ(vmp_peek(&p, a + 8), model[s] > 0 ? data[s] : ~0UL);
+			break;
+		}
+		}
+		CHECK(map_ok(&vm->vm_map));
+	}
+	for (int i = 0; i < WIN; i++)
+		if (model[i] > 0)
+			CHECK_EQ(vmp_peek(&p, base + (uint64_t)i * PG + 8), data[i]);
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), before);
+}
