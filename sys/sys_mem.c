@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "fs/file.h"
+#include "fs/tmpfs/tmpfs.h"
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
 #include "sys/syscall.h"
@@ -17,8 +18,9 @@ sys_brk(struct lwp *lp, const uint64_t *args)
 }
 
 /*
- * mmap of a file: a regular file opened for reading, through a copying
- * object of its own (fs/vnode_pager.c).  A private mapping is Linux's; a
+ * mmap of a file: a regular file opened for reading.  A file with pages
+ * of its own (v_object) maps them; others go through a copying object of
+ * its own (fs/vnode_pager.c).  A private mapping is Linux's; a
  * shared one is refused if it could write (the page cache it needs is
  * still to come: -ENODEV, logged) and is a private copy that may never
  * become writable otherwise.  Other files (pipes, devices, directories,
@@ -46,6 +48,19 @@ mmap_file(struct lwp *lp, uint64_t addr, uint64_t len, int prot, int flags,
 	if (fp->f_type != DTYPE_VNODE || fp->f_ops != &vnops_fileops ||
 	    vp == NULL || vp->v_type != VREG) {
 		r = -ENODEV;
+		goto out;
+	}
+	if (vp->v_object != NULL) {
+		/*
+		 * The file's own pages (tmpfs today): every mapping maps its
+		 * one object, MAP_SHARED directly, MAP_PRIVATE copy-on-write.
+		 */
+		if ((r = tmpfs_seal_mmap(vp, prot, shared, &maxprot)) < 0)
+			goto out;
+		if (shared && !FWRITE(fp))
+			maxprot &= ~VM_PROT_WRITE;
+		r = vm_mmap_maxprot(lp->lwp_proc->p_vmspace, addr, len, prot,
+		    maxprot, flags, vp->v_object, off);
 		goto out;
 	}
 	if (shared) {

@@ -345,7 +345,7 @@ SYSCALL(315, sched_getattr,    sys_nosys,         0,               RV_DEC, AK_HE
 SYSCALL(316, renameat2,        sys_renameat2,     SY_DESC|SY_FILE, RV_DEC, AK_DIRFD, AK_PATH, AK_DIRFD, AK_PATH, AK_HEX)
 SYSCALL(317, seccomp,          sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(318, getrandom,        sys_getrandom,     0,               RV_DEC, AK_OBUFHEX, AK_ULONG, AK_GRND)
-SYSCALL(319, memfd_create,     sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX)
+SYSCALL(319, memfd_create,     sys_memfd_create,  SY_DESC,         RV_DEC, AK_STR, AK_HEX)
 SYSCALL(320, kexec_file_load,  sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(321, bpf,              sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(322, execveat,         sys_nosys,         SY_DESC|SY_FILE|SY_PROC, RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)

@@ -494,3 +494,13 @@ pmap_clear_modify(struct vm_page *m)
 	VM_PAGE_EXT(m)->flags &= ~PGX_DIRTY;
 	pmap_clear_bit(m, VPTE_M);
 }
+
+void
+pmap_remove_all(struct vm_page *m)
+{
+	struct pv_entry *pv;
+
+	/* Each pmap_remove takes the first entry off the list. */
+	while ((pv = VM_PAGE_EXT(m)->pv) != NULL)
+		pmap_remove(pv->pv_pmap, pv->pv_va, pv->pv_va + PAGE_SIZE);
+}

@@ -100,6 +100,13 @@ int pmap_enter(struct pmap *pm, uint64_t va, struct vm_page *m, int prot,
 void pmap_remove(struct pmap *pm, uint64_t sva, uint64_t eva);
 
 /*
+ * Removes every mapping of page m, in whichever pmaps map it (BSD's
+ * pmap_remove_all), invalidating each: the page leaves a file that
+ * shrank.  Added for tmpfs truncation (h-shm).
+ */
+void pmap_remove_all(struct vm_page *m);
+
+/*
  * Lowers the protection of every mapping in [sva, eva) to at most prot
  * (VM_PROT_*; NONE removes them), with one host invalidation if anything
  * changed.  Never raises a protection.

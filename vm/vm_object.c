@@ -10,6 +10,7 @@
  */
 #include "vm/kmem.h"
 #include "vm/vm_object.h"
+#include "vm/pmap.h"
 #include "vm/vm_page_ext.h"
 
 #define OBJ_INLINE_SHIFT	(64 - 2)	/* four inline buckets */
@@ -231,6 +232,23 @@ vm_object_page_remove(struct vm_object *obj, uint64_t start, uint64_t end)
 {
 	if (obj->resident_page_count != 0 && start < end)
 		foreach_page(obj, start, end, remove_one, NULL);
+}
+
+static void
+unmap_remove_one(struct vm_object *obj, struct vm_page *m, void *arg)
+{
+	(void)obj;
+	(void)arg;
+	pmap_remove_all(m);
+	page_free(m);
+}
+
+void
+vm_object_page_remove_mapped(struct vm_object *obj, uint64_t start,
+    uint64_t end)
+{
+	if (obj->resident_page_count != 0 && start < end)
+		foreach_page(obj, start, end, unmap_remove_one, NULL);
 }
 
 static void

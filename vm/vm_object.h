@@ -108,6 +108,14 @@ struct vm_page *vm_object_page_alloc(struct vm_object *obj, uint64_t pindex,
 void vm_object_page_remove(struct vm_object *obj, uint64_t start,
     uint64_t end);
 
+/*
+ * vm_object_page_remove for a file that shrank: the pages in [start, end)
+ * may be mapped, and are first taken out of every mapping (a later
+ * access faults, and the pager says what is there now).
+ */
+void vm_object_page_remove_mapped(struct vm_object *obj, uint64_t start,
+    uint64_t end);
+
 /* True if obj itself (not its backing objects) has no page in [start, end). */
 bool vm_object_range_empty(struct vm_object *obj, uint64_t start,
     uint64_t end);
