@@ -255,7 +255,7 @@ tmpfs_allocate(struct vnode *vp, uint64_t off, uint64_t len, bool keepsize)
 
 	if (end > TMPFS_MAXFILESIZE)
 		return -EFBIG;
-	if ((VTOTN(vp)->tn_seals & F_SEAL_GROW) && !keepsize && end > vp->v_size)
+	if ((VTOTN(vp)->tn_seals & F_SEAL_GROW) && end > vp->v_size)
 		return -EPERM;
 	for (uint64_t i = off / PAGE_SIZE; i < howmany(end, PAGE_SIZE); i++)
 		if ((error = tmpfs_getpage(vp, i, true, &m)) < 0)
