@@ -110,10 +110,12 @@ main(void)
 	printf("shm size %lld mode %o\n", (long long)st.st_size, st.st_mode & 0777);
 	sem_close(ping);
 	sem_close(pong);
-	printf("sem_unlink: %d %d, again: %s\n", sem_unlink(semname),
-	    sem_unlink(semname2), sem_unlink(semname) < 0 ? strerror(errno) : "ok");
-	printf("shm_unlink: %d, again: %s\n", shm_unlink(shmname),
-	    shm_unlink(shmname) < 0 ? strerror(errno) : "ok");
+	int u1 = sem_unlink(semname), u2 = sem_unlink(semname2);
+	int u3 = sem_unlink(semname);
+	printf("sem_unlink: %d %d, again: %s\n", u1, u2, u3 < 0 ? strerror(errno) : "ok");
+	u1 = shm_unlink(shmname);
+	u2 = shm_unlink(shmname);
+	printf("shm_unlink: %d, again: %s\n", u1, u2 < 0 ? strerror(errno) : "ok");
 	printf("open after unlink: %s\n", shm_open(shmname, O_RDWR, 0) < 0 ?
 	    strerror(errno) : "ok");
 	printf("mapping still there: %ld\n", counter[0]);
