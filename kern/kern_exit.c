@@ -18,6 +18,7 @@
 #include "kern/signal.h"
 #include "sys/syscall.h"
 #include "sys/sys_trace.h"
+#include "sys/sysv_ipc.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -112,6 +113,7 @@ exit1(int xstat)
 	if (killalllwps(lp) < 0)
 		lwp_exit();
 	lwp_exit_user(lp);
+	sem_exit(p);		/* SEM_UNDO */
 	vfork_done(p);
 	callout_stop(&p->p_itimer);
 	fsproc_exit(&p->p_fs);
