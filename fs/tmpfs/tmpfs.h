@@ -24,6 +24,8 @@
 #include "fs/vnode.h"
 
 struct file;
+struct fsproc;
+struct ucred;
 struct vm_page;
 
 #ifndef F_SEAL_EXEC
@@ -154,6 +156,15 @@ int tmpfs_seal_mmap(struct vnode *vp, int prot, bool shared, int *maxprot);
  * with F_SEAL_SEAL).
  */
 int tmpfs_add_seals(struct file *fp, int seals);
+
+/*
+ * A new memfd called name ("memfd:..."), owned by cr, open for reading
+ * and writing on fsp's lowest free descriptor: mode 0777 and F_SEAL_SEAL,
+ * or with sealing no seals, or with noexec mode 0666 and F_SEAL_EXEC.
+ * Returns the descriptor or a negative errno.
+ */
+int tmpfs_memfd_create(struct fsproc *fsp, const struct ucred *cr,
+    const char *name, bool noexec, bool sealing, bool cloexec);
 
 /* fcntl(F_GET_SEALS): the seals of fp's tmpfs file, or -EINVAL. */
 int tmpfs_get_seals(struct file *fp);

@@ -1,9 +1,9 @@
 /*
  * memfd_create and file seals.
  *
- * A memfd is a regular file of the kernel's own tmpfs mount (Linux's
- * shm_mnt), which is in no one's namespace: the file never has a name,
- * lives while a descriptor or mapping holds it, and shows in /proc as
+ * A memfd (sys/sys_memfd.c) is a regular file of the kernel's own tmpfs
+ * mount (Linux's shm_mnt), which is in no one's namespace: it never has
+ * a name, lives while a descriptor or mapping holds it, shows in /proc as
  * "/memfd:NAME (deleted)".  Its data are its object's pages as any tmpfs
  * file's (tmpfs_pages.c).
  *
@@ -13,24 +13,14 @@
  * MFD_ALLOW_SEALING with none.  write, truncate, fallocate, chmod and
  * mmap check them.
  */
-#include <linux/memfd.h>
 #include <sys/mman.h>
 
 #include "fs/file.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
-#include "kern/proc.h"
 #include "kern/ucred.h"
-#include "sys/syscall.h"
 #include "vm/kmem.h"
 #include "vm/vm_object.h"
-
-#ifndef MFD_NOEXEC_SEAL
-#define MFD_NOEXEC_SEAL	0x0008U
-#define MFD_EXEC	0x0010U
-#endif
-#define MFD_NAME_PREFIX	"memfd:"
-#define MFD_NAME_MAX	(NAME_MAX - (sizeof(MFD_NAME_PREFIX) - 1))
 
 static struct mount memfd_mount;	/* mounted at the first memfd */
 
@@ -118,43 +108,21 @@ memfd_mount_init(void)
 	return 0;
 }
 
-/*
- * memfd_create(name, flags): a new anonymous tmpfs file open for reading
- * and writing.  As Linux 6.3 on: MFD_NOEXEC_SEAL makes it mode 0666 with
- * F_SEAL_EXEC (and allows sealing), MFD_EXEC or neither 0777; both is
- * EINVAL, as are unknown flags and a name longer than 249 bytes.
- * MFD_HUGETLB is refused (EINVAL: no huge pages are reserved).
- */
-long
-sys_memfd_create(struct lwp *lp, const uint64_t *args)
+int
+tmpfs_memfd_create(struct fsproc *fsp, const struct ucred *cr,
+    const char *name, bool noexec, bool sealing, bool cloexec)
 {
-	unsigned flags = (unsigned)args[1];
-	char name[sizeof(MFD_NAME_PREFIX) + MFD_NAME_MAX];
-	size_t done;
+	int error;
 
-	if (args[1] > UINT32_MAX ||
-	    (flags & ~(MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL | MFD_EXEC)))
-		return -EINVAL;
-	if ((flags & MFD_NOEXEC_SEAL) && (flags & MFD_EXEC))
-		return -EINVAL;
-	strcpy(name, MFD_NAME_PREFIX);
-	int error = copyinstr(args[0], name + sizeof(MFD_NAME_PREFIX) - 1,
-	    MFD_NAME_MAX + 1, &done);
-	if (error == -ENAMETOOLONG)
-		return -EINVAL;
-	if (error < 0)
-		return error;
 	if ((error = memfd_mount_init()) < 0)
 		return error;
-
-	struct proc *p = lp->lwp_proc;
 	struct vattr va = { .va_type = VREG, .va_mode = 0777,
-	    .va_uid = p->p_ucred->cr_uid, .va_gid = p->p_ucred->cr_gid };
+	    .va_uid = cr->cr_uid, .va_gid = cr->cr_gid };
 	int seals = F_SEAL_SEAL;
-	if (flags & MFD_NOEXEC_SEAL) {
+	if (noexec) {
 		va.va_mode = 0666;
 		seals = F_SEAL_EXEC;
-	} else if (flags & MFD_ALLOW_SEALING) {
+	} else if (sealing) {
 		seals = 0;
 	}
 	struct vnode *vp;
@@ -171,7 +139,7 @@ sys_memfd_create(struct lwp *lp, const uint64_t *args)
 	struct file *fp;
 	if ((error = vn_open(vp, O_RDWR | O_LARGEFILE, &fp)) < 0)
 		return error;
-	int fd = fdalloc(&p->p_fs, fp, 0, (flags & MFD_CLOEXEC) ? FD_CLOEXEC : 0);
+	int fd = fdalloc(fsp, fp, 0, cloexec ? FD_CLOEXEC : 0);
 	fdrop(fp);
 	return fd;
 }
