@@ -37,7 +37,6 @@ struct pipe;
 struct pollwaiter;
 struct file;
 struct disk;
-struct vm_object;
 
 #define NAME_MAX	255	/* bytes in a path component */
 #define PATH_MAX	4096	/* bytes in a path, its NUL included */
@@ -66,9 +65,13 @@ struct vnode {
 	struct vnode *v_dotdot;	/* a removed directory's parent, referenced:
 				 * its ".." while anyone still holds it */
 	void *v_data;		/* the file system's own */
-	struct vm_object *v_object;	/* a regular file's pages (the page
-					 * cache): mmap maps it; made and
-					 * freed by the file system */
+	/*
+	 * A regular file's page cache: its one vm_object (fs/vnode_pager.h),
+	 * whose pages read, write and every mapping share; made by the file
+	 * system (or at the first mmap, for one that has none) and freed at
+	 * reclaim.  NULL until then, and for other types.
+	 */
+	struct vm_object *v_object;
 	TAILQ_ENTRY(vnode) v_mntlist;	/* on its mount's list */
 };
 
@@ -346,8 +349,8 @@ int vfs_mountroot(const char *disk);
 void vfs_unmountall(void);
 
 /*
- * The boot's other mounts: procfs on /proc, devfs on /dev and tmpfs on
- * /dev/shm (mode 1777), making the directories if the root lacks them.  Call after the devices registered
+ * The boot's other mounts: procfs on /proc and devfs on /dev, making the
+ * directories if the root lacks them.  Call after the devices registered
  * (console_init).  Returns 0 or a negative errno.
  */
 int vfs_mountboot(void);

@@ -100,13 +100,6 @@ int pmap_enter(struct pmap *pm, uint64_t va, struct vm_page *m, int prot,
 void pmap_remove(struct pmap *pm, uint64_t sva, uint64_t eva);
 
 /*
- * Removes every mapping of page m, in whichever pmaps map it (BSD's
- * pmap_remove_all), invalidating each: the page leaves a file that
- * shrank.  Added for tmpfs truncation (h-shm).
- */
-void pmap_remove_all(struct vm_page *m);
-
-/*
  * Lowers the protection of every mapping in [sva, eva) to at most prot
  * (VM_PROT_*; NONE removes them), with one host invalidation if anything
  * changed.  Never raises a protection.
@@ -130,6 +123,14 @@ void pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi);
  * For walks in software (copyin) and tests.
  */
 vpte_t *pmap_pte(struct pmap *pm, uint64_t va);
+
+/*
+ * Lowers the protection of every mapping of page m to at most prot
+ * (VM_PROT_*; NONE removes them, their A and M bits going to the page),
+ * one host invalidation per mapping changed.  For the page cache:
+ * write-protecting a page being cleaned, unmapping a truncated one.
+ */
+void pmap_page_protect(struct vm_page *m, int prot);
 
 /*
  * Counts the mappings of m whose accessed bit is set and clears those

@@ -14,7 +14,9 @@
  * own tmpfs mount that never had a name (tmpfs_memfd.c); its seals are
  * the node's.
  *
- * Locking: the big kernel lock; nothing here sleeps.
+ * Locking: the big kernel lock.  read and write may sleep in the copy
+ * (a fault on the user's buffer): a regular file's tmpfs_lock keeps
+ * truncation from freeing the page being copied meanwhile.
  */
 #ifndef FS_TMPFS_TMPFS_H
 #define FS_TMPFS_TMPFS_H
@@ -56,6 +58,8 @@ struct tmpfs_node {
 		};
 		struct {			/* VREG */
 			int tn_seals;		/* F_SEAL_* */
+			bool tn_locked;		/* tmpfs_lock */
+			bool tn_lwanted;
 			char *tn_memfd;		/* a memfd's name, kmalloc'd */
 		};
 		char *tn_link;			/* VLNK: target, kmalloc'd */
@@ -108,17 +112,24 @@ void tmpfs_dir_attach(struct vnode *dvp, struct tmpfs_dirent *de);
 /* Removes de from dvp and frees it; updates dvp's size and times. */
 void tmpfs_dir_detach(struct vnode *dvp, struct tmpfs_dirent *de);
 
+/*
+ * Locks regular file vp's data against other reads, writes, truncations
+ * and fallocates (sleeping while another holds it); tmpfs_unlock releases.
+ */
+void tmpfs_lock(struct vnode *vp);
+void tmpfs_unlock(struct vnode *vp);
+
 /* File data (tmpfs_pages.c). */
 
 /* Gives new regular file vp its v_object: 0 or -ENOMEM. */
 int tmpfs_obj_alloc(struct vnode *vp);
 
 /*
- * The node of regular file vp is being freed: drops its v_object, whose
- * pages go with it unless mappings still hold it (they then keep it as
- * shared anonymous memory).
+ * The node of regular file vp is being freed: its pages leave the
+ * mount's count (vnode_free then frees its object; nothing maps it, a
+ * mapping holding the vnode).
  */
-void tmpfs_obj_detach(struct vnode *vp);
+void tmpfs_obj_free(struct vnode *vp);
 
 /*
  * The page pindex of regular file vp in *mp, or NULL for a hole.  With

@@ -1,31 +1,29 @@
 /*
- * tmpfs file data: a regular file's pages are the pages of its vm_object
- * (v_object), an object with no store behind it.  read and write copy to
- * and from those pages, and mmap maps the object itself, so a shared
- * mapping, read(2), write(2) and every other mapping see one copy of each
- * page.  A hole is an index with no page: it reads as zeros, and a fault
- * on it (below the end of the file) fills it with a zero page.
+ * tmpfs file data: a regular file's pages are its vnode's page-cache
+ * object (v_object, fs/vnode_pager.h), an object with no store behind
+ * it.  read and write copy to and from those pages, and mmap maps the
+ * object itself, so a shared mapping, read(2), write(2) and every other
+ * mapping see one copy of each page.  A hole is an index with no page: it
+ * reads as zeros, and a fault on it (below the end of the file) fills it
+ * with a zero page.
  *
- * Pages are counted against the mount's budget (size=) when they enter
- * the object and given back when they leave it.  When the node is freed
- * (no name, no reference) while mappings still hold its object, the
- * object is handed over to them as shared anonymous memory
- * (tmpfs_obj_detach): its pages stay, uncounted, until the last mapping
- * goes, as Linux keeps an unlinked file alive through its mappings.
+ * The pages are wired (wire_count 1) while they are the file's: with no
+ * store to write them to, the pageout daemon must never take one, as
+ * Linux keeps shmem pages without swap.  They are unwired just before
+ * they leave the object (truncation, the node's end).  Each counts
+ * against the mount's budget (size=).  A mapping holds the vnode (the
+ * page cache's contract), so a file's object lives while it is mapped,
+ * name or no name.
  */
 #include "fs/tmpfs/tmpfs.h"
+#include "fs/vnode_pager.h"
+#include "kern/thread.h"
 #include "vm/vm_object.h"
 #include "vm/vm_pager.h"
 
-static struct tmpfs_mount *
-obj_mount(struct vm_object *obj)
-{
-	return VFSTOTM(((struct vnode *)obj->handle)->v_mount);
-}
-
 /*
- * A new zeroed page of file vp at pindex (which has none), within the
- * mount's budget; NULL when the mount or RAM is full.
+ * A new zeroed, wired page of file vp at pindex (which has none), within
+ * the mount's budget; NULL when the mount or RAM is full.
  */
 static struct vm_page *
 tmpfs_page_new(struct vnode *vp, uint64_t pindex)
@@ -37,9 +35,21 @@ tmpfs_page_new(struct vnode *vp, uint64_t pindex)
 	struct vm_page *m = vm_object_page_alloc(vp->v_object, pindex, true);
 	if (m == NULL)
 		return NULL;
+	m->wire_count = 1;
 	tm->tm_pages_used++;
 	vp->v_blocks += PAGE_SIZE / 512;
 	return m;
+}
+
+/* Unwires and uncounts a page about to leave its file (arg: the vnode). */
+static void
+tmpfs_page_release(struct vm_object *obj, struct vm_page *m, void *arg)
+{
+	struct vnode *vp = arg;
+	(void)obj;
+	m->wire_count = 0;
+	VFSTOTM(vp->v_mount)->tm_pages_used--;
+	vp->v_blocks -= PAGE_SIZE / 512;
 }
 
 /*
@@ -61,56 +71,59 @@ tmpfs_pager_getpage(struct vm_object *obj, uint64_t pindex,
 	return 0;
 }
 
+/* Write-back (sync, msync): the pages are the store, nothing to write. */
 static int
-tmpfs_pager_putpage(struct vm_object *obj, struct vm_page *m)
+tmpfs_pager_putpages(struct vm_object *obj, const uint64_t *idx, int n)
 {
 	(void)obj;
-	(void)m;
-	return -ENOSYS;		/* the pages are the store: nothing to write */
-}
-
-/* The last reference: the node is gone (detach ran) or never mapped. */
-static void
-tmpfs_pager_dealloc(struct vm_object *obj)
-{
-	if (obj->handle != NULL)
-		obj_mount(obj)->tm_pages_used -= obj->resident_page_count;
+	(void)idx;
+	(void)n;
+	return 0;
 }
 
 static const struct vm_pager_ops tmpfs_pager_ops = {
 	.name = "tmpfs",
 	.getpage = tmpfs_pager_getpage,
-	.putpage = tmpfs_pager_putpage,
-	.dealloc = tmpfs_pager_dealloc,
+	.putpages = tmpfs_pager_putpages,
+	.reference = vnode_pager_reference,
+	.release = vnode_pager_release,
 };
+
+void
+tmpfs_lock(struct vnode *vp)
+{
+	struct tmpfs_node *tn = VTOTN(vp);
+	while (tn->tn_locked) {
+		tn->tn_lwanted = true;
+		tsleep(&tn->tn_locked, 0, "tmpfslk", 0);
+	}
+	tn->tn_locked = true;
+}
+
+void
+tmpfs_unlock(struct vnode *vp)
+{
+	struct tmpfs_node *tn = VTOTN(vp);
+	tn->tn_locked = false;
+	if (tn->tn_lwanted) {
+		tn->tn_lwanted = false;
+		wakeup(&tn->tn_locked);
+	}
+}
 
 int
 tmpfs_obj_alloc(struct vnode *vp)
 {
-	vp->v_object = vm_object_allocate_vnode(&tmpfs_pager_ops, vp);
-	return vp->v_object != NULL ? 0 : -ENOMEM;
+	return vnode_pager_setup(vp, &tmpfs_pager_ops);
 }
 
 void
-tmpfs_obj_detach(struct vnode *vp)
+tmpfs_obj_free(struct vnode *vp)
 {
-	struct vm_object *obj = vp->v_object;
-
-	vp->v_object = NULL;
-	if (obj == NULL)
-		return;
-	if (obj->ref_count > 1) {
-		/*
-		 * Mappings still hold it: their pages leave the mount's count,
-		 * and the object becomes the shared anonymous memory they
-		 * share (a hole now fills with zeros, no end of file).
-		 */
-		VFSTOTM(vp->v_mount)->tm_pages_used -= obj->resident_page_count;
-		obj->type = OBJT_ANON;
-		obj->pager = &anon_pager_ops;
-		obj->handle = NULL;
-	}
-	vm_object_deallocate(obj);
+	if (vp->v_object != NULL)
+		vm_object_foreach(vp->v_object, 0, UINT64_MAX, tmpfs_page_release,
+		    vp);
+	/* vnode_free frees the object (vnode_pager_free). */
 }
 
 int
@@ -131,22 +144,10 @@ tmpfs_truncate(struct vnode *vp, uint64_t size)
 	if (size > TMPFS_MAXFILESIZE)
 		return -EFBIG;
 	if (size < vp->v_size) {
-		struct vm_object *obj = vp->v_object;
-		uint64_t before = obj->resident_page_count;
-		vm_object_page_remove_mapped(obj, howmany(size, PAGE_SIZE),
-		    UINT64_MAX);
-		uint64_t freed = before - obj->resident_page_count;
-		VFSTOTM(vp->v_mount)->tm_pages_used -= freed;
-		vp->v_blocks -= freed * (PAGE_SIZE / 512);
-		/*
-		 * Zero the tail of the last page, so that growing the file
-		 * again shows zeros (mappings see it at once, as on Linux).
-		 */
-		struct vm_page *m;
-		if ((size & PAGE_MASK) != 0 &&
-		    (m = vm_object_page_lookup(obj, size / PAGE_SIZE)) != NULL)
-			memset((char *)VM_PAGE_TO_DMAP(m) + (size & PAGE_MASK), 0,
-			    PAGE_SIZE - (size & PAGE_MASK));
+		/* Out of every mapping and freed, the tail of the last zeroed. */
+		vm_object_foreach(vp->v_object, howmany(size, PAGE_SIZE),
+		    UINT64_MAX, tmpfs_page_release, vp);
+		vnode_pager_setsize(vp, size);
 	}
 	vp->v_size = size;
 	return 0;

@@ -81,7 +81,7 @@ tmpfs_node_free(struct vnode *vp)
 			vrele(tn->tn_parent);
 		break;
 	case VREG:
-		tmpfs_obj_detach(vp);
+		tmpfs_obj_free(vp);
 		kfree(tn->tn_memfd);
 		break;
 	case VLNK:

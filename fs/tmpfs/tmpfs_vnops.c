@@ -187,6 +187,7 @@ tmpfs_read(struct vnode *vp, struct uio *uio)
 
 	if (uio->uio_offset < 0)
 		return -EINVAL;
+	tmpfs_lock(vp);
 	while (uio->uio_resid > 0 && (uint64_t)uio->uio_offset < vp->v_size) {
 		uint64_t off = (uint64_t)uio->uio_offset;
 		uint64_t poff = off & PAGE_MASK;
@@ -199,6 +200,7 @@ tmpfs_read(struct vnode *vp, struct uio *uio)
 		if ((error = uiomove(src, n, uio)) < 0)
 			break;
 	}
+	tmpfs_unlock(vp);
 	vfs_timestamp(&vp->v_atime);
 	return error;
 }
@@ -216,6 +218,7 @@ tmpfs_write(struct vnode *vp, struct uio *uio)
 	int seals = VTOTN(vp)->tn_seals;
 	if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
 		return -EPERM;
+	tmpfs_lock(vp);
 	while (uio->uio_resid > 0) {
 		uint64_t off = (uint64_t)uio->uio_offset;
 		uint64_t poff = off & PAGE_MASK;
@@ -234,6 +237,7 @@ tmpfs_write(struct vnode *vp, struct uio *uio)
 		if (error < 0)
 			break;
 	}
+	tmpfs_unlock(vp);
 	if (uio->uio_resid != resid0) {
 		vfs_timestamp(&vp->v_mtime);
 		vp->v_ctime = vp->v_mtime;
@@ -251,15 +255,19 @@ tmpfs_allocate(struct vnode *vp, uint64_t off, uint64_t len, bool keepsize)
 {
 	uint64_t end = off + len;
 	struct vm_page *m;
-	int error;
+	int error = 0;
 
 	if (end > TMPFS_MAXFILESIZE)
 		return -EFBIG;
 	if ((VTOTN(vp)->tn_seals & F_SEAL_GROW) && end > vp->v_size)
 		return -EPERM;
+	tmpfs_lock(vp);
 	for (uint64_t i = off / PAGE_SIZE; i < howmany(end, PAGE_SIZE); i++)
 		if ((error = tmpfs_getpage(vp, i, true, &m)) < 0)
-			return error;
+			break;
+	tmpfs_unlock(vp);
+	if (error < 0)
+		return error;
 	if (!keepsize && end > vp->v_size) {
 		vp->v_size = end;
 		vfs_timestamp(&vp->v_mtime);
@@ -280,7 +288,9 @@ tmpfs_setattr(struct vnode *vp, const struct vattr *va)
 		if ((va->va_size < vp->v_size && (seals & F_SEAL_SHRINK)) ||
 		    (va->va_size > vp->v_size && (seals & F_SEAL_GROW)))
 			return -EPERM;
+		tmpfs_lock(vp);
 		int error = tmpfs_truncate(vp, va->va_size);
+		tmpfs_unlock(vp);
 		if (error < 0)
 			return error;
 	}
