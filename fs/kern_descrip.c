@@ -10,6 +10,7 @@
 #include "fs/file.h"
 #include "fs/lockf.h"
 #include "fs/pipe.h"
+#include "fs/tmpfs/tmpfs.h"
 #include "fs/vnode.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
@@ -422,6 +423,12 @@ kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
 			ret = pipe_getsize(fp);
 		else
 			ret = pipe_setsize(fp, (unsigned)arg);
+		break;
+	case F_ADD_SEALS:
+		ret = tmpfs_add_seals(fp, (int)arg);
+		break;
+	case F_GET_SEALS:
+		ret = tmpfs_get_seals(fp);
 		break;
 	default:
 		ret = -EINVAL;

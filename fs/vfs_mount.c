@@ -279,6 +279,10 @@ vfs_mountboot(void)
 		if (error == 0)
 			error = mount_boot(&fsp, cr, "/dev", &devtmpfs_vfsops,
 			    "devtmpfs");
+		/* POSIX shared memory and semaphores (shm_open, sem_open). */
+		if (error == 0)
+			error = mount_boot(&fsp, cr, "/dev/shm", &tmpfs_vfsops,
+			    "tmpfs");
 		fsproc_exit(&fsp);
 	}
 	crfree(cr);

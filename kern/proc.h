@@ -331,6 +331,14 @@ void exit1(int xstat) __attribute__((noreturn));
  */
 extern void (*proc_exit_hook)(struct proc *p, int xstat);
 
+/*
+ * Called, when set, as p exits, before its files close: System V
+ * semaphores apply p's SEM_UNDO adjustments (sys/sysv_sem.c sets it when
+ * it first records one; FreeBSD's semexit is a process_exit event
+ * handler the same way).
+ */
+extern void (*proc_semexit_hook)(struct proc *p);
+
 /* What a wait found: wait4's status word and waitid's siginfo fields. */
 struct wait_result {
 	pid_t pid;

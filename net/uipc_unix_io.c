@@ -2,6 +2,7 @@
  * AF_UNIX data: send, receive and poll for stream, datagram and
  * seqpacket sockets (see un.h).
  */
+#include "fs/file.h"
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/uio.h"

@@ -26,6 +26,7 @@
 #define KILLLWPS_RETRY_NS	(10 * 1000 * 1000)
 
 void (*proc_exit_hook)(struct proc *p, int xstat);
+void (*proc_semexit_hook)(struct proc *p);
 
 /*
  * Gets lp to notice that its process ends: a SIGKILL of its own, as
@@ -114,6 +115,8 @@ exit1(int xstat)
 	if (killalllwps(lp) < 0)
 		lwp_exit();
 	lwp_exit_user(lp);
+	if (proc_semexit_hook != NULL)
+		proc_semexit_hook(p);	/* System V semaphores' SEM_UNDO */
 	vfork_done(p);
 	callout_stop(&p->p_itimer);
 	fsproc_exit(&p->p_fs);

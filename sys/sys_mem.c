@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "fs/file.h"
+#include "fs/tmpfs/tmpfs.h"
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
 #include "sys/syscall.h"
@@ -51,6 +52,9 @@ mmap_file(struct lwp *lp, uint64_t addr, uint64_t len, int prot, int flags,
 	}
 	if (shared && !FWRITE(fp))
 		maxprot &= ~VM_PROT_WRITE;
+	/* A memfd sealed against writes: no shared writable mapping. */
+	if ((r = tmpfs_seal_mmap(vp, prot, shared, &maxprot)) < 0)
+		goto out;
 	struct vm_object *obj = vnode_pager_alloc(vp);
 	if (obj == NULL) {
 		r = -ENOMEM;

@@ -5,6 +5,7 @@
  * move_addr_to_kernel and move_addr_to_user rules) and call the socket
  * layer (net/).
  */
+#include "fs/file.h"
 #include "net/socket.h"
 #include "sys/sys_socket.h"
 #include "vm/kmem.h"

@@ -3,6 +3,7 @@
  * sendmmsg, recvmmsg.  They copy Linux's struct msghdr, its iovec,
  * address and control buffer in and out, and call the socket layer.
  */
+#include "fs/file.h"
 #include "kern/signal.h"
 #include "kern/thread.h"
 #include "net/socket.h"

@@ -205,27 +205,30 @@ vm_pageout_start(void)
 }
 
 struct count {
-	uint64_t dirty;
+	uint64_t cached, dirty;
 };
 
+/* Wired pages (tmpfs's: no store) are not page cache: Shmem counts them. */
 static void
-count_dirty(struct vm_object *obj, struct vm_page *m, void *arg)
+count_page(struct vm_object *obj, struct vm_page *m, void *arg)
 {
+	struct count *c = arg;
 	(void)obj;
+	if (m->wire_count != 0)
+		return;
+	c->cached++;
 	if (pmap_is_modified(m))
-		((struct count *)arg)->dirty++;
+		c->dirty++;
 }
 
 void
 vm_pageout_stats(uint64_t *cached, uint64_t *dirty)
 {
-	struct count c = { 0 };
+	struct count c = { 0, 0 };
 	struct vm_object *obj;
 
-	*cached = 0;
-	TAILQ_FOREACH(obj, &vm_file_objects, object_list) {
-		*cached += obj->resident_page_count;
-		vm_object_foreach(obj, 0, UINT64_MAX, count_dirty, &c);
-	}
+	TAILQ_FOREACH(obj, &vm_file_objects, object_list)
+		vm_object_foreach(obj, 0, UINT64_MAX, count_page, &c);
+	*cached = c.cached;
 	*dirty = c.dirty;
 }

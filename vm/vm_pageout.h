@@ -34,7 +34,10 @@ void vm_pageout_flusher(void (*flush)(void));
  */
 bool vm_pageout_short(void);
 
-/* Pages in file objects, and how many of them are dirty (meminfo). */
+/*
+ * Pages in file objects that pageout may take (not wired: tmpfs's are),
+ * and how many of them are dirty (meminfo).
+ */
 void vm_pageout_stats(uint64_t *cached, uint64_t *dirty);
 
 #endif /* VM_VM_PAGEOUT_H */

@@ -6,6 +6,7 @@
 
 #include "fs/procfs/procfs.h"
 #include "fs/pipe.h"
+#include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
 #include "host/cpu.h"
 #include "kern/proc.h"
@@ -357,6 +358,12 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 		if (fp->f_type == DTYPE_PIPE) {
 			struct pipe *pi = fp->f_data;
 			sbuf_printf(sb, "pipe:[%lu]", (unsigned long)pi->pi_ino);
+			return 0;
+		}
+		const char *memfd = fp->f_vnode != NULL ?
+		    tmpfs_memfd_name(fp->f_vnode) : NULL;
+		if (memfd != NULL) {
+			sbuf_printf(sb, "/%s (deleted)", memfd);
 			return 0;
 		}
 		size_t len0 = sb->sb_len;

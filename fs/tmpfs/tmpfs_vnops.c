@@ -187,17 +187,20 @@ tmpfs_read(struct vnode *vp, struct uio *uio)
 
 	if (uio->uio_offset < 0)
 		return -EINVAL;
+	tmpfs_lock(vp);
 	while (uio->uio_resid > 0 && (uint64_t)uio->uio_offset < vp->v_size) {
 		uint64_t off = (uint64_t)uio->uio_offset;
 		uint64_t poff = off & PAGE_MASK;
 		size_t n = MIN(MIN(PAGE_SIZE - poff, uio->uio_resid),
 		    vp->v_size - off);
-		uint64_t pa;
-		tmpfs_getpage(vp, off / PAGE_SIZE, false, &pa);
-		char *src = pa != 0 ? (char *)PHYS_TO_DMAP(pa) + poff : zero_page;
+		struct vm_page *m;
+		tmpfs_getpage(vp, off / PAGE_SIZE, false, &m);
+		char *src = m != NULL ? (char *)VM_PAGE_TO_DMAP(m) + poff :
+		    zero_page;
 		if ((error = uiomove(src, n, uio)) < 0)
 			break;
 	}
+	tmpfs_unlock(vp);
 	vfs_timestamp(&vp->v_atime);
 	return error;
 }
@@ -212,19 +215,29 @@ tmpfs_write(struct vnode *vp, struct uio *uio)
 		return -EINVAL;
 	if ((uint64_t)uio->uio_offset >= TMPFS_MAXFILESIZE)
 		return -EFBIG;
+	int seals = VTOTN(vp)->tn_seals;
+	if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
+		return -EPERM;
+	tmpfs_lock(vp);
 	while (uio->uio_resid > 0) {
 		uint64_t off = (uint64_t)uio->uio_offset;
 		uint64_t poff = off & PAGE_MASK;
 		size_t n = MIN(PAGE_SIZE - poff, uio->uio_resid);
-		uint64_t pa;
-		if ((error = tmpfs_getpage(vp, off / PAGE_SIZE, true, &pa)) < 0)
+		/* As Linux's shmem_write_begin: page by page. */
+		if ((seals & F_SEAL_GROW) && off + n > vp->v_size) {
+			error = -EPERM;
 			break;
-		error = uiomove((char *)PHYS_TO_DMAP(pa) + poff, n, uio);
+		}
+		struct vm_page *m;
+		if ((error = tmpfs_getpage(vp, off / PAGE_SIZE, true, &m)) < 0)
+			break;
+		error = uiomove((char *)VM_PAGE_TO_DMAP(m) + poff, n, uio);
 		if ((uint64_t)uio->uio_offset > vp->v_size)
 			vp->v_size = (uint64_t)uio->uio_offset;
 		if (error < 0)
 			break;
 	}
+	tmpfs_unlock(vp);
 	if (uio->uio_resid != resid0) {
 		vfs_timestamp(&vp->v_mtime);
 		vp->v_ctime = vp->v_mtime;
@@ -240,14 +253,21 @@ tmpfs_write(struct vnode *vp, struct uio *uio)
 static int
 tmpfs_allocate(struct vnode *vp, uint64_t off, uint64_t len, bool keepsize)
 {
-	uint64_t end = off + len, pa;
-	int error;
+	uint64_t end = off + len;
+	struct vm_page *m;
+	int error = 0;
 
 	if (end > TMPFS_MAXFILESIZE)
 		return -EFBIG;
+	if ((VTOTN(vp)->tn_seals & F_SEAL_GROW) && end > vp->v_size)
+		return -EPERM;
+	tmpfs_lock(vp);
 	for (uint64_t i = off / PAGE_SIZE; i < howmany(end, PAGE_SIZE); i++)
-		if ((error = tmpfs_getpage(vp, i, true, &pa)) < 0)
-			return error;
+		if ((error = tmpfs_getpage(vp, i, true, &m)) < 0)
+			break;
+	tmpfs_unlock(vp);
+	if (error < 0)
+		return error;
 	if (!keepsize && end > vp->v_size) {
 		vp->v_size = end;
 		vfs_timestamp(&vp->v_mtime);
@@ -259,9 +279,18 @@ tmpfs_allocate(struct vnode *vp, uint64_t off, uint64_t len, bool keepsize)
 static int
 tmpfs_setattr(struct vnode *vp, const struct vattr *va)
 {
+	int seals = tmpfs_seals(vp);
+	if ((va->va_mask & VA_MODE) && (seals & F_SEAL_EXEC) &&
+	    ((va->va_mode ^ vp->v_mode) & 0111))
+		return -EPERM;
 	if (va->va_mask & VA_SIZE) {
 		KASSERT(vp->v_type == VREG, "tmpfs_setattr: size of a non-file");
+		if ((va->va_size < vp->v_size && (seals & F_SEAL_SHRINK)) ||
+		    (va->va_size > vp->v_size && (seals & F_SEAL_GROW)))
+			return -EPERM;
+		tmpfs_lock(vp);
 		int error = tmpfs_truncate(vp, va->va_size);
+		tmpfs_unlock(vp);
 		if (error < 0)
 			return error;
 	}

@@ -8,15 +8,16 @@
 # little).
 #
 # STRESSNG_SET picks the stressors: "today" (the default, in make test),
-# the issue's six (threads, futexes, clone, fork, signals, switches)
-# and AF_UNIX's sockpair and sockfd (descriptors passed with SCM_RIGHTS;
+# issue 10's six (threads, futexes, clone, fork, signals, switches),
+# AF_UNIX's sockpair and sockfd (descriptors passed with SCM_RIGHTS;
 # --sock --sock-domain unix asks AF_UNIX for protocol tcp, which Linux
-# refuses too);
+# refuses too), and issue 11's shared memory and IPC (POSIX and System V
+# shared memory, semaphores and message queues, memfd);
 # "waiting", those that do not pass yet (none); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork sockpair sockfd"
+today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;
