@@ -182,8 +182,16 @@ extern int nprocs, maxprocs;
 extern uint64_t nforks;		/* processes created since boot */
 extern pid_t lastpid;		/* the pid given last */
 
-/* The process and lwp of the calling kernel thread (NULL if none). */
-struct lwp *curlwp_get(void);
+/*
+ * The process and lwp of the calling kernel thread (NULL if none): the
+ * thread's own pointer, so that every layer may ask (a copyin, a tty).
+ */
+static inline struct lwp *
+curlwp_get(void)
+{
+	struct thread *td = curthread;
+	return td != NULL ? td->td_lwp : NULL;
+}
 #define curlwp	(curlwp_get())
 #define curproc	(curlwp != NULL ? curlwp->lwp_proc : NULL)
 

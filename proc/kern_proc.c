@@ -34,13 +34,6 @@ proc_tables_init(void)
 	done = true;
 }
 
-struct lwp *
-curlwp_get(void)
-{
-	struct thread *td = curthread;
-	return td != NULL ? td->td_lwp : NULL;
-}
-
 struct proc *
 pfind(pid_t pid)
 {
