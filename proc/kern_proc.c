@@ -217,6 +217,15 @@ enterpgrp(struct proc *p, pid_t pgid, bool mksess)
 	return 0;
 }
 
+void
+lwp_sched_init(struct lwp *lp, const struct lwp *parent)
+{
+	lp->lwp_nice = parent != NULL ? parent->lwp_nice : 0;
+	lp->lwp_ioprio = parent != NULL ? parent->lwp_ioprio : 0;
+	thread_setaffinity(lp->lwp_thread, parent != NULL ?
+	    parent->lwp_thread->td_cpumask : CPUMASK_ALL);
+}
+
 struct lwp *
 lwp_alloc(struct proc *p, void (*fn)(void *))
 {
