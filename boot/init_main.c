@@ -12,6 +12,7 @@
 #include "fs/buf.h"
 #include "fs/cdev.h"
 #include "fs/initramfs.h"
+#include "fs/procfs/procfs.h"
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "host/cpu.h"
@@ -139,6 +140,7 @@ kernel_main(const struct boot_args *ba)
 	kmem_init();
 	vm_init();
 	vfs_init();
+	(void)vfs_register(&procfs_vfsops);
 	bio_init();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",
 	    (unsigned long)vmstats.v_page_count, (unsigned long)vmstats.v_free_count);
