@@ -12,6 +12,7 @@
 #include "fs/buf.h"
 #include "fs/cdev.h"
 #include "fs/initramfs.h"
+#include "fs/procfs/procfs.h"
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "host/cpu.h"
@@ -140,6 +141,7 @@ kernel_main(const struct boot_args *ba)
 	kmem_init();
 	vm_init();
 	vfs_init();
+	(void)vfs_register(&procfs_vfsops);
 	bio_init();
 	vm_pageout_start();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",
@@ -164,6 +166,7 @@ kernel_main(const struct boot_args *ba)
 	}
 	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
+	shutdown_signals_init();
 
 	proc_limit_init(vmstats.v_free_count);
 	initproc = create_init();

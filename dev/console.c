@@ -312,7 +312,10 @@ console_init(void)
 		cons_tp->t_winsize = ws;
 	if ((error = intr_establish(INTR_DEVICE, console_intr, NULL)) < 0)
 		goto out;
-	intr_signal_establish(console_signal);
+	static const int cons_sigs[] = { SIGINT, SIGQUIT, SIGTSTP, SIGWINCH,
+	    SIGCONT };
+	for (size_t i = 0; i < nitems(cons_sigs); i++)
+		intr_signal_establish(cons_sigs[i], console_signal);
 	if ((error = cdev_register(&cons_sw)) < 0 ||
 	    (error = cdev_register(&tty_sw)) < 0)
 		goto out;

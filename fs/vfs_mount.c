@@ -7,7 +7,6 @@
 #include "dev/disk.h"
 #include "fs/devfs/devfs.h"
 #include "fs/namei.h"
-#include "fs/procfs/procfs.h"
 #include "fs/ext2/ext2_mount.h"
 #include "fs/stat.h"
 #include "fs/tmpfs/tmpfs.h"
@@ -18,13 +17,19 @@
 struct mountlist mountlist = TAILQ_HEAD_INITIALIZER(mountlist);
 struct vnode *rootvnode;
 
-static const struct vfsops *const vfs_list[] = {
+/*
+ * The file-system types mount(2) knows: those of fs/, and those of the
+ * layers above that register at boot (vfs_register: procfs, which shows
+ * processes and sits above the process layer).
+ */
+#define VFS_MAX		8
+static const struct vfsops *vfs_list[VFS_MAX] = {
 	&tmpfs_vfsops,
-	&procfs_vfsops,
 	&devtmpfs_vfsops,
 	&devfs_vfsops,
 	&ext2_vfsops,
 };
+static int nvfs = 4;
 
 static uint32_t next_anon_minor = 1;
 
@@ -35,10 +40,22 @@ vfs_anondev(void)
 	return linux_makedev(0, next_anon_minor++);
 }
 
+int
+vfs_register(const struct vfsops *ops)
+{
+	for (int i = 0; i < nvfs; i++)
+		if (vfs_list[i] == ops)
+			return 0;
+	if (nvfs == VFS_MAX)
+		return -ENOSPC;
+	vfs_list[nvfs++] = ops;
+	return 0;
+}
+
 const struct vfsops *
 vfs_byname(const char *name)
 {
-	for (size_t i = 0; i < nitems(vfs_list); i++)
+	for (int i = 0; i < nvfs; i++)
 		if (strcmp(vfs_list[i]->vfs_name, name) == 0)
 			return vfs_list[i];
 	return NULL;
@@ -47,7 +64,7 @@ vfs_byname(const char *name)
 const struct vfsops *
 vfs_byindex(int i)
 {
-	return i >= 0 && (size_t)i < nitems(vfs_list) ? vfs_list[i] : NULL;
+	return i >= 0 && i < nvfs ? vfs_list[i] : NULL;
 }
 
 int
@@ -268,14 +285,17 @@ mount_boot(struct fsproc *p, struct ucred *cr, const char *dir,
 int
 vfs_mountboot(void)
 {
+	const struct vfsops *procfs = vfs_byname("proc");	/* vfs_register */
 	struct fsproc fsp;
-	struct ucred *cr = crget();
+	struct ucred *cr;
 	int error = -ENOMEM;
 
-	if (cr == NULL)
+	if (procfs == NULL)
+		return -ENODEV;
+	if ((cr = crget()) == NULL)
 		return error;
 	if (fsproc_init(&fsp, rootvnode) == 0) {
-		error = mount_boot(&fsp, cr, "/proc", &procfs_vfsops, "proc");
+		error = mount_boot(&fsp, cr, "/proc", procfs, "proc");
 		if (error == 0)
 			error = mount_boot(&fsp, cr, "/dev", &devtmpfs_vfsops,
 			    "devtmpfs");

@@ -307,6 +307,13 @@ int vfs_dirent_out(struct uio *uio, uint64_t ino, int64_t next,
 /* The vfsops registered under name ("tmpfs"), or NULL. */
 const struct vfsops *vfs_byname(const char *name);
 
+/*
+ * Adds ops to the types mount(2) knows, after those of fs/ (a file
+ * system of a layer above: procfs).  At boot; registering it again does
+ * nothing.  0 or -ENOSPC.
+ */
+int vfs_register(const struct vfsops *ops);
+
 /* The i-th registered vfsops (from 0), or NULL past the last. */
 const struct vfsops *vfs_byindex(int i);
 
@@ -350,8 +357,9 @@ void vfs_unmountall(void);
 
 /*
  * The boot's other mounts: procfs on /proc and devfs on /dev, making the
- * directories if the root lacks them.  Call after the devices registered
- * (console_init).  Returns 0 or a negative errno.
+ * directories if the root lacks them.  Call after the devices and procfs
+ * registered (console_init, vfs_register).  Returns 0, -ENODEV without
+ * procfs, or a negative errno.
  */
 int vfs_mountboot(void);
 

@@ -31,6 +31,12 @@ void kern_shutdown(int xstat);
  */
 void kern_reboot(void) __attribute__((noreturn));
 
+/*
+ * Makes the vkernel process's SIGTERM and SIGHUP shut the machine down
+ * (PID 1 is killed), as intr_signal_establish handlers (kern_shutdown.c).
+ */
+void shutdown_signals_init(void);
+
 /* What vkernel exits with: PID 1's wait status, or 0 after reboot(2). */
 int kern_shutdown_status(void);
 

@@ -27,10 +27,12 @@ typedef void intr_handler_t(void *arg, uint32_t bits);
 int intr_establish(uint32_t bit, intr_handler_t *fn, void *arg);
 
 /*
- * Who hears the vkernel process's signals other than SIGTERM and SIGHUP
- * (which shut the machine down): the console, for the terminal's
- * signals and window size.  Replaces any earlier one.
+ * Who hears the vkernel process's signal sig (one host_signals_init
+ * catches, host/hostsig.h): the console the terminal's signals and
+ * window size, the process layer SIGTERM and SIGHUP (which shut the
+ * machine down).  One handler a signal, called with the big lock held;
+ * a later one replaces it.  A signal nobody registered for is dropped.
  */
-void intr_signal_establish(void (*fn)(int sig));
+void intr_signal_establish(int sig, void (*fn)(int sig));
 
 #endif /* KERN_INTERRUPT_H */

@@ -2,9 +2,10 @@
  * Interrupt dispatch (see interrupt.h): the bits posted to a CPU, as
  * taken by sched_interrupts.  The tick audits the guests believed stopped
  * (vmspace_audit); device bits go to the handlers drivers registered;
- * signals sent to the vkernel process: SIGTERM and SIGHUP shut the
- * machine down by killing init, the others go to the console's handler
- * (its foreground group, the window size, raw mode again after SIGCONT).
+ * signals sent to the vkernel process go to the handler registered for
+ * each: the console's (its foreground group, the window size, raw mode
+ * again after SIGCONT), the process layer's for SIGTERM and SIGHUP
+ * (shutdown).
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,8 +15,8 @@
 #include "host/vmspace.h"
 #include "kern/init.h"
 #include "kern/interrupt.h"
-#include "kern/proc.h"
-#include "kern/signal.h"
+#include "kern/kernel.h"
+#include "kern/thread.h"
 
 #define INTR_KERNEL	(INTR_TICK | INTR_KICK | INTR_HALT | INTR_SIGNAL)
 
@@ -25,7 +26,7 @@ static struct intrhand {
 	void *ih_arg;
 } intrhand[INTR_NHANDLERS];
 static int nintrhand;
-static void (*intr_signal_fn)(int sig);
+static void (*intr_signal_fn[64])(int sig);	/* by signal number */
 
 int
 intr_establish(uint32_t bit, intr_handler_t *fn, void *arg)
@@ -43,27 +44,19 @@ intr_establish(uint32_t bit, intr_handler_t *fn, void *arg)
 }
 
 void
-intr_signal_establish(void (*fn)(int sig))
+intr_signal_establish(int sig, void (*fn)(int sig))
 {
-	intr_signal_fn = fn;
+	KASSERT(sig > 0 && sig < 64, "intr_signal_establish: bad signal");
+	intr_signal_fn[sig] = fn;
 }
 
 static void
 intr_signals(void)
 {
 	uint64_t sigs = host_signals_take();
-	for (int sig = 1; sig < 64; sig++) {
-		if (!(sigs & (1ULL << sig)))
-			continue;
-		if (sig == SIGTERM || sig == SIGHUP) {
-			kprintf("vkernel: %s: shutting down\n",
-			    sig == SIGTERM ? "SIGTERM" : "SIGHUP");
-			if (initproc != NULL)
-				psignal_proc(initproc, SIGKILL);
-		} else if (intr_signal_fn != NULL) {
-			intr_signal_fn(sig);
-		}
-	}
+	for (int sig = 1; sig < 64; sig++)
+		if ((sigs & (1ULL << sig)) && intr_signal_fn[sig] != NULL)
+			intr_signal_fn[sig](sig);
 }
 
 static void

@@ -182,8 +182,16 @@ extern int nprocs, maxprocs;
 extern uint64_t nforks;		/* processes created since boot */
 extern pid_t lastpid;		/* the pid given last */
 
-/* The process and lwp of the calling kernel thread (NULL if none). */
-struct lwp *curlwp_get(void);
+/*
+ * The process and lwp of the calling kernel thread (NULL if none): the
+ * thread's own pointer, so that every layer may ask (a copyin, a tty).
+ */
+static inline struct lwp *
+curlwp_get(void)
+{
+	struct thread *td = curthread;
+	return td != NULL ? td->td_lwp : NULL;
+}
 #define curlwp	(curlwp_get())
 #define curproc	(curlwp != NULL ? curlwp->lwp_proc : NULL)
 
@@ -294,12 +302,15 @@ void lwp_exit(void) __attribute__((noreturn));
  */
 void vfork_done(struct proc *p);
 
-/* The kernel side of a guest thread: run it, handle its traps. */
+/*
+ * The kernel side of a guest thread: run it, handle its traps
+ * (sys/kern_trap.c, the top of every guest thread's kernel stack).
+ */
 void lwp_main(void *arg);
 
 /*
- * An lwp's nice value and CPU affinity, its parent thread's or (NULL)
- * the defaults (sys/sys_sched.c).
+ * An lwp's nice value, I/O priority and CPU affinity, its parent
+ * thread's or (NULL) the defaults; sys/sys_sched.c changes them.
  */
 void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
 
@@ -378,7 +389,10 @@ struct clone_req {
  * it) running from lp's registers with rax 0, as cr says.  Returns the
  * child's pid (thread id) or a negative errno; flags Linux refuses give
  * -EINVAL, flags this kernel does not implement -EINVAL with a log line.
+ * The child's kernel thread runs body(lwp): the caller's return-to-user
+ * loop (lwp_main, sys/kern_trap.c), as Linux's kernel_clone_args.fn or
+ * the architecture's ret_from_fork; the process layer does not know it.
  */
-long fork1(struct lwp *lp, const struct clone_req *cr);
+long fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *));
 
 #endif /* KERN_PROC_H */

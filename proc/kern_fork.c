@@ -124,7 +124,7 @@ clone_regs(struct lwp *lp, struct lwp *lp2, const struct clone_req *cr)
 
 /* A new thread of lp's own process (CLONE_THREAD). */
 static long
-clone_thread(struct lwp *lp, const struct clone_req *cr)
+clone_thread(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 {
 	struct proc *p = lp->lwp_proc;
 	struct lwp *lp2;
@@ -137,7 +137,7 @@ clone_thread(struct lwp *lp, const struct clone_req *cr)
 	int n = clone_hostthr(lp);
 	if (n < 0)
 		return n;
-	if ((lp2 = lwp_alloc(p, lwp_main)) == NULL) {
+	if ((lp2 = lwp_alloc(p, body)) == NULL) {
 		clone_hostthr_free(lp, n);
 		return -ENOMEM;
 	}
@@ -162,7 +162,7 @@ clone_unwind(struct proc *p2)
 }
 
 long
-fork1(struct lwp *lp, const struct clone_req *cr)
+fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 {
 	struct proc *p = lp->lwp_proc, *p2;
 	uint64_t flags = cr->cr_flags;
@@ -174,7 +174,7 @@ fork1(struct lwp *lp, const struct clone_req *cr)
 	if ((flags & CLONE_SETTLS) && cr->cr_tls >= VM_LINUX_TASK_SIZE)
 		return -EPERM;
 	if (flags & CLONE_THREAD)
-		return clone_thread(lp, cr);
+		return clone_thread(lp, cr, body);
 
 	struct proc *parent = (flags & CLONE_PARENT) ? p->p_pptr : p;
 	int n = 0;
@@ -206,7 +206,7 @@ fork1(struct lwp *lp, const struct clone_req *cr)
 	    ((flags & CLONE_FS) ? FSP_FS : 0))) < 0 ||
 	    (error = sigacts_fork(p2, p, (flags & CLONE_SIGHAND) != 0)) < 0 ||
 	    (error = enterpgrp(p2, p->p_pgrp->pg_id, false)) < 0 ||
-	    (lp2 = lwp_alloc(p2, lwp_main)) == NULL) {
+	    (lp2 = lwp_alloc(p2, body)) == NULL) {
 		if (error == 0)
 			error = -ENOMEM;
 		clone_unwind(p2);

@@ -34,13 +34,6 @@ proc_tables_init(void)
 	done = true;
 }
 
-struct lwp *
-curlwp_get(void)
-{
-	struct thread *td = curthread;
-	return td != NULL ? td->td_lwp : NULL;
-}
-
 struct proc *
 pfind(pid_t pid)
 {
@@ -222,6 +215,15 @@ enterpgrp(struct proc *p, pid_t pgid, bool mksess)
 	p->p_pgrp = pg;
 	TAILQ_INSERT_TAIL(&pg->pg_members, p, p_pglist);
 	return 0;
+}
+
+void
+lwp_sched_init(struct lwp *lp, const struct lwp *parent)
+{
+	lp->lwp_nice = parent != NULL ? parent->lwp_nice : 0;
+	lp->lwp_ioprio = parent != NULL ? parent->lwp_ioprio : 0;
+	thread_setaffinity(lp->lwp_thread, parent != NULL ?
+	    parent->lwp_thread->td_cpumask : CPUMASK_ALL);
 }
 
 struct lwp *

@@ -14,6 +14,7 @@
 #include "fs/vfs.h"
 #include "fs/vnode.h"
 #include "kern/init.h"
+#include "kern/interrupt.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
 #include "kern/thread.h"
@@ -64,6 +65,23 @@ kern_shutdown(int xstat)
 	if (error < 0)
 		kprintf("shutdown: some blocks were not written (%d)\n", error);
 	sched_halt();
+}
+
+/* SIGTERM or SIGHUP to the vkernel process: PID 1 is killed. */
+static void
+shutdown_signal(int sig)
+{
+	kprintf("vkernel: %s: shutting down\n",
+	    sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+	if (initproc != NULL)
+		psignal_proc(initproc, SIGKILL);
+}
+
+void
+shutdown_signals_init(void)
+{
+	intr_signal_establish(SIGTERM, shutdown_signal);
+	intr_signal_establish(SIGHUP, shutdown_signal);
 }
 
 void

@@ -16,7 +16,7 @@ sys_fork(struct lwp *lp, const uint64_t *args)
 {
 	struct clone_req cr = { .cr_exitsig = SIGCHLD };
 	(void)args;
-	return fork1(lp, &cr);
+	return fork1(lp, &cr, lwp_main);
 }
 
 long
@@ -25,7 +25,7 @@ sys_vfork(struct lwp *lp, const uint64_t *args)
 	struct clone_req cr = { .cr_flags = CLONE_VFORK | CLONE_VM,
 	    .cr_exitsig = SIGCHLD };
 	(void)args;
-	return fork1(lp, &cr);
+	return fork1(lp, &cr, lwp_main);
 }
 
 /*
@@ -48,7 +48,7 @@ sys_clone(struct lwp *lp, const uint64_t *args)
 	/* Both would be written at parent_tid. */
 	if ((cr.cr_flags & CLONE_PIDFD) && (cr.cr_flags & CLONE_PARENT_SETTID))
 		return -EINVAL;
-	return fork1(lp, &cr);
+	return fork1(lp, &cr, lwp_main);
 }
 
 /* clone3's argument, as Linux's struct clone_args (CLONE_ARGS_SIZE_VER2). */
@@ -112,7 +112,7 @@ sys_clone3(struct lwp *lp, const uint64_t *args)
 		.cr_ctid = ca.child_tid,
 		.cr_tls = ca.tls,
 	};
-	return fork1(lp, &cr);
+	return fork1(lp, &cr, lwp_main);
 }
 
 /*

@@ -1,56 +1,16 @@
 /*
- * futex(2): wait, wake, requeue and wake-op on futex words (keys and
- * queues: futex_queue.c; PI locks: sys_futex_pi.c; futex_waitv:
- * sys_futex_waitv.c).  Errors and restarts are Linux's.
+ * futex(2): wait, wake, requeue and wake-op on futex words (keys,
+ * queues and wakes: proc/futex_queue.c; PI locks: proc/futex_pi.c;
+ * futex_waitv: sys_futex_waitv.c).  Errors and restarts are Linux's.
  */
 #include <time.h>
 
 #include "kern/futex.h"
-#include "sys/futex_var.h"
 #include "kern/proc.h"
+#include "proc/futex_var.h"
 #include "sys/syscall.h"
 #include "vm/vm.h"
 #include "vm/vm_atomic.h"
-
-/*
- * Wakes up to nwake waiters (at least one) on key whose bitset meets
- * bitset.  The count so far, or -EINVAL if a PI waiter is found (as
- * Linux: a plain wake never ends a PI wait).
- */
-static int
-wake_key(const struct futex_key *key, int nwake, uint32_t bitset)
-{
-	struct futex_waiter *w, *next;
-	int n = 0;
-
-	for (w = futex_next(key, NULL); w != NULL; w = next) {
-		next = futex_next(key, w);
-		if (w->fw_flags & (FW_PI | FW_REQUEUE_PI))
-			return -EINVAL;
-		if (!(w->fw_bitset & bitset))
-			continue;
-		futex_wake_waiter(w, FW_WOKEN);
-		if (++n >= nwake)
-			break;
-	}
-	return n;
-}
-
-int
-futex_wake(struct vmspace *vm, uint64_t uaddr, int nwake, uint32_t bitset)
-{
-	struct futex_key key;
-	int error = futex_key_get(vm, uaddr, false, &key);
-	if (error < 0)
-		return error;
-	int n = wake_key(&key, nwake, bitset);
-	if (n < 0 || n >= MAX(nwake, 1))
-		return n;
-	if ((error = futex_key_get(vm, uaddr, true, &key)) < 0)
-		return error;
-	int m = wake_key(&key, nwake - n, bitset);
-	return m < 0 ? m : n + m;
-}
 
 static long futex_wait_restart(struct lwp *lp);
 
@@ -182,10 +142,10 @@ futex_wake_op(struct lwp *lp, uint64_t uaddr, bool shared, int nr_wake,
 	case FUTEX_OP_CMP_GE: pass = o >= cmparg; break;
 	default: return -ENOSYS;
 	}
-	int n = wake_key(&key1, nr_wake, FUTEX_BITSET_MATCH_ANY);
+	int n = futex_wake_key(&key1, nr_wake, FUTEX_BITSET_MATCH_ANY);
 	if (n < 0 || !pass)
 		return n;
-	int m = wake_key(&key2, nr_wake2, FUTEX_BITSET_MATCH_ANY);
+	int m = futex_wake_key(&key2, nr_wake2, FUTEX_BITSET_MATCH_ANY);
 	return m < 0 ? m : n + m;
 }
 
@@ -278,7 +238,7 @@ sys_futex(struct lwp *lp, const uint64_t *args)
 		if ((error = futex_key_get(lp->lwp_proc->p_vmspace, uaddr, shared,
 		    &key)) < 0)
 			return error;
-		return wake_key(&key, (int)val, val3);
+		return futex_wake_key(&key, (int)val, val3);
 	}
 	case FUTEX_REQUEUE:
 		return futex_requeue(lp, uaddr, shared, (int)val, val2, uaddr2, NULL);

@@ -6,7 +6,7 @@
 #include <linux/futex.h>
 #include <time.h>
 
-#include "sys/futex_var.h"
+#include "proc/futex_var.h"
 #include "kern/proc.h"
 #include "sys/syscall.h"
 #include "vm/kmem.h"

@@ -27,15 +27,6 @@ cpus_online(void)
 	return n >= 64 ? UINT64_MAX : (1ULL << n) - 1;
 }
 
-void
-lwp_sched_init(struct lwp *lp, const struct lwp *parent)
-{
-	lp->lwp_nice = parent != NULL ? parent->lwp_nice : 0;
-	lp->lwp_ioprio = parent != NULL ? parent->lwp_ioprio : 0;
-	thread_setaffinity(lp->lwp_thread, parent != NULL ?
-	    parent->lwp_thread->td_cpumask : CPUMASK_ALL);
-}
-
 /* The live lwp of thread id tid (0: the caller), or NULL. */
 static struct lwp *
 lwp_find(struct lwp *self, pid_t tid)

@@ -1,6 +1,7 @@
 /*
  * Helpers for the file-system tests (see fstest.h).
  */
+#include "fs/procfs/procfs.h"
 #include "fs/vnode.h"
 #include "kern/uio.h"
 #include "tests/unit/fstest.h"
@@ -15,6 +16,7 @@ fst_begin(struct fst *t)
 	vmt_ram();
 	if (!ready) {
 		vfs_init();
+		(void)vfs_register(&procfs_vfsops);
 		ready = true;
 	}
 	if (rootvnode != NULL)

@@ -1,5 +1,5 @@
 /*
- * Tests of the futex machinery below the system call (sys/futex_var.h,
+ * Tests of the futex machinery below the system call (proc/futex_var.h,
  * vm/vm_atomic.h): keys (private, shared in private memory, shared
  * memory met from a forked address space), atomic operations on guest
  * words (copy-on-write broken, protections honoured), and the wait
@@ -9,7 +9,7 @@
 #include <linux/futex.h>
 
 #include "kern/futex.h"
-#include "sys/futex_var.h"
+#include "proc/futex_var.h"
 #include "kern/proc.h"
 #include "sys/syscall.h"
 #include "tests/unit/unit.h"

@@ -17,8 +17,8 @@
  * FUTEX_RETRIES and restarts the call, so no guest can hold the kernel.
  */
 #include "kern/futex.h"
-#include "sys/futex_var.h"
 #include "kern/proc.h"
+#include "proc/futex_var.h"
 #include "vm/vm.h"
 #include "vm/vm_atomic.h"
 

@@ -1,13 +1,14 @@
 /*
- * Futex keys and wait queues (see sys/futex_var.h).  Waiters hang on a
+ * Futex keys, wait queues and wakes (see proc/futex_var.h).  Waiters hang on a
  * hash of queues by key; a queue keeps arrival order, so wakes are
  * first come, first served (Linux orders by priority, and all of ours
  * are equal).
  */
 #include <time.h>
 
-#include "sys/futex_var.h"
+#include "kern/futex.h"
 #include "kern/proc.h"
+#include "proc/futex_var.h"
 #include "kern/uio.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
@@ -221,4 +222,39 @@ futex_queue_sleep(struct futex_waiter *w, const struct futex_deadline *dl)
 	while (error == 0 && w->fw_state == FW_QUEUED);
 	futex_unqueue(w);
 	return error;
+}
+
+int
+futex_wake_key(const struct futex_key *key, int nwake, uint32_t bitset)
+{
+	struct futex_waiter *w, *next;
+	int n = 0;
+
+	for (w = futex_next(key, NULL); w != NULL; w = next) {
+		next = futex_next(key, w);
+		if (w->fw_flags & (FW_PI | FW_REQUEUE_PI))
+			return -EINVAL;
+		if (!(w->fw_bitset & bitset))
+			continue;
+		futex_wake_waiter(w, FW_WOKEN);
+		if (++n >= nwake)
+			break;
+	}
+	return n;
+}
+
+int
+futex_wake(struct vmspace *vm, uint64_t uaddr, int nwake, uint32_t bitset)
+{
+	struct futex_key key;
+	int error = futex_key_get(vm, uaddr, false, &key);
+	if (error < 0)
+		return error;
+	int n = futex_wake_key(&key, nwake, bitset);
+	if (n < 0 || n >= MAX(nwake, 1))
+		return n;
+	if ((error = futex_key_get(vm, uaddr, true, &key)) < 0)
+		return error;
+	int m = futex_wake_key(&key, nwake - n, bitset);
+	return m < 0 ? m : n + m;
 }

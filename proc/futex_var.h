@@ -1,9 +1,9 @@
 /*
- * Futexes inside the kernel (sys/sys_futex*.c, sys/futex_queue.c): keys,
+ * Futexes inside the kernel (proc/futex_*.c, sys/sys_futex*.c): keys,
  * waiters and the hash of wait queues.  See kern/futex.h for what
- * futexes are.  They live in sys/, the one layer that sees both the
- * process layer and the VM system; kern/futex.h is what the process
- * layer (exit, exec) calls.
+ * futexes are.  The queues, PI locks and robust lists live in the
+ * process layer, which settles them at exit and exec; the system calls
+ * (sys/sys_futex*.c) decode their arguments over them.
  *
  * A waiter is a struct futex_waiter on its thread's kernel stack, queued
  * on the bucket of its key.  A waker takes it off the queue, sets its
@@ -17,8 +17,8 @@
  * function here sleeps between reading a futex word and queueing on it,
  * so a waker (who must hold the lock too) cannot slip in between.
  */
-#ifndef SYS_FUTEX_VAR_H
-#define SYS_FUTEX_VAR_H
+#ifndef PROC_FUTEX_VAR_H
+#define PROC_FUTEX_VAR_H
 
 #include <linux/futex.h>
 #include <stdbool.h>
@@ -73,6 +73,13 @@ struct futex_waiter {
 	/* WAIT_REQUEUE_PI: the PI futex it is to be requeued to */
 	struct futex_key fw_pikey;
 	uint64_t fw_piuaddr;
+};
+
+/* struct robust_list_head as the guest lays it out */
+struct urobust_head {
+	uint64_t list;		/* the first entry (the head's own address: none) */
+	int64_t futex_offset;	/* from an entry to its lock word */
+	uint64_t list_op_pending;
 };
 
 /* When a wait ends: an absolute time on a clock. */
@@ -142,6 +149,13 @@ int futex_sleep(const void *chan, const struct futex_deadline *dl);
  */
 int futex_queue_sleep(struct futex_waiter *w, const struct futex_deadline *dl);
 
+/*
+ * Wakes up to nwake waiters (at least one) on key whose bitset meets
+ * bitset.  The count so far, or -EINVAL if a PI waiter is found (as
+ * Linux: a plain wake never ends a PI wait).
+ */
+int futex_wake_key(const struct futex_key *key, int nwake, uint32_t bitset);
+
 /* The number of PI waiters queued, for futex_pi_exit's fast path. */
 extern int futex_npi;
 
@@ -151,7 +165,7 @@ struct futex_waiter *futex_find_pi(int32_t tid);
 /* Makes a queued waiter a PI waiter (requeue to a PI futex). */
 void futex_make_pi(struct futex_waiter *w);
 
-/* The PI operations (sys_futex_pi.c); each returns 0 or a negative errno. */
+/* The PI operations (futex_pi.c); each returns 0 or a negative errno. */
 long futex_lock_pi(struct lwp *lp, uint64_t uaddr, bool shared,
     const struct futex_deadline *dl, bool trylock);
 long futex_unlock_pi(struct lwp *lp, uint64_t uaddr, bool shared);
@@ -167,4 +181,4 @@ long futex_cmp_requeue_pi(struct lwp *lp, uint64_t uaddr, bool shared,
  */
 void futex_pi_exit(struct lwp *lp, bool dying);
 
-#endif /* SYS_FUTEX_VAR_H */
+#endif /* PROC_FUTEX_VAR_H */
