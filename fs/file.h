@@ -30,6 +30,7 @@ struct uio;
 struct vnode;
 struct pollwaiter;
 struct ioctl_cmd;
+struct epitem;
 
 /*
  * Every operation returns 0 (or a count, for lseek and poll) or a
@@ -66,7 +67,8 @@ struct fileops {
 	void (*fo_close)(struct file *fp);
 };
 
-enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV };
+/* DTYPE_ANON: an event file with no name (fs/anon_file.h). */
+enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV, DTYPE_ANON };
 
 struct file {
 	int f_count;
@@ -76,6 +78,7 @@ struct file {
 	const struct fileops *f_ops;
 	struct vnode *f_vnode;	/* referenced; NULL for an anonymous pipe */
 	void *f_data;		/* the pipe, the device */
+	struct epitem *f_epitems;	/* its epoll registrations (eventpoll.c) */
 };
 
 /* f_flag bits that fcntl(F_SETFL) may change (Linux's SETFL_MASK). */
@@ -130,7 +133,10 @@ struct file *falloc(enum ftype type, int flags, const struct fileops *ops);
 /* Takes a reference on fp. */
 struct file *fhold(struct file *fp);
 
-/* Drops a reference; the last calls fo_close and frees fp. */
+/*
+ * Drops a reference; the last takes fp out of the epoll sets it is in,
+ * calls fo_close and frees fp.
+ */
 void fdrop(struct file *fp);
 
 /*

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "fs/event_files.h"
 #include "host/cpu.h"
 #include "kern/futex.h"
 #include "kern/init.h"
@@ -154,6 +155,7 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
+	pidfd_notify(p);
 	if (__builtin_expect(strace_enabled, 0))
 		strace_exit(p, xstat);
 	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
@@ -209,6 +211,7 @@ proc_reap(struct proc *p, struct proc *q)
 	while ((lp = TAILQ_FIRST(&q->p_lwps)) != NULL)
 		lwp_free(lp);
 	sigacts_free(q);
+	pidfd_notify(q);		/* its pollers look after the free */
 	proc_free(q);
 }
 
@@ -328,12 +331,13 @@ sys_wait4(struct lwp *lp, const uint64_t *args)
 	return r;
 }
 
-/* waitid(idtype, id, infop, options, rusage); pidfds are not kept. */
+/* waitid(idtype, id, infop, options, rusage); P_PIDFD: fs/pidfd.c. */
 long
 sys_waitid(struct lwp *lp, const uint64_t *args)
 {
 	int idtype = (int)args[0], options = (int)args[3];
 	pid_t id = (pid_t)args[1], pid;
+	bool nonblock = false;
 	struct wait_result wr = { 0 };
 	struct rusage ru;
 
@@ -355,10 +359,21 @@ sys_waitid(struct lwp *lp, const uint64_t *args)
 			return -EINVAL;
 		pid = id == 0 ? 0 : -id;
 		break;
+	case P_PIDFD:
+		if (id < 0)
+			return -EINVAL;
+		pid = pidfd_pid(&lp->lwp_proc->p_fs, id, &nonblock);
+		if (pid < 0)
+			return pid;
+		break;
 	default:
-		return -EINVAL;		/* P_PIDFD: there are no pidfds */
+		return -EINVAL;
 	}
-	long r = kern_wait(lp, pid, options, &wr, args[4] != 0 ? &ru : NULL);
+	/* As Linux: a non-blocking pidfd does not wait, and says EAGAIN. */
+	long r = kern_wait(lp, pid, options | (nonblock ? WNOHANG : 0), &wr,
+	    args[4] != 0 ? &ru : NULL);
+	if (r == 0 && nonblock && !(options & WNOHANG))
+		r = -EAGAIN;
 	if (r < 0)
 		return r;
 	if (args[2] != 0) {

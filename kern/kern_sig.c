@@ -12,6 +12,7 @@
  */
 #include <signal.h>
 
+#include "fs/event_files.h"
 #include "host/cpu.h"
 #include "kern/kernel.h"
 #include "kern/signal.h"
@@ -359,8 +360,10 @@ sig_post(struct proc *p, struct lwp *lp, const siginfo_t *info)
 	int error = lp != NULL ?
 	    sigqueue_add(p, &lp->lwp_siglist, &lp->lwp_sigqueue, info) :
 	    sigqueue_add(p, &p->p_siglist, &p->p_sigqueue, info);
-	if (error == 0)
+	if (error == 0) {
 		sig_complete(p, lp, sig);
+		signalfd_notify(p);
+	}
 	return error;
 }
 

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include "fs/event_files.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
@@ -322,6 +323,36 @@ sys_rt_tgsigqueueinfo(struct lwp *lp, const uint64_t *args)
 	if (siginfo_forged(&si, tid, lp->lwp_tid))
 		return -EPERM;
 	return tkill1(lp, tgid, tid, sig, &si);
+}
+
+/*
+ * pidfd_send_signal(pidfd, sig, info, flags): kill, or rt_sigqueueinfo
+ * with info, to the process a pidfd names (fs/pidfd.c).
+ */
+long
+sys_pidfd_send_signal(struct lwp *lp, const uint64_t *args)
+{
+	int sig = (int)args[1], error;
+	bool nonblock;
+	siginfo_t si;
+
+	if (args[3] != 0)
+		return -EINVAL;
+	struct proc *p = pidfd_proc(&lp->lwp_proc->p_fs, (int)args[0],
+	    &nonblock, &error);
+	if (p == NULL)
+		return error;
+	if (args[2] == 0) {
+		siginfo_init(&si, sig, SI_USER, lp->lwp_proc);
+	} else {
+		if (copyin(args[2], &si, sizeof(si)) < 0)
+			return -EFAULT;
+		if (si.si_signo != sig)
+			return -EINVAL;
+		if (siginfo_forged(&si, p->p_pid, lp->lwp_proc->p_pid))
+			return -EPERM;
+	}
+	return sig_send(lp, p, NULL, sig, &si);
 }
 
 long

@@ -144,4 +144,15 @@ long syscall_write_result(struct lwp *lp, long r);
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);
 
+/*
+ * The signal mask of a wait (sys_file.c: pselect6, ppoll, epoll_pwait).
+ * wait_sigmask sets lp's mask to the caller's set at umask, of size
+ * bytes (umask 0: it stays); the old one is in *old.  0, -EFAULT,
+ * -EINVAL.  wait_sigmask_done, after the wait that returned r: if a
+ * signal ended it (-ERESTARTNOHAND), the handler runs with the wait's
+ * mask and the old one comes back after it; otherwise it comes back now.
+ */
+int wait_sigmask(struct lwp *lp, uint64_t umask, uint64_t size, ksigset_t *old);
+void wait_sigmask_done(struct lwp *lp, long r, ksigset_t old);
+
 #endif /* SYS_SYSCALL_H */
