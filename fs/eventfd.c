@@ -70,7 +70,8 @@ efd_write(struct file *fp, struct uio *uio)
 	uint64_t v;
 	int error;
 
-	if (uio->uio_resid < sizeof(v))
+	/* Linux 6.18 takes writes of exactly 8 bytes (reads of 8 or more). */
+	if (uio->uio_resid != sizeof(v))
 		return -EINVAL;
 	uint64_t resid0 = uio->uio_resid;
 	if ((error = uiomove(&v, sizeof(v), uio)) < 0)

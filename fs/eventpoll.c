@@ -27,6 +27,7 @@
 #include "fs/poll.h"
 #include "kern/kernel.h"
 #include "kern/queue.h"
+#include "kern/signal.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -440,9 +441,13 @@ kern_epoll_wait(struct fsproc *p, int epfd, struct linux_epoll_event *evs,
 				break;
 			timo = deadline - now;
 		}
-		ep->ep_waiters++;
-		int error = tsleep(&ep->ep_waiters, PCATCH, "epoll", timo);
-		ep->ep_waiters--;
+		/* A signal the wait's mask lets through ends it at once. */
+		int error = EINTR;
+		if (!issignal_pending(curlwp)) {
+			ep->ep_waiters++;
+			error = tsleep(&ep->ep_waiters, PCATCH, "epoll", timo);
+			ep->ep_waiters--;
+		}
 		if (error == EINTR) {
 			/* As Linux: never restarted, whatever SA_RESTART says. */
 			n = -EINTR;
