@@ -51,15 +51,16 @@ void signalfd_notify(struct proc *p);
 int kern_pidfd_open(struct fsproc *p, pid_t pid, int flags);
 
 /*
- * The process pidfd fd names: NULL with *error -EBADF, -EINVAL (not a
- * pidfd) or -ESRCH (it was reaped).  *nonblock: opened PIDFD_NONBLOCK.
+ * The process pidfd fd names: NULL with *error -EBADF (fd is not a
+ * pidfd, as Linux 6.18 says) or -ESRCH (it was reaped).  *nonblock:
+ * opened PIDFD_NONBLOCK.
  */
 struct proc *pidfd_proc(struct fsproc *p, int fd, bool *nonblock,
     int *error);
 
 /*
  * The pid of the process pidfd fd names, even reaped, for waitid: or
- * -EBADF, -EINVAL.
+ * -EBADF.
  */
 pid_t pidfd_pid(struct fsproc *p, int fd, bool *nonblock);
 

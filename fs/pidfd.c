@@ -113,8 +113,7 @@ pidfd_get(struct fsproc *fsp, int fd, struct file **fpp, int *error)
 	if (fp == NULL)
 		return NULL;
 	struct pidfd *pfd = anonfile_data(fp, &pidfd_ops);
-	if (pfd == NULL) {
-		*error = -EINVAL;
+	if (pfd == NULL) {		/* Linux 6.18: EBADF, no longer EINVAL */
 		fdrop(fp);
 		return NULL;
 	}

@@ -67,7 +67,8 @@ main(void)
 	v.sival_int = 5678;
 	sigqueue(self, SIGRTMIN, v);
 	struct pollfd p = { fd, POLLIN, 0 };
-	printf("  poll: %d revents %#x\n", poll(&p, 1, 0), p.revents);
+	int r = poll(&p, 1, 0);
+	printf("  poll: %d revents %#x\n", r, p.revents);
 	readall(fd, self);
 	printf("  poll after: %d\n", poll(&p, 1, 0));
 	sigset_t pend;
