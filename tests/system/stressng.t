@@ -8,12 +8,13 @@
 # little).
 #
 # STRESSNG_SET picks the stressors: "today" (the default, in make test),
-# the issue's six (threads, futexes, clone, fork, signals, switches);
+# the issue's six (threads, futexes, clone, fork, signals, switches)
+# and the event files (eventfd, timerfd, signalfd);
 # "waiting", those that do not pass yet (none); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork"
+today="signal switch pthread futex clone fork eventfd timerfd sigfd"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;
