@@ -9,6 +9,7 @@
  */
 #include "fs/eventpoll.h"
 #include "fs/file.h"
+#include "fs/inotify.h"
 #include "fs/lockf.h"
 #include "fs/pipe.h"
 #include "fs/vnode.h"
@@ -48,6 +49,8 @@ fdrop(struct file *fp)
 		vfs_lock_release(fp->f_vnode, fp);
 	if (fp->f_epitems != NULL)
 		eventpoll_release(fp);
+	if (fp->f_vnode != NULL)
+		inotify_close(fp);
 	fp->f_ops->fo_close(fp);
 	kfree(fp);
 }

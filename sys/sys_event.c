@@ -1,7 +1,7 @@
 /*
  * The system calls of the event files (fs/event_files.h): eventfd,
  * eventfd2, timerfd_create, timerfd_settime, timerfd_gettime, signalfd,
- * signalfd4, pidfd_open and pidfd_getfd.  pidfd_send_signal is with the
+ * signalfd4, pidfd_open and pidfd_getfd; inotify's (fs/inotify.h).  pidfd_send_signal is with the
  * other senders in sys_sig.c.
  */
 #include <errno.h>
@@ -10,9 +10,11 @@
 
 #include "fs/event_files.h"
 #include "fs/file.h"
+#include "fs/inotify.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
+#include "vm/kmem.h"
 
 #define P	(&lp->lwp_proc->p_fs)
 
@@ -117,4 +119,36 @@ sys_pidfd_getfd(struct lwp *lp, const uint64_t *args)
 	int fd = fdalloc(P, fp, 0, FD_CLOEXEC);
 	fdrop(fp);
 	return fd;
+}
+
+long
+sys_inotify_init(struct lwp *lp, const uint64_t *args __unused)
+{
+	return kern_inotify_init(P, 0);
+}
+
+long
+sys_inotify_init1(struct lwp *lp, const uint64_t *args)
+{
+	return kern_inotify_init(P, (int)args[0]);
+}
+
+/* inotify_add_watch(fd, path, mask) */
+long
+sys_inotify_add_watch(struct lwp *lp, const uint64_t *args)
+{
+	int error;
+	char *path = copyin_path(args[1], &error);
+	if (path == NULL)
+		return error;
+	error = kern_inotify_add_watch(P, lp->lwp_proc->p_ucred, (int)args[0],
+	    path, (uint32_t)args[2]);
+	kfree(path);
+	return error;
+}
+
+long
+sys_inotify_rm_watch(struct lwp *lp, const uint64_t *args)
+{
+	return kern_inotify_rm_watch(P, (int)args[0], (int)args[1]);
 }
