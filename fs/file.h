@@ -31,6 +31,7 @@ struct vnode;
 struct pollwaiter;
 struct ioctl_cmd;
 struct epitem;
+struct inotify_fileref;
 
 /*
  * Every operation returns 0 (or a count, for lseek and poll) or a
@@ -79,6 +80,7 @@ struct file {
 	struct vnode *f_vnode;	/* referenced; NULL for an anonymous pipe */
 	void *f_data;		/* the pipe, the device */
 	struct epitem *f_epitems;	/* its epoll registrations (eventpoll.c) */
+	struct inotify_fileref *f_inotify;	/* its name, for inotify.c */
 };
 
 /* f_flag bits that fcntl(F_SETFL) may change (Linux's SETFL_MASK). */
@@ -135,7 +137,7 @@ struct file *fhold(struct file *fp);
 
 /*
  * Drops a reference; the last takes fp out of the epoll sets it is in,
- * calls fo_close and frees fp.
+ * tells inotify, calls fo_close and frees fp.
  */
 void fdrop(struct file *fp);
 

@@ -58,22 +58,15 @@ struct inotify {
 	struct selinfo in_sel;
 };
 
-/*
- * A file opened through a watched directory: the directory (referenced)
- * and the name, for the events of the file.
- */
+/* A file's directory (referenced) and name, for the file's events. */
 struct inotify_fileref {
-	struct inotify_fileref *fr_next;
-	struct file *fr_fp;
 	struct vnode *fr_dvp;
 	char fr_name[];
 };
 
 int inotify_nwatches;
-static int inotify_nrefs;
+bool inotify_used;
 static struct watchq watch_hash[INOTIFY_HASH];
-static struct inotify_fileref *fileref_hash[INOTIFY_HASH];
-static bool hash_ready;
 
 static const struct anon_fileops inotify_ops;
 
@@ -207,20 +200,24 @@ inotify_vnode1(struct vnode *vp, uint32_t mask)
 	notify(vp, mask | isdir(vp), 0, NULL);
 }
 
-static struct inotify_fileref **
-fileref_slot(struct file *fp)
+void
+inotify_parent1(struct fsproc *p, struct ucred *cr, int dirfd,
+    const char *path, struct vnode *vp, uint32_t mask)
 {
-	struct inotify_fileref **pp = &fileref_hash[ptr_hash(fp)];
-	while (*pp != NULL && (*pp)->fr_fp != fp)
-		pp = &(*pp)->fr_next;
-	return pp;
+	struct nameidata nd;
+
+	if (namei_at(p, cr, dirfd, path, NI_PARENT, &nd) < 0)
+		return;
+	if (nd.ni_vp == vp && nd.ni_lasttype == NI_LAST_NORM)
+		notify(nd.ni_dvp, mask | isdir(vp), 0, nd.ni_last);
+	namei_done(&nd);
 }
 
 /* Reports mask about file fp: to its vnode, and its directory by name. */
 static void
 notify_file(struct file *fp, uint32_t mask)
 {
-	struct inotify_fileref *fr = inotify_nrefs > 0 ? *fileref_slot(fp) : NULL;
+	struct inotify_fileref *fr = fp->f_inotify;
 	mask |= isdir(fp->f_vnode);
 	notify(fp->f_vnode, mask, 0, NULL);
 	if (fr != NULL)
@@ -230,25 +227,17 @@ notify_file(struct file *fp, uint32_t mask)
 void
 inotify_open1(struct file *fp, struct vnode *dvp, const char *name)
 {
+	struct inotify_fileref *fr;
+
 	if (fp->f_vnode == NULL)
 		return;
-	if (dvp != NULL) {
-		bool watched = false;
-		struct inotify_watch *w;
-		TAILQ_FOREACH(w, &watch_hash[ptr_hash(dvp)], w_hlink)
-			watched |= w->w_vp == dvp;
-		struct inotify_fileref *fr;
-		if (watched && (fr = kmalloc(sizeof(*fr) + strlen(name) + 1, 0))) {
-			fr->fr_fp = fp;
-			fr->fr_dvp = vref(dvp);
-			strcpy(fr->fr_name, name);
-			struct inotify_fileref **head = &fileref_hash[ptr_hash(fp)];
-			fr->fr_next = *head;
-			*head = fr;
-			inotify_nrefs++;
-		}
+	if (dvp != NULL && (fr = kmalloc(sizeof(*fr) + strlen(name) + 1, 0))) {
+		fr->fr_dvp = vref(dvp);
+		strcpy(fr->fr_name, name);
+		fp->f_inotify = fr;
 	}
-	notify_file(fp, IN_OPEN);
+	if (inotify_nwatches > 0)
+		notify_file(fp, IN_OPEN);
 }
 
 void
@@ -259,16 +248,14 @@ inotify_file1(struct file *fp, uint32_t mask)
 }
 
 void
-inotify_close(struct file *fp)
+inotify_close1(struct file *fp)
 {
-	if (fp->f_vnode == NULL || (inotify_nwatches == 0 && inotify_nrefs == 0))
-		return;
+	struct inotify_fileref *fr = fp->f_inotify;
+
 	if (inotify_nwatches > 0)
 		notify_file(fp, FWRITE(fp) ? IN_CLOSE_WRITE : IN_CLOSE_NOWRITE);
-	struct inotify_fileref **pp = fileref_slot(fp), *fr = *pp;
 	if (fr != NULL) {
-		*pp = fr->fr_next;
-		inotify_nrefs--;
+		fp->f_inotify = NULL;
 		vrele(fr->fr_dvp);
 		kfree(fr);
 	}
@@ -482,10 +469,10 @@ kern_inotify_init(struct fsproc *p, int flags)
 {
 	if (flags & ~(IN_CLOEXEC | IN_NONBLOCK))
 		return -EINVAL;
-	if (!hash_ready) {
+	if (!inotify_used) {
 		for (int i = 0; i < INOTIFY_HASH; i++)
 			TAILQ_INIT(&watch_hash[i]);
-		hash_ready = true;
+		inotify_used = true;
 	}
 	struct inotify *in = kmalloc(sizeof(*in), KM_ZERO);
 	if (in == NULL)

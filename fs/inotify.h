@@ -6,17 +6,20 @@
  * calls the hooks below after each change it makes; each is one test of
  * a counter while no watch exists anywhere, so they cost nothing when
  * inotify is not in use.  A directory's watch hears about its entries
- * (create, delete, rename: with the entry's name) and, as in Linux,
- * about what happens to the files opened through it (open, modify,
- * close), named as they were opened: the file remembers the directory
- * and name it was opened by when that directory is watched at the open
- * (an open by a path only; a rename afterwards is not followed).
+ * (create, delete, rename, attributes: with the entry's name) and, as in
+ * Linux, about what happens to the files opened through it (open,
+ * modify, close), named as they were opened: once inotify has been used
+ * (an instance was made), each file opened by a path keeps its directory
+ * and name (struct inotify_fileref).  A rename after the open is not
+ * followed, and files opened before inotify's first use are known to
+ * their own watches only.
  *
  * Locking: the big kernel lock.
  */
 #ifndef FS_INOTIFY_H
 #define FS_INOTIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/inotify.h>
 
@@ -26,6 +29,7 @@ struct ucred;
 struct vnode;
 
 extern int inotify_nwatches;	/* watches in the whole system */
+extern bool inotify_used;	/* an instance was ever made */
 
 /* inotify_init1(flags): IN_NONBLOCK, IN_CLOEXEC. */
 int kern_inotify_init(struct fsproc *p, int flags);
@@ -53,6 +57,12 @@ void inotify_rename1(struct vnode *fdvp, const char *fname,
     struct vnode *replaced);
 /* vp's data (IN_MODIFY) or attributes (IN_ATTRIB) changed. */
 void inotify_vnode1(struct vnode *vp, uint32_t mask);
+/*
+ * vp, found at path from dirfd, changed (IN_ATTRIB, IN_MODIFY): its
+ * directory hears of it by name (the path's parent is looked up again).
+ */
+void inotify_parent1(struct fsproc *p, struct ucred *cr, int dirfd,
+    const char *path, struct vnode *vp, uint32_t mask);
 /* fp, a vnode file, was opened (through dvp/name if not NULL). */
 void inotify_open1(struct file *fp, struct vnode *dvp, const char *name);
 /* fp was read (IN_ACCESS), written (IN_MODIFY), or closed. */
@@ -70,9 +80,17 @@ void inotify_close1(struct file *fp);
 #define inotify_rename(fdvp, fname, tdvp, tname, vp, replaced)		\
 	INOTIFY_HOOK(inotify_rename1(fdvp, fname, tdvp, tname, vp, replaced))
 #define inotify_vnode(vp, mask)	INOTIFY_HOOK(inotify_vnode1(vp, mask))
-#define inotify_open(fp, dvp, name)	INOTIFY_HOOK(inotify_open1(fp, dvp, name))
+#define inotify_parent(p, cr, dirfd, path, vp, mask)			\
+	INOTIFY_HOOK(inotify_parent1(p, cr, dirfd, path, vp, mask))
+#define inotify_open(fp, dvp, name)	do {				\
+	if (inotify_used)						\
+		inotify_open1(fp, dvp, name);				\
+} while (0)
 #define inotify_file(fp, mask)	INOTIFY_HOOK(inotify_file1(fp, mask))
-/* Records outlive the last watch: a close always looks. */
-void inotify_close(struct file *fp);
+/* A file's record outlives the watches: its close always looks. */
+#define inotify_close(fp)	do {					\
+	if (inotify_nwatches > 0 || (fp)->f_inotify != NULL)		\
+		inotify_close1(fp);					\
+} while (0)
 
 #endif /* FS_INOTIFY_H */

@@ -229,6 +229,8 @@ kern_fchmodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	if ((error = at_vnode(p, cr, dirfd, path, flags, &vp)) < 0)
 		return error;
 	error = vp->v_type == VLNK ? -EOPNOTSUPP : do_chmod(vp, cr, mode);
+	if (error == 0)
+		inotify_parent(p, cr, dirfd, path, vp, IN_ATTRIB);
 	vrele(vp);
 	return error;
 }
@@ -291,6 +293,8 @@ kern_fchownat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	if ((error = at_vnode(p, cr, dirfd, path, flags, &vp)) < 0)
 		return error;
 	error = do_chown(vp, cr, uid, gid);
+	if (error == 0)
+		inotify_parent(p, cr, dirfd, path, vp, IN_ATTRIB);
 	vrele(vp);
 	return error;
 }
@@ -359,6 +363,8 @@ kern_utimensat(struct fsproc *p, struct ucred *cr, int dirfd,
 		error = -EPERM;
 	else if ((error = vaccess(vp, W_OK, cr)) == 0)
 		error = setattr_notify(vp, &va, IN_ATTRIB);
+	if (error == 0 && va.va_mask != 0 && path != NULL)
+		inotify_parent(p, cr, dirfd, path, vp, IN_ATTRIB);
 	vrele(vp);
 	return error;
 }
@@ -397,6 +403,8 @@ kern_truncate(struct fsproc *p, struct ucred *cr, const char *path,
 		error = -EISDIR;
 	else if ((error = vaccess(vp, W_OK, cr)) == 0)
 		error = do_truncate(p, vp, length);
+	if (error == 0)
+		inotify_parent(p, cr, AT_FDCWD, path, vp, IN_MODIFY);
 	namei_done(&nd);
 	return error;
 }

@@ -123,6 +123,26 @@ open_vnode(struct fsproc *p, struct ucred *cr, struct vnode *vp, int flags,
 }
 
 /*
+ * open_vnode for an open without O_CREAT: once inotify is used, the
+ * path's parent and name are looked up too, so that a watched directory
+ * hears of the file by name (as Linux's dentry tells it).
+ */
+static int
+open_vnode_path(struct fsproc *p, struct ucred *cr, struct vnode *vp,
+    int flags, int dirfd, const char *path)
+{
+	struct nameidata pnd;
+
+	if (!inotify_used ||
+	    namei_at(p, cr, dirfd, path, NI_PARENT, &pnd) < 0)
+		return open_vnode(p, cr, vp, flags, false, NULL);
+	bool named = pnd.ni_vp == vp && pnd.ni_lasttype == NI_LAST_NORM;
+	int error = open_vnode(p, cr, vp, flags, false, named ? &pnd : NULL);
+	namei_done(&pnd);
+	return error;
+}
+
+/*
  * Opening a magic link (/proc/PID/fd/N) of a pipe reopens the pipe, as
  * on Linux, where the link leads to the pipe's inode rather than to a
  * path.  A descriptor, or -ENOENT when vp is some other link (follow
@@ -169,7 +189,7 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 			return error;
 		struct vnode *vp = nd.ni_vp;
 		if (vp->v_type != VLNK || (flags & O_NOFOLLOW))
-			return open_vnode(p, cr, vp, flags, false, NULL);
+			return open_vnode_path(p, cr, vp, flags, dirfd, path);
 		error = open_magic_link(p, vp, flags);
 		vrele(vp);
 		if (error != -ENOENT)
@@ -177,7 +197,7 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		error = namei_at(p, cr, dirfd, path, NI_FOLLOW, &nd);
 		if (error < 0)
 			return error;
-		return open_vnode(p, cr, nd.ni_vp, flags, false, NULL);
+		return open_vnode_path(p, cr, nd.ni_vp, flags, dirfd, path);
 	}
 
 	/*

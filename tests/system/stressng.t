@@ -9,12 +9,12 @@
 #
 # STRESSNG_SET picks the stressors: "today" (the default, in make test),
 # the issue's six (threads, futexes, clone, fork, signals, switches)
-# and the event files (eventfd, timerfd, signalfd);
+# and the event files (eventfd, timerfd, signalfd, inotify);
 # "waiting", those that do not pass yet (none); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork eventfd timerfd sigfd"
+today="signal switch pthread futex clone fork eventfd timerfd sigfd inotify"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;
