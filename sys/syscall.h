@@ -119,6 +119,18 @@ enum argkind {
 	AK_PRCTL,	/* prctl's, the same, when it returns */
 	AK_GRND,	/* GRND_NONBLOCK... */
 	AK_IOCTLARG,	/* what ioctl command ARG(n) takes: {c_iflag=...} */
+	AK_ITSIN,	/* {it_interval={tv_sec=0, tv_nsec=0}, it_value=...} */
+	AK_ITSOUT,
+	AK_EPOLLOP,	/* EPOLL_CTL_ADD... */
+	AK_EPOLLEVIN,	/* {events=EPOLLIN|EPOLLET, data=0x5} */
+	AK_EPOLLEVOUT,	/* [{events=EPOLLIN, data=0x5}], as many as returned */
+	AK_EPFLAGS,	/* EPOLL_CLOEXEC */
+	AK_EFDFLAGS,	/* EFD_SEMAPHORE|EFD_NONBLOCK... */
+	AK_TFDFLAGS,	/* TFD_NONBLOCK|TFD_CLOEXEC */
+	AK_TFDSETFLAGS,	/* TFD_TIMER_ABSTIME... */
+	AK_SFDFLAGS,	/* SFD_NONBLOCK|SFD_CLOEXEC */
+	AK_INFLAGS,	/* IN_NONBLOCK|IN_CLOEXEC */
+	AK_INMASK,	/* IN_CREATE|IN_DELETE... */
 	AK_NKINDS
 };
 #define ARG(n)		((n) << 8)
