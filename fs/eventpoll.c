@@ -41,6 +41,13 @@
 #define EP_RECORD_ALL	(EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLRDNORM | \
 			 EPOLLRDBAND | EPOLLWRNORM | EPOLLWRBAND | EPOLLRDHUP)
 #define EP_HASH_MIN	16
+/*
+ * Registrations in the whole kernel, at most: Linux bounds them per user
+ * (max_user_watches, ENOSPC) so that sets cannot take all memory.
+ */
+#define EP_MAX_ITEMS	(1 << 18)
+
+static unsigned ep_nitems;
 
 struct epitem {
 	struct pollwaiter epi_pw;	/* first: ep_wake finds the item */
@@ -173,6 +180,7 @@ ep_remove(struct epitem *epi)
 	if (epi->epi_ready)
 		TAILQ_REMOVE(&ep->ep_ready, epi, epi_rdlink);
 	ep->ep_count--;
+	ep_nitems--;
 	kfree(epi);
 }
 
@@ -246,6 +254,8 @@ ep_insert(struct eventpoll *ep, struct file *fp, int fd, uint32_t events,
 
 	if (inner != NULL && (error = ep_loop_check(ep, inner)) < 0)
 		return error;
+	if (ep_nitems >= EP_MAX_ITEMS)
+		return -ENOSPC;
 	ep->ep_count++;
 	if ((error = ep_hash_grow(ep)) < 0) {
 		ep->ep_count--;
@@ -256,6 +266,7 @@ ep_insert(struct eventpoll *ep, struct file *fp, int fd, uint32_t events,
 		ep->ep_count--;
 		return -ENOMEM;
 	}
+	ep_nitems++;
 	pollwaiter_init(&epi->epi_pw);
 	epi->epi_pw.pw_wakefn = ep_wake;
 	epi->epi_pw.pw_exclusive = (events & EPOLLEXCLUSIVE) != 0;

@@ -35,7 +35,8 @@ int kern_epoll_create(struct fsproc *p, int flags);
 /*
  * epoll_ctl(epfd, op, fd, ev) (ev: the caller's copy; unused for DEL).
  * 0 or -EBADF, -EPERM (fd cannot be polled), -EINVAL, -EEXIST, -ENOENT,
- * -ELOOP (a set would contain itself, or nest too deep), -ENOMEM.
+ * -ELOOP (a set would contain itself, or nest too deep), -ENOSPC (the
+ * kernel's limit of registrations), -ENOMEM.
  */
 int kern_epoll_ctl(struct fsproc *p, int epfd, int op, int fd,
     const struct linux_epoll_event *ev);

@@ -30,6 +30,13 @@
 #include "vm/kmem.h"
 
 #define INOTIFY_MAX_EVENTS	16384	/* Linux's max_queued_events */
+/*
+ * Linux bounds instances and watches per user (max_user_instances: 128,
+ * EMFILE; max_user_watches: ENOSPC); these bound them in the kernel, so
+ * that queues and watched vnodes cannot take all memory.
+ */
+#define INOTIFY_MAX_INSTANCES	1024
+#define INOTIFY_MAX_WATCHES	65536
 #define INOTIFY_HASH		256
 /* The bits of a watch's mask that inotify_add_watch keeps. */
 #define IN_WATCH_BITS	(IN_ALL_EVENTS | IN_ONESHOT | IN_EXCL_UNLINK)
@@ -66,6 +73,7 @@ struct inotify_fileref {
 
 int inotify_nwatches;
 bool inotify_used;
+static int inotify_ninstances;
 static struct watchq watch_hash[INOTIFY_HASH];
 
 static const struct anon_fileops inotify_ops;
@@ -321,6 +329,11 @@ kern_inotify_add_watch(struct fsproc *p, struct ucred *cr, int fd,
 		namei_done(&nd);
 		goto out;
 	}
+	if (inotify_nwatches >= INOTIFY_MAX_WATCHES) {
+		namei_done(&nd);
+		error = -ENOSPC;
+		goto out;
+	}
 	if ((w = kmalloc(sizeof(*w), KM_ZERO)) == NULL) {
 		namei_done(&nd);
 		error = -ENOMEM;
@@ -448,6 +461,7 @@ inotify_fo_close(struct file *fp)
 	}
 	seldrain(&in->in_sel);
 	kfree(in);
+	inotify_ninstances--;
 }
 
 static const struct anon_fileops inotify_ops = {
@@ -474,6 +488,8 @@ kern_inotify_init(struct fsproc *p, int flags)
 			TAILQ_INIT(&watch_hash[i]);
 		inotify_used = true;
 	}
+	if (inotify_ninstances >= INOTIFY_MAX_INSTANCES)
+		return -EMFILE;
 	struct inotify *in = kmalloc(sizeof(*in), KM_ZERO);
 	if (in == NULL)
 		return -ENOMEM;
@@ -487,5 +503,6 @@ kern_inotify_init(struct fsproc *p, int flags)
 		kfree(in);
 		return -ENOMEM;
 	}
+	inotify_ninstances++;
 	return anonfile_install(p, fp, flags & O_CLOEXEC);
 }

@@ -31,14 +31,18 @@ struct vnode;
 extern int inotify_nwatches;	/* watches in the whole system */
 extern bool inotify_used;	/* an instance was ever made */
 
-/* inotify_init1(flags): IN_NONBLOCK, IN_CLOEXEC. */
+/*
+ * inotify_init1(flags): IN_NONBLOCK, IN_CLOEXEC; -EMFILE at the kernel's
+ * limit of instances.
+ */
 int kern_inotify_init(struct fsproc *p, int flags);
 
 /*
  * inotify_add_watch(fd, path, mask): the watch descriptor, or -EBADF,
  * -EINVAL (not an inotify file, no event in mask, IN_MASK_ADD with
  * IN_MASK_CREATE), -ENOENT, -EACCES (path not readable), -ENOTDIR
- * (IN_ONLYDIR), -EEXIST (IN_MASK_CREATE on a watched file).
+ * (IN_ONLYDIR), -EEXIST (IN_MASK_CREATE on a watched file), -ENOSPC
+ * (the kernel's limit of watches).
  */
 int kern_inotify_add_watch(struct fsproc *p, struct ucred *cr, int fd,
     const char *path, uint32_t mask);

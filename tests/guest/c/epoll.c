@@ -143,6 +143,18 @@ main(void)
 	close(outer);
 	close(inner);
 
+	printf("depth\n");
+	int chain[7];
+	for (int i = 0; i < 7; i++)
+		chain[i] = epoll_create1(0);
+	for (int i = 5; i >= 0; i--) {	/* from the bottom up */
+		struct epoll_event cev = { .events = EPOLLIN };
+		int r = epoll_ctl(chain[i], EPOLL_CTL_ADD, chain[i + 1], &cev);
+		printf("  set %d into %d: %s\n", i + 1, i, r == 0 ? "ok" : strerror(errno));
+	}
+	for (int i = 0; i < 7; i++)
+		close(chain[i]);
+
 	printf("closed while registered\n");
 	int r[2];
 	pipe(r);
