@@ -4,6 +4,7 @@
 #include "fs/cdev.h"
 #include "fs/file.h"
 #include "fs/poll.h"
+#include "kern/signal.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -89,6 +90,12 @@ int
 pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline)
 {
 	while (!pw->pw_woken) {
+		/*
+		 * A signal already pending that the wait's mask (ppoll,
+		 * pselect6) lets through ends it: nothing would wake it.
+		 */
+		if (curlwp != NULL && issignal_pending(curlwp))
+			return -ERESTARTNOHAND;
 		uint64_t timo = 0;
 		if (deadline != 0) {
 			uint64_t now = nanouptime();

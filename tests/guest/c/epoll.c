@@ -1,10 +1,13 @@
 /*
  * epoll on pipes: level- and edge-triggered, one-shot, MOD and DEL,
  * the errors of epoll_ctl, nested sets and loops, a file closed while
- * registered (and one kept open by a dup), epoll_pwait with a signal.
+ * registered (and one kept open by a dup), epoll_pwait (and ppoll) with
+ * a signal the wait's mask lets through.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +187,11 @@ main(void)
 	printf("  wait with it blocked: %d\n", n);
 	n = epoll_pwait(ep, evs, 1, 5000, &none);
 	printf("  pwait unblocking it: %d %s\n", n, n < 0 ? strerror(errno) : "");
+	kill(getpid(), SIGUSR1);
+	struct pollfd pfd = { p[0], POLLIN, 0 };
+	struct timespec ts = { 5, 0 };
+	n = ppoll(&pfd, 1, &ts, &none);
+	printf("  ppoll unblocking it: %d %s\n", n, n < 0 ? strerror(errno) : "");
 	sigset_t now;
 	sigprocmask(SIG_SETMASK, NULL, &now);
 	printf("  mask restored: %d\n", sigismember(&now, SIGUSR1));
