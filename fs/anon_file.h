@@ -30,7 +30,7 @@ struct file *anonfile_alloc(const struct anon_fileops *ops, void *data,
  */
 int anonfile_install(struct fsproc *p, struct file *fp, int flags);
 
-/* The kind of fp if it is an anonymous file of kind ops, else NULL. */
+/* fp's f_data if fp is an anonymous file of kind ops, else NULL. */
 void *anonfile_data(struct file *fp, const struct anon_fileops *ops);
 
 /* The name of anonymous file fp ("eventfd"), NULL for other files. */

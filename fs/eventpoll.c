@@ -184,9 +184,7 @@ ep_remove(struct epitem *epi)
 	kfree(epi);
 }
 
-/*
- * The set in fp if fp is an epoll file, else NULL.
- */
+/* The set in fp if fp is an epoll file, else NULL. */
 static struct eventpoll *
 ep_of(struct file *fp)
 {
