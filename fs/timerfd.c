@@ -1,9 +1,11 @@
 /*
  * timerfd: a timer read as a file.  The timer is a callout on the
- * kernel's uptime clock; each expiry adds to a count of expirations that
- * a read of 8 bytes takes (waiting while it is 0).  An interval timer
- * re-arms itself from its last due time, and counts the expirations it
- * missed when it ran late, as Linux's hrtimer_forward.
+ * kernel's uptime clock; an expiry adds to a count of expirations that a
+ * read of 8 bytes takes (waiting while it is 0).  As in Linux, an
+ * interval timer is not re-armed by its expiry but by the next read or
+ * timerfd_gettime, which count the periods gone by since (Linux's
+ * hrtimer_forward_now): a timer of a microsecond costs one callout per
+ * read, not a million a second.
  *
  * CLOCK_MONOTONIC and CLOCK_BOOTTIME are the uptime clock (the kernel
  * does not suspend).  A CLOCK_REALTIME absolute time is turned into
@@ -34,6 +36,7 @@ struct timerfd {
 	uint64_t tfd_ticks;		/* expirations not read yet */
 	uint64_t tfd_expire;		/* uptime of the next one; 0: disarmed */
 	uint64_t tfd_interval;		/* ns; 0: one-shot */
+	bool tfd_expired;		/* fired; an interval timer waits */
 	struct callout tfd_callout;
 	struct selinfo tfd_sel;
 };
@@ -44,22 +47,32 @@ static void
 timerfd_expire(void *arg)
 {
 	struct timerfd *tfd = arg;
-	uint64_t now = nanouptime();
 
 	tfd->tfd_ticks++;
-	if (tfd->tfd_interval == 0) {
+	tfd->tfd_expired = true;
+	if (tfd->tfd_interval == 0)
 		tfd->tfd_expire = 0;
-	} else {
-		/* The periods that went by unseen count too. */
-		uint64_t missed = now > tfd->tfd_expire ?
-		    (now - tfd->tfd_expire) / tfd->tfd_interval : 0;
-		tfd->tfd_ticks += missed;
-		tfd->tfd_expire += (missed + 1) * tfd->tfd_interval;
-		callout_reset(&tfd->tfd_callout, tfd->tfd_expire - now,
-		    timerfd_expire, tfd);
-	}
 	wakeup(tfd);
 	selwakeup(&tfd->tfd_sel);
+}
+
+/*
+ * An interval timer that fired: counts the periods that went by since
+ * its due time (the first is counted already) and arms the next.
+ */
+static void
+timerfd_forward(struct timerfd *tfd)
+{
+	if (!tfd->tfd_expired || tfd->tfd_interval == 0)
+		return;
+	uint64_t now = nanouptime();
+	uint64_t missed = now > tfd->tfd_expire ?
+	    (now - tfd->tfd_expire) / tfd->tfd_interval : 0;
+	tfd->tfd_ticks += missed;
+	tfd->tfd_expire += (missed + 1) * tfd->tfd_interval;
+	tfd->tfd_expired = false;
+	callout_reset(&tfd->tfd_callout, tfd->tfd_expire - now, timerfd_expire,
+	    tfd);
 }
 
 static int
@@ -76,6 +89,7 @@ timerfd_read(struct file *fp, struct uio *uio)
 		if (tsleep(tfd, PCATCH, "timerfd", 0) == EINTR)
 			return -ERESTARTSYS;
 	}
+	timerfd_forward(tfd);
 	uint64_t v = tfd->tfd_ticks;
 	if ((error = uiomove(&v, sizeof(v), uio)) < 0)
 		return error;
@@ -187,8 +201,9 @@ timerfd_get(struct fsproc *p, int fd, struct file **fpp, int *error)
 }
 
 static void
-timerfd_value(const struct timerfd *tfd, struct itimerspec *its)
+timerfd_value(struct timerfd *tfd, struct itimerspec *its)
 {
+	timerfd_forward(tfd);
 	uint64_t now = nanouptime(), left = 0;
 	if (tfd->tfd_expire != 0)
 		left = tfd->tfd_expire > now ? tfd->tfd_expire - now : 1;
@@ -232,6 +247,7 @@ kern_timerfd_settime(struct fsproc *p, int fd, int flags,
 	callout_stop(&tfd->tfd_callout);
 	tfd->tfd_ticks = 0;
 	tfd->tfd_expire = 0;
+	tfd->tfd_expired = false;
 	tfd->tfd_interval = ts_ns(&new->it_interval);
 	uint64_t value = ts_ns(&new->it_value);
 	if (value != 0) {
