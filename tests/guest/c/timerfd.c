@@ -76,9 +76,8 @@ main(void)
 		arm(fd, 0, 10 * MS, 10 * MS);
 		usleep(100000);
 		read(fd, &n, 8);
+		/* Bounds only: the count is the machine's, not Linux's. */
 		printf("  interval: 2 <= count %d, count <= 12 %d\n", n >= 2, n <= 12);
-		fprintf(stderr, "timerfd: %llu expirations of 10 ms in 100 ms\n",
-		    (unsigned long long)n);
 		timerfd_gettime(fd, &cur);
 		printf("  interval value %ld.%09ld\n", (long)cur.it_interval.tv_sec,
 		    cur.it_interval.tv_nsec);
