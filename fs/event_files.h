@@ -39,12 +39,6 @@ int kern_timerfd_gettime(struct fsproc *p, int fd, struct itimerspec *cur);
 int kern_signalfd(struct fsproc *p, int fd, ksigset_t mask, int flags);
 
 /*
- * A signal became pending for process p (or a thread of it): wakes the
- * signalfds' pollers (kern_sig.c calls it).
- */
-void signalfd_notify(struct proc *p);
-
-/*
  * pidfd_open(pid, flags): a file that names process pid (a thread-group
  * leader, running or a zombie), PIDFD_NONBLOCK.  -ESRCH if none.
  */
@@ -63,8 +57,5 @@ struct proc *pidfd_proc(struct fsproc *p, int fd, bool *nonblock,
  * -EBADF.
  */
 pid_t pidfd_pid(struct fsproc *p, int fd, bool *nonblock);
-
-/* Process p exited or was reaped: wakes the pidfds' pollers (kern_exit.c). */
-void pidfd_notify(struct proc *p);
 
 #endif /* FS_EVENT_FILES_H */

@@ -4,8 +4,8 @@
  * gone (ESRCH, POLLHUP) once reaped, even if its pid was given again.
  * It polls readable once the process has exited (a zombie, or reaped),
  * as Linux's for a thread-group leader.  kern_exit.c calls pidfd_notify
- * at each exit and reaping; all pidfd pollers share one wait list and
- * look again.
+ * (proc_exit_hook, set at the first pidfd) at each exit and reaping; all
+ * pidfd pollers share one wait list and look again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@ static struct selinfo pidfd_sel = { TAILQ_HEAD_INITIALIZER(pidfd_sel.si_entries)
 
 static const struct anon_fileops pidfd_ops;
 
-void
+static void
 pidfd_notify(struct proc *p)
 {
 	(void)p;
@@ -94,6 +94,8 @@ kern_pidfd_open(struct fsproc *fsp, pid_t pid, int flags)
 	struct pidfd *pfd = kmalloc(sizeof(*pfd), KM_ZERO);
 	if (pfd == NULL)
 		return -ENOMEM;
+	proc_exit_hook = pidfd_notify;
+	pidfd_pid_hook = pidfd_pid;
 	pfd->pfd_pid = pid;
 	pfd->pfd_start = p->p_start;
 	struct file *fp = anonfile_alloc(&pidfd_ops, pfd, O_RDWR | flags);

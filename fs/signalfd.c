@@ -3,9 +3,10 @@
  * (kern/kern_sig.c) as struct signalfd_siginfo, by the reading thread:
  * its own pending signals, then its process's, each taken off the queue
  * as the read consumes it.  The signals are meant to be blocked, so they
- * wake nobody; kern_sig.c calls signalfd_notify when one becomes
- * pending, which wakes every signalfd reader and poller (one wait list
- * for all: they look at their own pending sets again).
+ * wake nobody; kern_sig.c calls signalfd_notify (signal_pending_hook,
+ * set at the first signalfd) when one becomes pending, which wakes every
+ * signalfd reader and poller (one wait list for all: they look at their
+ * own pending sets again).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@ static struct selinfo signalfd_sel = { TAILQ_HEAD_INITIALIZER(signalfd_sel.si_en
 
 static const struct anon_fileops signalfd_ops;
 
-void
+static void
 signalfd_notify(struct proc *p)
 {
 	(void)p;
@@ -178,6 +179,7 @@ kern_signalfd(struct fsproc *p, int fd, ksigset_t mask, int flags)
 	struct signalfd *sfd = kmalloc(sizeof(*sfd), KM_ZERO);
 	if (sfd == NULL)
 		return -ENOMEM;
+	signal_pending_hook = signalfd_notify;
 	sfd->sfd_mask = mask;
 	struct file *fp = anonfile_alloc(&signalfd_ops, sfd,
 	    O_RDWR | (flags & O_NONBLOCK));

@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "fs/event_files.h"
 #include "host/cpu.h"
 #include "kern/futex.h"
 #include "kern/init.h"
@@ -155,7 +154,8 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
-	pidfd_notify(p);
+	if (proc_exit_hook != NULL)
+		proc_exit_hook(p);
 	if (__builtin_expect(strace_enabled, 0))
 		strace_exit(p, xstat);
 	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
@@ -166,6 +166,9 @@ exit1(int xstat)
 	}
 	thread_exit();
 }
+
+void (*proc_exit_hook)(struct proc *p);
+pid_t (*pidfd_pid_hook)(struct fsproc *fsp, int fd, bool *nonblock);
 
 long
 sys_exit_group(struct lwp *lp, const uint64_t *args)
@@ -211,7 +214,8 @@ proc_reap(struct proc *p, struct proc *q)
 	while ((lp = TAILQ_FIRST(&q->p_lwps)) != NULL)
 		lwp_free(lp);
 	sigacts_free(q);
-	pidfd_notify(q);		/* its pollers look after the free */
+	if (proc_exit_hook != NULL)
+		proc_exit_hook(q);	/* its pollers look after the free */
 	proc_free(q);
 }
 
@@ -362,7 +366,9 @@ sys_waitid(struct lwp *lp, const uint64_t *args)
 	case P_PIDFD:
 		if (id < 0)
 			return -EINVAL;
-		pid = pidfd_pid(&lp->lwp_proc->p_fs, id, &nonblock);
+		/* No pidfd was ever made: fd is none (Linux: EBADF). */
+		pid = pidfd_pid_hook == NULL ? -EBADF :
+		    pidfd_pid_hook(&lp->lwp_proc->p_fs, id, &nonblock);
 		if (pid < 0)
 			return pid;
 		break;

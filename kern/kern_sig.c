@@ -12,7 +12,6 @@
  */
 #include <signal.h>
 
-#include "fs/event_files.h"
 #include "host/cpu.h"
 #include "kern/kernel.h"
 #include "kern/signal.h"
@@ -322,6 +321,8 @@ sig_prepare(struct proc *p, int sig)
  * sig is pending for lp, or for its process (lp NULL): wakes the thread
  * that will take it.  SIGKILL goes to every thread, stopped or not.
  */
+void (*signal_pending_hook)(struct proc *p);
+
 static void
 sig_complete(struct proc *p, struct lwp *lp, int sig)
 {
@@ -362,7 +363,8 @@ sig_post(struct proc *p, struct lwp *lp, const siginfo_t *info)
 	    sigqueue_add(p, &p->p_siglist, &p->p_sigqueue, info);
 	if (error == 0) {
 		sig_complete(p, lp, sig);
-		signalfd_notify(p);
+		if (signal_pending_hook != NULL)
+			signal_pending_hook(p);
 	}
 	return error;
 }
