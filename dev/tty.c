@@ -436,7 +436,8 @@ tty_poll(struct tty *tp, int events, struct pollwaiter *pw)
 		revents |= events & (POLLOUT | POLLWRNORM);
 	if (tp->t_state & TS_OERROR)
 		revents |= POLLERR;
-	if (revents == 0 && pw != NULL) {
+	/* Recorded even when ready: epoll keeps the record for later. */
+	if (pw != NULL) {
 		if (events & (POLLIN | POLLRDNORM))
 			selrecord(pw, &tp->t_rsel);
 		if (events & (POLLOUT | POLLWRNORM))

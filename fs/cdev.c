@@ -69,6 +69,13 @@ dev_ioctl(struct file *fp, unsigned long cmd, void *data)
 	return sw->d_ioctl(fp, cmd, data);
 }
 
+bool
+cdev_pollable(struct file *fp)
+{
+	const struct cdevsw *sw = fp->f_data;
+	return sw->d_poll != NULL;
+}
+
 static int
 dev_poll(struct file *fp, int events, struct pollwaiter *pw)
 {

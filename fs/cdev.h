@@ -12,6 +12,7 @@
 #ifndef FS_CDEV_H
 #define FS_CDEV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -59,6 +60,9 @@ const struct cdevsw *cdev_lookup(dev_t dev);
  * if no driver has its number, else the driver's open.
  */
 int cdev_open(struct vnode *vp, struct file *fp);
+
+/* True if the device file fp has a poll of its own (d_poll). */
+bool cdev_pollable(struct file *fp);
 
 /*
  * Makes a node in directory dir (e.g. /dev) for each registered driver

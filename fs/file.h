@@ -32,6 +32,8 @@ struct uio;
 struct vnode;
 struct pollwaiter;
 struct ioctl_cmd;
+struct epitem;
+struct inotify_fileref;
 
 /*
  * Every operation returns 0 (or a count, for lseek and poll) or a
@@ -68,7 +70,9 @@ struct fileops {
 	void (*fo_close)(struct file *fp);
 };
 
-enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV, DTYPE_SOCKET };
+/* DTYPE_ANON: an event file with no name (fs/anon_file.h). */
+enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV, DTYPE_SOCKET,
+    DTYPE_ANON };
 
 struct file {
 	int f_count;
@@ -78,6 +82,8 @@ struct file {
 	const struct fileops *f_ops;
 	struct vnode *f_vnode;	/* referenced; NULL for an anonymous pipe */
 	void *f_data;		/* the pipe, the device, the socket */
+	struct epitem *f_epitems;	/* its epoll registrations (eventpoll.c) */
+	struct inotify_fileref *f_inotify;	/* its name, for inotify.c */
 };
 
 /* f_flag bits that fcntl(F_SETFL) may change (Linux's SETFL_MASK). */
@@ -126,7 +132,10 @@ struct file *falloc(enum ftype type, int flags, const struct fileops *ops);
 /* Takes a reference on fp. */
 struct file *fhold(struct file *fp);
 
-/* Drops a reference; the last calls fo_close and frees fp. */
+/*
+ * Drops a reference; the last takes fp out of the epoll sets it is in,
+ * tells inotify, calls fo_close and frees fp.
+ */
 void fdrop(struct file *fp);
 
 /*

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 
 #include "fs/file.h"
+#include "fs/inotify.h"
 #include "fs/ioctl.h"
 #include "fs/vnode.h"
 #include "kern/kernel.h"
@@ -70,6 +71,8 @@ dorw(struct fsproc *p, struct file *fp, struct uio *uio, int64_t offset,
 	if (!positioned && has_offset(fp))
 		fp->f_offset = uio->uio_offset;
 	uint64_t moved = resid0 - uio->uio_resid;
+	if (moved > 0 && fp->f_type == DTYPE_VNODE)
+		inotify_file(fp, write ? IN_MODIFY : IN_ACCESS);
 	return moved > 0 ? (int64_t)moved : error;
 }
 

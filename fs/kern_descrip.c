@@ -7,7 +7,9 @@
  * process's RLIMIT_NOFILE.  fd_freefile remembers that no slot below it
  * is free, so allocation after a run of opens does not rescan from 0.
  */
+#include "fs/eventpoll.h"
 #include "fs/file.h"
+#include "fs/inotify.h"
 #include "fs/lockf.h"
 #include "fs/pipe.h"
 #include "fs/tmpfs/tmpfs.h"
@@ -46,6 +48,10 @@ fdrop(struct file *fp)
 		return;
 	if (fp->f_vnode != NULL)
 		vfs_lock_release(fp->f_vnode, fp);
+	if (fp->f_epitems != NULL)
+		eventpoll_release(fp);
+	if (fp->f_vnode != NULL)
+		inotify_close(fp);
 	fp->f_ops->fo_close(fp);
 	kfree(fp);
 }

@@ -1,8 +1,10 @@
 /*
  * Wait lists for polling (see poll.h) and poll itself.
  */
+#include "fs/cdev.h"
 #include "fs/file.h"
 #include "fs/poll.h"
+#include "kern/signal.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -33,11 +35,18 @@ void
 selwakeup(struct selinfo *si)
 {
 	struct pollentry *pe;
+	bool exclusive_woken = false;
 
 	TAILQ_FOREACH(pe, &si->si_entries, pe_silink) {
-		if (!pe->pe_pw->pw_woken) {
-			pe->pe_pw->pw_woken = true;
-			wakeup(pe->pe_pw);
+		struct pollwaiter *pw = pe->pe_pw;
+		if (pw->pw_wakefn != NULL) {
+			if (pw->pw_exclusive && exclusive_woken)
+				continue;
+			if (pw->pw_wakefn(pw) && pw->pw_exclusive)
+				exclusive_woken = true;
+		} else if (!pw->pw_woken) {
+			pw->pw_woken = true;
+			wakeup(pw);
 		}
 	}
 }
@@ -59,7 +68,9 @@ pollwaiter_init(struct pollwaiter *pw)
 {
 	pw->pw_entries = NULL;
 	pw->pw_woken = false;
+	pw->pw_exclusive = false;
 	pw->pw_error = 0;
+	pw->pw_wakefn = NULL;
 }
 
 void
@@ -79,6 +90,12 @@ int
 pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline)
 {
 	while (!pw->pw_woken) {
+		/*
+		 * A signal already pending that the wait's mask (ppoll,
+		 * pselect6) lets through ends it: nothing would wake it.
+		 */
+		if (curlwp != NULL && issignal_pending(curlwp))
+			return -ERESTARTNOHAND;
 		uint64_t timo = 0;
 		if (deadline != 0) {
 			uint64_t now = nanouptime();
@@ -93,6 +110,19 @@ pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline)
 			return -ETIMEDOUT;
 	}
 	return 0;
+}
+
+bool
+file_pollable(struct file *fp)
+{
+	switch (fp->f_type) {
+	case DTYPE_VNODE:
+		return false;
+	case DTYPE_DEV:
+		return cdev_pollable(fp);
+	default:
+		return true;
+	}
 }
 
 /* One pass over fds; records pw on each file if it is not NULL. */

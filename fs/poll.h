@@ -13,6 +13,14 @@
  * An object that goes away calls seldrain, which wakes its waiters and
  * detaches their records, so no record points at freed memory.
  *
+ * A waiter may instead have a wake function (epoll: fs/eventpoll.c): its
+ * records then last as long as it wants, and selwakeup calls the function
+ * in place of waking a thread, so an object's change costs its own
+ * waiters only.  The function runs from the waking path (a write, a
+ * callout): it must not sleep nor remove records.  An exclusive waiter
+ * (EPOLLEXCLUSIVE) is called only if no other exclusive waiter of the
+ * same object took the wake-up first.
+ *
  * Locking: the big kernel lock.
  */
 #ifndef FS_POLL_H
@@ -24,6 +32,7 @@
 
 #include "kern/queue.h"
 
+struct file;
 struct fsproc;
 struct pollwaiter;
 
@@ -41,7 +50,13 @@ struct selinfo {
 struct pollwaiter {
 	struct pollentry *pw_entries;
 	bool pw_woken;			/* a recorded object changed */
+	bool pw_exclusive;		/* one exclusive waiter woken per change */
 	int pw_error;			/* -ENOMEM if a record failed */
+	/*
+	 * NULL: selwakeup wakes the thread sleeping on the waiter; else
+	 * called instead, returning true if it woke someone.
+	 */
+	bool (*pw_wakefn)(struct pollwaiter *pw);
 };
 
 /* An empty selinfo. */
@@ -61,6 +76,13 @@ void pollwaiter_init(struct pollwaiter *pw);
 
 /* Removes every record of pw from its objects. */
 void pollwaiter_done(struct pollwaiter *pw);
+
+/*
+ * True if fp has a poll of its own that tells readiness (a pipe, a tty,
+ * an event file); false for regular files, directories, block devices
+ * and the character devices without one, which epoll refuses (EPERM).
+ */
+bool file_pollable(struct file *fp);
 
 /*
  * Sleeps on pw until an object recorded on it changes, the nanouptime

@@ -2,6 +2,7 @@
  * System calls on attributes: stat, statx, access, chmod, chown,
  * utimensat, truncate, statfs.
  */
+#include "fs/inotify.h"
 #include "fs/namei.h"
 #include "fs/vfs.h"
 #include "kern/ucred.h"
@@ -193,6 +194,16 @@ owner_or_root(struct vnode *vp, struct ucred *cr)
 	return cred_is_root(cr) || cr->cr_uid == vp->v_uid;
 }
 
+/* vop_setattr, and inotify's event (IN_ATTRIB, IN_MODIFY) if it worked. */
+static int
+setattr_notify(struct vnode *vp, struct vattr *va, uint32_t event)
+{
+	int error = vp->v_op->vop_setattr(vp, va);
+	if (error == 0)
+		inotify_vnode(vp, event);
+	return error;
+}
+
 static int
 do_chmod(struct vnode *vp, struct ucred *cr, mode_t mode)
 {
@@ -203,7 +214,7 @@ do_chmod(struct vnode *vp, struct ucred *cr, mode_t mode)
 	if (!cred_is_root(cr) && vp->v_type != VDIR && !groupmember(vp->v_gid, cr))
 		mode &= ~S_ISGID;
 	struct vattr va = { .va_mask = VA_MODE, .va_mode = mode };
-	return vp->v_op->vop_setattr(vp, &va);
+	return setattr_notify(vp, &va, IN_ATTRIB);
 }
 
 int
@@ -218,6 +229,8 @@ kern_fchmodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	if ((error = at_vnode(p, cr, dirfd, path, flags, &vp)) < 0)
 		return error;
 	error = vp->v_type == VLNK ? -EOPNOTSUPP : do_chmod(vp, cr, mode);
+	if (error == 0)
+		inotify_parent(p, cr, dirfd, path, vp, IN_ATTRIB);
 	vrele(vp);
 	return error;
 }
@@ -265,7 +278,7 @@ do_chown(struct vnode *vp, struct ucred *cr, uid_t uid, gid_t gid)
 			va.va_mode = m;
 		}
 	}
-	return vp->v_op->vop_setattr(vp, &va);
+	return setattr_notify(vp, &va, IN_ATTRIB);
 }
 
 int
@@ -280,6 +293,8 @@ kern_fchownat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	if ((error = at_vnode(p, cr, dirfd, path, flags, &vp)) < 0)
 		return error;
 	error = do_chown(vp, cr, uid, gid);
+	if (error == 0)
+		inotify_parent(p, cr, dirfd, path, vp, IN_ATTRIB);
 	vrele(vp);
 	return error;
 }
@@ -343,11 +358,13 @@ kern_utimensat(struct fsproc *p, struct ucred *cr, int dirfd,
 	if (va.va_mask == 0)
 		error = 0;
 	else if (owner_or_root(vp, cr))
-		error = vp->v_op->vop_setattr(vp, &va);
+		error = setattr_notify(vp, &va, IN_ATTRIB);
 	else if (explicit)
 		error = -EPERM;
 	else if ((error = vaccess(vp, W_OK, cr)) == 0)
-		error = vp->v_op->vop_setattr(vp, &va);
+		error = setattr_notify(vp, &va, IN_ATTRIB);
+	if (error == 0 && va.va_mask != 0 && path != NULL)
+		inotify_parent(p, cr, dirfd, path, vp, IN_ATTRIB);
 	vrele(vp);
 	return error;
 }
@@ -367,7 +384,7 @@ do_truncate(struct fsproc *p, struct vnode *vp, int64_t length)
 	struct vattr va = { .va_mask = VA_SIZE | VA_MTIME,
 	    .va_size = (uint64_t)length };
 	vfs_timestamp(&va.va_mtime);
-	return vp->v_op->vop_setattr(vp, &va);
+	return setattr_notify(vp, &va, IN_MODIFY);
 }
 
 int
@@ -386,6 +403,8 @@ kern_truncate(struct fsproc *p, struct ucred *cr, const char *path,
 		error = -EISDIR;
 	else if ((error = vaccess(vp, W_OK, cr)) == 0)
 		error = do_truncate(p, vp, length);
+	if (error == 0)
+		inotify_parent(p, cr, AT_FDCWD, path, vp, IN_MODIFY);
 	namei_done(&nd);
 	return error;
 }

@@ -3,6 +3,7 @@
  * link, symlink, readlink.  Permission checks and the POSIX rules live
  * here; the file systems' operations only carry them out.
  */
+#include "fs/inotify.h"
 #include "fs/namei.h"
 #include "fs/pipe.h"
 #include "fs/vfs.h"
@@ -74,10 +75,13 @@ may_delete(struct vnode *dvp, struct vnode *vp, struct ucred *cr)
 	return 0;
 }
 
-/* Opens an existing vnode vp (referenced; consumed) for openat. */
+/*
+ * Opens an existing vnode vp (referenced; consumed) for openat; nd, if
+ * not NULL, is the lookup of its parent and name (for inotify).
+ */
 static int
 open_vnode(struct fsproc *p, struct ucred *cr, struct vnode *vp, int flags,
-    bool created)
+    bool created, const struct nameidata *nd)
 {
 	int acc = flags & O_ACCMODE;
 	int error = 0;
@@ -98,6 +102,8 @@ open_vnode(struct fsproc *p, struct ucred *cr, struct vnode *vp, int flags,
 		struct vattr va = { .va_mask = VA_SIZE | VA_MTIME };
 		vfs_timestamp(&va.va_mtime);
 		error = vp->v_op->vop_setattr(vp, &va);
+		if (error == 0)
+			inotify_vnode(vp, IN_MODIFY);
 	}
 	if (error < 0) {
 		vrele(vp);
@@ -109,9 +115,31 @@ open_vnode(struct fsproc *p, struct ucred *cr, struct vnode *vp, int flags,
 	int fflags = (flags & OPEN_FLAGS_KEPT) | LINUX_O_LARGEFILE;
 	if ((error = vn_open(vp, fflags, &fp)) < 0)
 		return error;
+	inotify_open(fp, nd != NULL ? nd->ni_dvp : NULL,
+	    nd != NULL ? nd->ni_last : NULL);
 	int fd = fdalloc(p, fp, 0, (flags & O_CLOEXEC) ? FD_CLOEXEC : 0);
 	fdrop(fp);
 	return fd;
+}
+
+/*
+ * open_vnode for an open without O_CREAT: once inotify is used, the
+ * path's parent and name are looked up too, so that a watched directory
+ * hears of the file by name (as Linux's dentry tells it).
+ */
+static int
+open_vnode_path(struct fsproc *p, struct ucred *cr, struct vnode *vp,
+    int flags, int dirfd, const char *path)
+{
+	struct nameidata pnd;
+
+	if (!inotify_used ||
+	    namei_at(p, cr, dirfd, path, NI_PARENT, &pnd) < 0)
+		return open_vnode(p, cr, vp, flags, false, NULL);
+	bool named = pnd.ni_vp == vp && pnd.ni_lasttype == NI_LAST_NORM;
+	int error = open_vnode(p, cr, vp, flags, false, named ? &pnd : NULL);
+	namei_done(&pnd);
+	return error;
 }
 
 /*
@@ -161,7 +189,7 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 			return error;
 		struct vnode *vp = nd.ni_vp;
 		if (vp->v_type != VLNK || (flags & O_NOFOLLOW))
-			return open_vnode(p, cr, vp, flags, false);
+			return open_vnode_path(p, cr, vp, flags, dirfd, path);
 		error = open_magic_link(p, vp, flags);
 		vrele(vp);
 		if (error != -ENOENT)
@@ -169,7 +197,7 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		error = namei_at(p, cr, dirfd, path, NI_FOLLOW, &nd);
 		if (error < 0)
 			return error;
-		return open_vnode(p, cr, nd.ni_vp, flags, false);
+		return open_vnode_path(p, cr, nd.ni_vp, flags, dirfd, path);
 	}
 
 	/*
@@ -196,8 +224,9 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 			error = -EEXIST;
 		} else {
 			struct vnode *vp = vref(nd.ni_vp);
+			error = open_vnode(p, cr, vp, flags, false, &nd);
 			namei_done(&nd);
-			return open_vnode(p, cr, vp, flags, false);
+			return error;
 		}
 	} else if (nd.ni_dvp->v_nlink == 0) {
 		error = -ENOENT;	/* a removed directory */
@@ -208,8 +237,10 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		error = nd.ni_dvp->v_op->vop_create(nd.ni_dvp, nd.ni_last, &va,
 		    &vp);
 		if (error == 0) {
+			inotify_create(nd.ni_dvp, nd.ni_last, vp);
+			error = open_vnode(p, cr, vp, flags, true, &nd);
 			namei_done(&nd);
-			return open_vnode(p, cr, vp, flags, true);
+			return error;
 		}
 	}
 	namei_done(&nd);
@@ -249,8 +280,10 @@ kern_mknodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 			va.va_rdev = dev;
 		error = nd.ni_dvp->v_op->vop_create(nd.ni_dvp, nd.ni_last, &va,
 		    &vp);
-		if (error == 0)
+		if (error == 0) {
+			inotify_create(nd.ni_dvp, nd.ni_last, vp);
 			vrele(vp);
+		}
 	}
 	namei_done(&nd);
 	return error;
@@ -271,8 +304,10 @@ kern_mkdirat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 		new_owner(nd.ni_dvp, cr, VDIR, mode & 01777 & ~p->fp_pwd->pd_umask, &va);
 		error = nd.ni_dvp->v_op->vop_mkdir(nd.ni_dvp, nd.ni_last, &va,
 		    &vp);
-		if (error == 0)
+		if (error == 0) {
+			inotify_create(nd.ni_dvp, nd.ni_last, vp);
 			vrele(vp);
+		}
 	}
 	namei_done(&nd);
 	return error;
@@ -314,8 +349,10 @@ do_rmdir(struct nameidata *nd, struct ucred *cr)
 	if (error < 0)
 		return error;
 	error = nd->ni_dvp->v_op->vop_rmdir(nd->ni_dvp, nd->ni_last, vp);
-	if (error == 0)
+	if (error == 0) {
 		dir_removed(vp, nd->ni_dvp);
+		inotify_delete(nd->ni_dvp, nd->ni_last, vp);
+	}
 	return error;
 }
 
@@ -335,7 +372,10 @@ do_unlink(struct nameidata *nd, struct ucred *cr)
 	int error = may_delete(nd->ni_dvp, vp, cr);
 	if (error < 0)
 		return error;
-	return nd->ni_dvp->v_op->vop_unlink(nd->ni_dvp, nd->ni_last, vp);
+	error = nd->ni_dvp->v_op->vop_unlink(nd->ni_dvp, nd->ni_last, vp);
+	if (error == 0)
+		inotify_delete(nd->ni_dvp, nd->ni_last, vp);
+	return error;
 }
 
 int
@@ -447,6 +487,8 @@ do_rename(struct nameidata *from, struct nameidata *to, struct ucred *cr,
 	    to->ni_last, tvp);
 	if (error == 0 && tvp != NULL && tvp->v_type == VDIR)
 		dir_removed(tvp, tdvp);
+	if (error == 0)
+		inotify_rename(fdvp, from->ni_last, tdvp, to->ni_last, fvp, tvp);
 	return error;
 }
 
@@ -510,6 +552,10 @@ kern_linkat(struct fsproc *p, struct ucred *cr, int olddirfd,
 		else
 			error = nd.ni_dvp->v_op->vop_link(nd.ni_dvp, nd.ni_last,
 			    vp);
+		if (error == 0) {
+			inotify_vnode(vp, IN_ATTRIB);	/* its link count */
+			inotify_create(nd.ni_dvp, nd.ni_last, vp);
+		}
 	}
 	namei_done(&nd);
 	vrele(vp);
@@ -536,8 +582,10 @@ kern_symlinkat(struct fsproc *p, struct ucred *cr, const char *target,
 		new_owner(nd.ni_dvp, cr, VLNK, 0777, &va);
 		error = nd.ni_dvp->v_op->vop_symlink(nd.ni_dvp, nd.ni_last, &va,
 		    target, &vp);
-		if (error == 0)
+		if (error == 0) {
+			inotify_create(nd.ni_dvp, nd.ni_last, vp);
 			vrele(vp);
+		}
 	}
 	namei_done(&nd);
 	return error;

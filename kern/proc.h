@@ -195,6 +195,17 @@ curlwp_get(void)
 #define curlwp	(curlwp_get())
 #define curproc	(curlwp != NULL ? curlwp->lwp_proc : NULL)
 
+/*
+ * Called, once set, when process p becomes a zombie and when it is
+ * reaped: fs/pidfd.c sets it at its first pidfd, to wake pidfd pollers.
+ */
+extern void (*pidfd_exit_hook)(struct proc *p);
+/*
+ * The pid a pidfd names, for waitid(P_PIDFD) (fs/pidfd.c's pidfd_pid,
+ * set with pidfd_exit_hook): or -EBADF.
+ */
+extern pid_t (*pidfd_pid_hook)(struct fsproc *fsp, int fd, bool *nonblock);
+
 /* The process with pid, or NULL (zombies included; any pid <= 0). */
 struct proc *pfind(pid_t pid);
 

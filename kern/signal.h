@@ -101,6 +101,14 @@ void childsignal(struct proc *p, int code, int status);
 /* The same for the exit of p, a zombie, from its wait status p_xstat. */
 void childsignal_exit(struct proc *p);
 
+/*
+ * Called, once set, when a signal becomes pending for process p or a
+ * thread of it: fs/signalfd.c sets it at its first signalfd, to wake the
+ * readers and pollers of signalfds (the signals they read are blocked,
+ * so nothing else wakes them).
+ */
+extern void (*signal_pending_hook)(struct proc *p);
+
 /* Gets lp to notice a signal: ends an interruptible sleep, or its run. */
 void sigwakeup(struct lwp *lp);
 

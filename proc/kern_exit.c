@@ -159,6 +159,8 @@ exit1(int xstat)
 		p->p_pgrp->pg_session->s_leader = NULL;
 	p->p_xstat = xstat;
 	p->p_state = PRS_ZOMBIE;
+	if (pidfd_exit_hook != NULL)
+		pidfd_exit_hook(p);
 	if (__builtin_expect(proc_exit_hook != NULL, 0))
 		proc_exit_hook(p, xstat);
 	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
@@ -169,6 +171,9 @@ exit1(int xstat)
 	}
 	thread_exit();
 }
+
+void (*pidfd_exit_hook)(struct proc *p);
+pid_t (*pidfd_pid_hook)(struct fsproc *fsp, int fd, bool *nonblock);
 
 /* Does child q match wait4's pid argument for parent p? */
 static bool
@@ -195,6 +200,8 @@ proc_reap(struct proc *p, struct proc *q)
 	while ((lp = TAILQ_FIRST(&q->p_lwps)) != NULL)
 		lwp_free(lp);
 	sigacts_free(q);
+	if (pidfd_exit_hook != NULL)
+		pidfd_exit_hook(q);	/* its pollers look after the free */
 	proc_free(q);
 }
 

@@ -322,6 +322,8 @@ sig_prepare(struct proc *p, int sig)
  * sig is pending for lp, or for its process (lp NULL): wakes the thread
  * that will take it.  SIGKILL goes to every thread, stopped or not.
  */
+void (*signal_pending_hook)(struct proc *p);
+
 static void
 sig_complete(struct proc *p, struct lwp *lp, int sig)
 {
@@ -360,8 +362,11 @@ sig_post(struct proc *p, struct lwp *lp, const siginfo_t *info)
 	int error = lp != NULL ?
 	    sigqueue_add(p, &lp->lwp_siglist, &lp->lwp_sigqueue, info) :
 	    sigqueue_add(p, &p->p_siglist, &p->p_sigqueue, info);
-	if (error == 0)
+	if (error == 0) {
 		sig_complete(p, lp, sig);
+		if (signal_pending_hook != NULL)
+			signal_pending_hook(p);
+	}
 	return error;
 }
 

@@ -59,12 +59,13 @@ sys_wait4(struct lwp *lp, const uint64_t *args)
 	return r;
 }
 
-/* waitid(idtype, id, infop, options, rusage); pidfds are not kept. */
+/* waitid(idtype, id, infop, options, rusage); P_PIDFD: fs/pidfd.c. */
 long
 sys_waitid(struct lwp *lp, const uint64_t *args)
 {
 	int idtype = (int)args[0], options = (int)args[3];
 	pid_t id = (pid_t)args[1], pid;
+	bool nonblock = false;
 	struct wait_result wr = { 0 };
 	struct rusage ru;
 
@@ -86,10 +87,23 @@ sys_waitid(struct lwp *lp, const uint64_t *args)
 			return -EINVAL;
 		pid = id == 0 ? 0 : -id;
 		break;
+	case P_PIDFD:
+		if (id < 0)
+			return -EINVAL;
+		/* No pidfd was ever made: fd is none (Linux: EBADF). */
+		pid = pidfd_pid_hook == NULL ? -EBADF :
+		    pidfd_pid_hook(&lp->lwp_proc->p_fs, id, &nonblock);
+		if (pid < 0)
+			return pid;
+		break;
 	default:
-		return -EINVAL;		/* P_PIDFD: there are no pidfds */
+		return -EINVAL;
 	}
-	long r = kern_wait(lp, pid, options, &wr, args[4] != 0 ? &ru : NULL);
+	/* As Linux: a non-blocking pidfd does not wait, and says EAGAIN. */
+	long r = kern_wait(lp, pid, options | (nonblock ? WNOHANG : 0), &wr,
+	    args[4] != 0 ? &ru : NULL);
+	if (r == 0 && nonblock && !(options & WNOHANG))
+		r = -EAGAIN;
 	if (r < 0)
 		return r;
 	if (args[2] != 0) {

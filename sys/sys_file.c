@@ -531,11 +531,7 @@ timespec_timeout(uint64_t uts, int *error)
 	return *error < 0 ? 0 : ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/*
- * Sets the signal mask for the wait of pselect6 or ppoll (umask NULL: it
- * stays); the old one is in *old.  0, -EFAULT, -EINVAL.
- */
-static int
+int
 wait_sigmask(struct lwp *lp, uint64_t umask, uint64_t size, ksigset_t *old)
 {
 	ksigset_t set;
@@ -550,8 +546,7 @@ wait_sigmask(struct lwp *lp, uint64_t umask, uint64_t size, ksigset_t *old)
 	return 0;
 }
 
-/* After the wait: a handler runs with the wait's mask, then the old one. */
-static void
+void
 wait_sigmask_done(struct lwp *lp, long r, ksigset_t old)
 {
 	if (r == -ERESTARTNOHAND && lp->lwp_sigmask != old) {

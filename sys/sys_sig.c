@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include "fs/event_files.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
@@ -332,6 +333,57 @@ sys_rt_tgsigqueueinfo(struct lwp *lp, const uint64_t *args)
 	if (siginfo_forged(&si, tid, lp->lwp_tid))
 		return -EPERM;
 	return tkill1(lp, tgid, tid, sig, &si);
+}
+
+#define PIDFD_SIGNAL_THREAD		0x1
+#define PIDFD_SIGNAL_THREAD_GROUP	0x2
+#define PIDFD_SIGNAL_PROCESS_GROUP	0x4
+
+/*
+ * pidfd_send_signal(pidfd, sig, info, flags): kill, or rt_sigqueueinfo
+ * with info, to the process a pidfd names (fs/pidfd.c), or with flags
+ * (one at most) to its leader thread only or to its process group.
+ */
+long
+sys_pidfd_send_signal(struct lwp *lp, const uint64_t *args)
+{
+	int sig = (int)args[1], error;
+	unsigned flags = (unsigned)args[3];
+	bool nonblock;
+	siginfo_t si;
+
+	if ((flags & ~(PIDFD_SIGNAL_THREAD | PIDFD_SIGNAL_THREAD_GROUP |
+	    PIDFD_SIGNAL_PROCESS_GROUP)) || (flags & (flags - 1)))
+		return -EINVAL;
+	struct proc *p = pidfd_proc(&lp->lwp_proc->p_fs, (int)args[0],
+	    &nonblock, &error);
+	if (p == NULL)
+		return error;
+	if (args[2] == 0) {
+		siginfo_init(&si, sig, SI_USER, lp->lwp_proc);
+	} else {
+		if (copyin(args[2], &si, sizeof(si)) < 0)
+			return -EFAULT;
+		if (si.si_signo != sig)
+			return -EINVAL;
+		if (siginfo_forged(&si, p->p_pid, lp->lwp_proc->p_pid))
+			return -EPERM;
+	}
+	if (flags == PIDFD_SIGNAL_THREAD) {
+		struct lwp *tl = lwp_lookup(p->p_pid, p->p_pid);
+		return tl != NULL ? sig_send(lp, p, tl, sig, &si) : -ESRCH;
+	}
+	if (flags == PIDFD_SIGNAL_PROCESS_GROUP) {
+		long r = -ESRCH;
+		struct proc *q;
+		if (p->p_pgrp == NULL)
+			return r;
+		TAILQ_FOREACH(q, &p->p_pgrp->pg_members, p_pglist)
+			if (q->p_state != PRS_NEW)
+				r = sig_send(lp, q, NULL, sig, &si) == 0 ? 0 : r;
+		return r;
+	}
+	return sig_send(lp, p, NULL, sig, &si);
 }
 
 long

@@ -287,6 +287,31 @@ tb_pollfds(struct tbuf *tb, uint64_t addr, uint64_t nfds)
 	tb_puts(tb, "]");
 }
 
+/* n struct epoll_event at addr: {events=EPOLLIN, data=0x5}. */
+static void
+tb_epollevents(struct tbuf *tb, uint64_t addr, uint64_t n, bool array)
+{
+	struct __attribute__((packed)) { uint32_t events; uint64_t data; } ev;
+	if (array)
+		tb_puts(tb, "[");
+	for (uint64_t i = 0; i < n; i++) {
+		if (i == TRACE_ARRAYLEN) {
+			tb_puts(tb, ", ...");
+			break;
+		}
+		if (copyin(addr + i * sizeof(ev), &ev, sizeof(ev)) < 0) {
+			if (i == 0 && !array)
+				tb_addr(tb, addr);
+			break;
+		}
+		tb_puts(tb, i ? ", {events=" : "{events=");
+		tb_flags(tb, xl_epoll, ev.events, "0");
+		tb_printf(tb, ", data=%#lx}", (unsigned long)ev.data);
+	}
+	if (array)
+		tb_puts(tb, "]");
+}
+
 /* fcntl's third argument, as its command takes it; false: none. */
 static bool
 tb_fcntlarg(struct tbuf *tb, uint64_t cmd, uint64_t v)
@@ -526,7 +551,7 @@ trace_kind_out(unsigned kind)
 	case AK_SIGSETOUT: case AK_SIGACTOUT: case AK_STATOUT: case AK_STATXOUT:
 	case AK_TSOUT: case AK_TVOUT: case AK_ITVOUT: case AK_UTSOUT:
 	case AK_WSTATUS: case AK_PIPEFDS: case AK_RLIMOUT: case AK_DIRENTS:
-	case AK_PRCTL: case AK_IOCTLARG:
+	case AK_PRCTL: case AK_IOCTLARG: case AK_ITSOUT: case AK_EPOLLEVOUT:
 		return true;
 	}
 	return false;
@@ -548,7 +573,7 @@ trace_out(struct tbuf *tb, unsigned kind, uint64_t v, long ret)
 		[AK_SIGSETOUT] = 8, [AK_STATOUT] = sizeof(struct linux_stat),
 		[AK_STATXOUT] = sizeof(struct linux_statx), [AK_TSOUT] = 16,
 		[AK_TVOUT] = 16, [AK_ITVOUT] = 32, [AK_UTSOUT] = 6 * 65,
-		[AK_PIPEFDS] = 8, [AK_RLIMOUT] = 16,
+		[AK_PIPEFDS] = 8, [AK_RLIMOUT] = 16, [AK_ITSOUT] = 32,
 	};
 
 	if (v == 0) {
@@ -601,11 +626,17 @@ trace_out(struct tbuf *tb, unsigned kind, uint64_t v, long ret)
 		tb_ts(tb, "usec", u.ts[0], u.ts[1]);
 		break;
 	case AK_ITVOUT:
+	case AK_ITSOUT: {
+		const char *unit = kind == AK_ITVOUT ? "usec" : "nsec";
 		tb_puts(tb, "{it_interval=");
-		tb_ts(tb, "usec", u.ts[0], u.ts[1]);
+		tb_ts(tb, unit, u.ts[0], u.ts[1]);
 		tb_puts(tb, ", it_value=");
-		tb_ts(tb, "usec", u.ts[2], u.ts[3]);
+		tb_ts(tb, unit, u.ts[2], u.ts[3]);
 		tb_puts(tb, "}");
+		break;
+	}
+	case AK_EPOLLEVOUT:
+		tb_epollevents(tb, v, (uint64_t)ret, true);
 		break;
 	case AK_UTSOUT:
 		u.uts[0][64] = u.uts[1][64] = '\0';
@@ -722,13 +753,16 @@ trace_arg(struct tbuf *tb, const struct sysent *se, int i,
 	case AK_TSIN:
 	case AK_TVIN:
 	case AK_ITVIN:
-		if (v == 0 || copyin(v, u.ts, kind == AK_ITVIN ? 32 : 16) < 0) {
+	case AK_ITSIN:
+		if (v == 0 || copyin(v, u.ts,
+		    kind == AK_ITVIN || kind == AK_ITSIN ? 32 : 16) < 0) {
 			tb_addr(tb, v);
-		} else if (kind == AK_ITVIN) {
+		} else if (kind == AK_ITVIN || kind == AK_ITSIN) {
+			const char *unit = kind == AK_ITVIN ? "usec" : "nsec";
 			tb_puts(tb, "{it_interval=");
-			tb_ts(tb, "usec", u.ts[0], u.ts[1]);
+			tb_ts(tb, unit, u.ts[0], u.ts[1]);
 			tb_puts(tb, ", it_value=");
-			tb_ts(tb, "usec", u.ts[2], u.ts[3]);
+			tb_ts(tb, unit, u.ts[2], u.ts[3]);
 			tb_puts(tb, "}");
 		} else {
 			tb_ts(tb, kind == AK_TSIN ? "nsec" : "usec", u.ts[0], u.ts[1]);
@@ -767,6 +801,20 @@ trace_arg(struct tbuf *tb, const struct sysent *se, int i,
 	case AK_MSGHDRIN: case AK_SHUTHOW: case AK_SOCKLEVEL: case AK_SOCKOPT:
 		trace_sockarg(tb, kind, v, other, 0);
 		break;
+	case AK_EPOLLOP: tb_xlat(tb, xl_epollop, v, "%#lx"); break;
+	case AK_EPOLLEVIN:
+		if (v == 0)
+			tb_puts(tb, "NULL");
+		else
+			tb_epollevents(tb, v, 1, false);
+		break;
+	case AK_EPFLAGS: tb_flags(tb, xl_epflags, v, "0"); break;
+	case AK_EFDFLAGS: tb_flags(tb, xl_efd, v, "0"); break;
+	case AK_TFDFLAGS: tb_flags(tb, xl_tfd, v, "0"); break;
+	case AK_TFDSETFLAGS: tb_flags(tb, xl_tfdset, v, "0"); break;
+	case AK_SFDFLAGS: tb_flags(tb, xl_sfd, v, "0"); break;
+	case AK_INFLAGS: tb_flags(tb, xl_inflags, v, "0"); break;
+	case AK_INMASK:	tb_flags(tb, xl_inmask, (uint32_t)v, "0"); break;
 	case AK_CLONE:
 		if (i != 0)
 			return false;

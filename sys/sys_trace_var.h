@@ -61,7 +61,8 @@ extern const struct xlat xl_open[], xl_at[], xl_access[], xl_prot[],
     xl_sicode_bus[], xl_sicode_ill[], xl_sicode_fpe[], xl_sicode_trap[],
     xl_prctl[], xl_grnd[], xl_iflag[], xl_oflag[], xl_nldly[], xl_crdly[],
     xl_tabdly[], xl_bsdly[], xl_vtdly[], xl_ffdly[], xl_baud[], xl_cflag[],
-    xl_lflag[], xl_tcflsh[];
+    xl_lflag[], xl_tcflsh[], xl_epollop[], xl_epoll[], xl_epflags[],
+    xl_efd[], xl_tfd[], xl_tfdset[], xl_sfd[], xl_inflags[], xl_inmask[];
 
 /* len bytes of a buffer: the first TRACE_STRLEN quoted, then ... */
 void tb_ubuf(struct tbuf *tb, uint64_t addr, uint64_t len, bool hex);

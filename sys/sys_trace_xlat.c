@@ -5,11 +5,16 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/poll.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -151,6 +156,33 @@ const struct xlat xl_poll[] = {
 	X(POLLIN), X(POLLPRI), X(POLLOUT), X(POLLERR), X(POLLHUP), X(POLLNVAL),
 	X(POLLRDNORM), X(POLLRDBAND), X(POLLWRNORM), X(POLLWRBAND), X(POLLMSG),
 	X(POLLRDHUP), XEND
+};
+const struct xlat xl_epollop[] = {
+	X(EPOLL_CTL_ADD), X(EPOLL_CTL_DEL), X(EPOLL_CTL_MOD), XEND
+};
+const struct xlat xl_epoll[] = {
+	X(EPOLLIN), X(EPOLLPRI), X(EPOLLOUT), X(EPOLLERR), X(EPOLLHUP),
+	X(EPOLLRDNORM), X(EPOLLRDBAND), X(EPOLLWRNORM),
+	X(EPOLLWRBAND), X(EPOLLMSG), X(EPOLLRDHUP), X(EPOLLEXCLUSIVE),
+	X(EPOLLWAKEUP), X(EPOLLONESHOT), X(EPOLLET), XEND
+};
+const struct xlat xl_epflags[] = { X(EPOLL_CLOEXEC), XEND };
+const struct xlat xl_efd[] = {
+	X(EFD_SEMAPHORE), X(EFD_NONBLOCK), X(EFD_CLOEXEC), XEND
+};
+const struct xlat xl_tfd[] = { X(TFD_NONBLOCK), X(TFD_CLOEXEC), XEND };
+const struct xlat xl_tfdset[] = {
+	X(TFD_TIMER_ABSTIME), X(TFD_TIMER_CANCEL_ON_SET), XEND
+};
+const struct xlat xl_sfd[] = { X(SFD_NONBLOCK), X(SFD_CLOEXEC), XEND };
+const struct xlat xl_inflags[] = { X(IN_NONBLOCK), X(IN_CLOEXEC), XEND };
+const struct xlat xl_inmask[] = {
+	X(IN_ACCESS), X(IN_MODIFY), X(IN_ATTRIB), X(IN_CLOSE_WRITE),
+	X(IN_CLOSE_NOWRITE), X(IN_OPEN), X(IN_MOVED_FROM), X(IN_MOVED_TO),
+	X(IN_CREATE), X(IN_DELETE), X(IN_DELETE_SELF), X(IN_MOVE_SELF),
+	X(IN_UNMOUNT), X(IN_Q_OVERFLOW), X(IN_IGNORED), X(IN_ONLYDIR),
+	X(IN_DONT_FOLLOW), X(IN_EXCL_UNLINK), X(IN_MASK_CREATE),
+	X(IN_MASK_ADD), X(IN_ISDIR), X(IN_ONESHOT), XEND
 };
 const struct xlat xl_clone[] = {
 	{ 0x100, "CLONE_VM" }, { 0x200, "CLONE_FS" }, { 0x400, "CLONE_FILES" },

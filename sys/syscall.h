@@ -130,6 +130,18 @@ enum argkind {
 	AK_SHUTHOW,	/* SHUT_RD... */
 	AK_SOCKLEVEL,	/* SOL_SOCKET... */
 	AK_SOCKOPT,	/* SO_PASSCRED..., for level ARG(n) */
+	AK_ITSIN,	/* {it_interval={tv_sec=0, tv_nsec=0}, it_value=...} */
+	AK_ITSOUT,
+	AK_EPOLLOP,	/* EPOLL_CTL_ADD... */
+	AK_EPOLLEVIN,	/* {events=EPOLLIN|EPOLLET, data=0x5} */
+	AK_EPOLLEVOUT,	/* [{events=EPOLLIN, data=0x5}], as many as returned */
+	AK_EPFLAGS,	/* EPOLL_CLOEXEC */
+	AK_EFDFLAGS,	/* EFD_SEMAPHORE|EFD_NONBLOCK... */
+	AK_TFDFLAGS,	/* TFD_NONBLOCK|TFD_CLOEXEC */
+	AK_TFDSETFLAGS,	/* TFD_TIMER_ABSTIME... */
+	AK_SFDFLAGS,	/* SFD_NONBLOCK|SFD_CLOEXEC */
+	AK_INFLAGS,	/* IN_NONBLOCK|IN_CLOEXEC */
+	AK_INMASK,	/* IN_CREATE|IN_DELETE... */
 	AK_NKINDS
 };
 #define ARG(n)		((n) << 8)
@@ -167,5 +179,16 @@ int uio_userv(struct uio *uio, struct kiovec **iovp, struct lwp *lp,
 
 /* Runs the system call in lp's registers and puts its result in rax. */
 void syscall_dispatch(struct lwp *lp);
+
+/*
+ * The signal mask of a wait (sys_file.c: pselect6, ppoll, epoll_pwait).
+ * wait_sigmask sets lp's mask to the caller's set at umask, of size
+ * bytes (umask 0: it stays); the old one is in *old.  0, -EFAULT,
+ * -EINVAL.  wait_sigmask_done, after the wait that returned r: if a
+ * signal ended it (-ERESTARTNOHAND), the handler runs with the wait's
+ * mask and the old one comes back after it; otherwise it comes back now.
+ */
+int wait_sigmask(struct lwp *lp, uint64_t umask, uint64_t size, ksigset_t *old);
+void wait_sigmask_done(struct lwp *lp, long r, ksigset_t old);
 
 #endif /* SYS_SYSCALL_H */

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 
+#include "fs/anon_file.h"
 #include "fs/procfs/procfs.h"
 #include "fs/pipe.h"
 #include "fs/tmpfs/tmpfs.h"
@@ -358,6 +359,10 @@ procfs_plink(struct sbuf *sb, struct proc *p, enum pfstype t, int fd)
 		if (fp->f_type == DTYPE_PIPE) {
 			struct pipe *pi = fp->f_data;
 			sbuf_printf(sb, "pipe:[%lu]", (unsigned long)pi->pi_ino);
+			return 0;
+		}
+		if (fp->f_type == DTYPE_ANON) {
+			sbuf_printf(sb, "anon_inode:%s", anonfile_name(fp));
 			return 0;
 		}
 		const char *memfd = fp->f_vnode != NULL ?

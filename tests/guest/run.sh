@@ -21,9 +21,9 @@ command -v musl-gcc >/dev/null || {
 	else echo "guest tests need musl-gcc: apt-get install musl-tools" >&2; exit 1; fi
 }
 # Each program twice: with musl and with glibc, both static, stripped:
-# the image lives in the guest's 128 MiB of RAM (a tenth of it is
-# symbols), and forkbomb's root bomb needs what is left to reach the
-# process limit before memory runs out.
+# the image (some 56 MiB) lives in the guest's 256 MiB of RAM, in a
+# root tmpfs of half of it, and forkbomb's root bomb needs what is left
+# to reach the process limit before memory runs out.
 for c in "$here"/c/*.c; do
 	musl-gcc -static -s -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c)" "$c" || exit 1
 	gcc -static -s -O2 -Wall -Werror -o "$stage/t/bin/$(basename "$c" .c).glibc" "$c" || exit 1
@@ -61,7 +61,7 @@ pass=0 fail=0
 limit=180
 for t in "$here"/t/*.sh; do
 	name=$(basename "$t" .sh)
-	inside=$(timeout $limit "$vk" -m 128m --initramfs "$build/guest.cpio" -- \
+	inside=$(timeout $limit "$vk" -m 256m --initramfs "$build/guest.cpio" -- \
 	    /bin/sh -c "cd /tmp && exec /bin/sh /t/$name.sh /t" 2>/dev/null)
 	in_rc=$?
 	scratch=$(mktemp -d)
@@ -79,7 +79,7 @@ for t in "$here"/t/*.sh; do
 done
 for t in "$here"/inside/*.sh; do
 	name=$(basename "$t" .sh)
-	out=$(timeout 60 "$vk" -m 128m --initramfs "$build/guest.cpio" -- \
+	out=$(timeout 60 "$vk" -m 256m --initramfs "$build/guest.cpio" -- \
 	    /bin/sh -c "cd /tmp && exec /bin/sh /t/inside/$name.sh" 2>/dev/null)
 	if [ $? = 0 ]; then
 		pass=$((pass + 1)); echo "ok   inside $name"

@@ -11,13 +11,14 @@
 # issue 10's six (threads, futexes, clone, fork, signals, switches),
 # AF_UNIX's sockpair and sockfd (descriptors passed with SCM_RIGHTS;
 # --sock --sock-domain unix asks AF_UNIX for protocol tcp, which Linux
-# refuses too), and issue 11's shared memory and IPC (POSIX and System V
-# shared memory, semaphores and message queues, memfd);
+# refuses too), issue 11's shared memory and IPC (POSIX and System V
+# shared memory, semaphores and message queues, memfd), and the event
+# files (eventfd, timerfd, signalfd, inotify);
 # "waiting", those that do not pass yet (none); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg"
+today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;

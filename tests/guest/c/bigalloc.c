@@ -4,8 +4,9 @@
  * with ENOMEM or killed by SIGKILL, the parent goes on, and the free
  * memory comes back once the child is reaped.  The child limits its
  * address space to 200 MB (RLIMIT_AS) so that natively it stops there
- * (and stops at 1 GiB regardless); the guest tests give vkernel 128 MiB
- * of RAM, so inside it runs out of RAM first.  vkernel's free page count (sysinfo's freeram) is its own
+ * (and stops at 1 GiB regardless); the guest tests give vkernel 256 MiB
+ * of RAM, so inside it stops at the limit or runs out of RAM, whichever
+ * comes first.  vkernel's free page count (sysinfo's freeram) is its own
  * and exact, so inside it must come back to within a few pages (what the
  * kernel's object caches keep); a native host is busy with other things,
  * so there it need only come back to within an eighth of RAM.  Then,

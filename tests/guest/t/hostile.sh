@@ -26,7 +26,7 @@ rm -r trunc nointerp loop dir
 # Runaway recursion in the shell: the stack runs out, the shell dies.
 sh -c 'f() { f; }; f' 2>/dev/null; status "recursion" $?
 
-# Runaway memory, bounded natively by ulimit -v (vkernel has 128 MiB):
+# Runaway memory, bounded natively by ulimit -v (vkernel has 256 MiB):
 # awk dies of ENOMEM or is killed; only that it ended is shown.
 # (The subshell waits for awk itself, so any "Killed" goes to /dev/null.)
 (ulimit -v 100000; awk 'BEGIN { s = "x"; while (1) s = s s }'; true) >/dev/null 2>&1
