@@ -26,6 +26,7 @@ struct image {
 	uint64_t im_phdr, im_phnum;	/* where the program headers are mapped */
 	uint64_t im_base;		/* load bias (ET_DYN) */
 	uint64_t im_interp_base;	/* ld.so's load bias (AT_BASE), or 0 */
+	uint64_t im_vdso;		/* the vDSO (AT_SYSINFO_EHDR), or 0 */
 	uint64_t im_sp;			/* the initial stack pointer */
 };
 

@@ -18,6 +18,7 @@
 
 #include "fs/vnode.h"
 #include "kern/exec.h"
+#include "kern/vdso.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
@@ -289,6 +290,9 @@ elf_load(struct image *im, struct proc *p)
 	uint64_t ibias = 0, start = eh->e_entry + bias;
 	if (error == 0 && interp != NULL)
 		error = elf_load_interp(vm, p, interp, &ibias, &start);
+	long vdso = error == 0 ? vdso_map(vm) : 0;
+	if (vdso < 0)
+		error = (int)vdso;
 	if (error < 0) {
 		vmspace_free(vm);
 		goto out;
@@ -303,6 +307,7 @@ elf_load(struct image *im, struct proc *p)
 	im->im_phnum = eh->e_phnum;
 	im->im_base = bias;
 	im->im_interp_base = ibias;
+	im->im_vdso = (uint64_t)vdso;
 out:
 	kfree(interp);
 	kfree(ef.ph);

@@ -17,6 +17,7 @@
 #include "host/cpu.h"
 #include "host/hostfile.h"
 #include "host/physmem.h"
+#include "kern/vdso.h"
 #include "kern/exec.h"
 #include "kern/init.h"
 #include "kern/signal.h"
@@ -138,6 +139,7 @@ kernel_main(const struct boot_args *ba)
 	vm_page_init();
 	kmem_init();
 	vm_init();
+	vdso_init();
 	vfs_init();
 	bio_init();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",

@@ -56,6 +56,7 @@ kern/kern_exec.c sys	process layer: holds sys_execve
 kern/exec_stack.c vm	process layer: the new image'"'"'s stack
 kern/imgact_elf.c vm	process layer: maps the ELF segments
 kern/imgact_elf.c fs	process layer: reads the ELF file
+kern/kern_vdso.c vm	process layer: maps the vDSO and vvar page into each image
 kern/kern_exit.c vm	process layer: exit frees the address space
 kern/kern_exit.c sys	process layer: holds exit and the waits, traces exits
 kern/kern_sig.c vm	process layer: signal frames are written to user memory
