@@ -86,8 +86,9 @@ vdso_map(struct vmspace *vm)
 	    MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
 	if (base < 0)
 		return base;
+	/* Private as Linux's ("r--p"), but never writable: never copied. */
 	long r = vm_mmap_maxprot(vm, (uint64_t)base, PAGE_SIZE, PROT_READ,
-	    PROT_READ, MAP_SHARED | MAP_FIXED, vvar_obj, 0);
+	    PROT_READ, MAP_PRIVATE | MAP_FIXED, vvar_obj, 0);
 	if (r >= 0)
 		r = vm_mmap(vm, (uint64_t)base + PAGE_SIZE, vdso_len,
 		    PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, vdso_obj, 0);

@@ -18,7 +18,7 @@ struct vm_map_entry;
 void vdso_init(void);
 
 /*
- * Maps the vvar page (read-only, shared: the kernel writes it) and the
+ * Maps the vvar page (read-only for good: the kernel writes it) and the
  * vDSO just above it (read+exec, private: a debugger's breakpoint gets
  * a copy) into vm where top-down mmap puts them, as Linux does after the
  * interpreter.  Returns the vDSO's address (AT_SYSINFO_EHDR), 0 if

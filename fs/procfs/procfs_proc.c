@@ -11,6 +11,7 @@
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
+#include "kern/vdso.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
@@ -337,6 +338,8 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 		name = "[heap]";
 	else if (image)
 		name = p->p_exe;
+	else
+		name = vdso_entry_name(e);	/* [vdso], [vvar] */
 	if (name != NULL || vp != NULL) {
 		size_t len = sb->sb_len - len0;
 		if (len < 73)
