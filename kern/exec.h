@@ -18,6 +18,7 @@ struct exec_args {
 
 struct image {
 	struct vnode *im_vp;
+	const char *im_name;		/* its path, for the log */
 	const char *im_hdr;		/* the file's first page */
 	size_t im_hdrlen;
 	struct vmspace *im_vmspace;	/* the new address space */

@@ -311,13 +311,14 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 		off = e->offset;
 	}
 	/*
-	 * exec copies the image into anonymous memory; name its file-backed
-	 * part as Linux does, with the offsets of a static binary's segments
-	 * (laid out in memory as in the file).
+	 * The image's part mapped from its file is named by the path exec
+	 * ran (the file's own lookup may not find it); a private copy of
+	 * its pages (anonymous) gets the offsets of a static binary's
+	 * segments (laid out in memory as in the file).
 	 */
-	bool image = vp == NULL && p->p_exe != NULL &&
+	bool image = p->p_exe != NULL &&
 	    e->start >= vm->vm_image_start && e->start < vm->vm_image_end;
-	if (image)
+	if (image && vp == NULL)
 		off = e->start - vm->vm_image_start;
 	size_t len0 = sb->sb_len;
 	sbuf_printf(sb, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ",
