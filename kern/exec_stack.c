@@ -131,6 +131,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 		{ AT_PLATFORM, platform },
 		{ AT_NULL, 0 },
 	};
+	vm->vm_auxv_start = sp + (uint64_t)((uint8_t *)v - buf);
 	for (size_t i = 0; i < sizeof(aux) / sizeof(aux[0]); i++) {
 		if ((aux[i][0] == AT_SYSINFO_EHDR || aux[i][0] == AT_MINSIGSTKSZ) &&
 		    aux[i][1] == 0)
@@ -138,6 +139,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 		*v++ = aux[i][0];
 		*v++ = aux[i][1];
 	}
+	vm->vm_auxv_end = sp + (uint64_t)((uint8_t *)v - buf);
 #undef AT
 	int error = vm_copyout(vm, buf, sp, len);
 	kfree(buf);

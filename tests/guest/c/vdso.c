@@ -88,6 +88,19 @@ auxv_shape(char **envp)
 	for (int i = 0; r != NULL && i < 16; i++)
 		nz += r[i] != 0;
 	printf("random has bytes: %d\n", nz > 4);
+
+	/* /proc/self/auxv: the same vector, AT_NULL included. */
+	static unsigned long buf[128];
+	FILE *f = fopen("/proc/self/auxv", "r");
+	size_t n = f != NULL ? fread(buf, 1, sizeof(buf), f) : 0;
+	size_t len = 0;
+	while (auxv[len / sizeof(long)] != AT_NULL)
+		len += 2 * sizeof(long);
+	len += 2 * sizeof(long);
+	printf("/proc/self/auxv is the vector: %d\n", n == len &&
+	    memcmp(buf, auxv, len) == 0);
+	if (f != NULL)
+		fclose(f);
 }
 
 /* The vDSO's symbols, by its dynamic section (as musl's vdso.c does). */
