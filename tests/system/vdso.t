@@ -28,3 +28,20 @@ n=$(grep -cE '^(clock_gettime|gettimeofday|time)\(' "$T/trace")
 [ "$n" -ge 3000 ] && ok "the same loop through syscall(2): $n traps" ||
     fail "the same loop through syscall(2) traps each time" "$n in the trace"
 echo "vdso: $(grep 'ns per call' "$T/out")"
+
+# Across CPUs: tests/guest/c/vdso.c on -n 2 (two threads interleaving
+# vDSO and system-call reads of every clock, never backwards), its
+# output the same as natively.
+mkdir -p "$T/root"
+if musl-gcc -static -O2 -o "$T/root/vdso" tests/guest/c/vdso.c &&
+    tools/mkinitramfs "$T/vdso.cpio" "$T/root" >/dev/null; then
+	"$T/root/vdso" > "$T/native" 2>&1
+	timeout 300 "$VK" -n 2 -m 64m --initramfs "$T/vdso.cpio" -- /vdso \
+	    > "$T/out" 2> "$T/log" < /dev/null
+	status=$?
+	expect_status "vdso.c on -n 2 exits 0" 0
+	diff "$T/native" "$T/out" > "$T/diff" && ok "vdso.c on -n 2: as natively" ||
+	    fail "vdso.c on -n 2: as natively" "$(head -20 "$T/diff")"
+else
+	fail "vdso.c builds" "musl-gcc or mkinitramfs failed"
+fi

@@ -178,7 +178,7 @@ static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC,
 	CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE,
 	CLOCK_BOOTTIME };
 #define NCLOCKS	(sizeof(clocks) / sizeof(clocks[0]))
-#define ROUNDS	20000
+#define ROUNDS	5000
 
 /* The latest reading of each clock by either thread. */
 static int64_t latest[NCLOCKS];
@@ -243,15 +243,18 @@ main(int argc, char **argv, char **envp)
 		printf("clock %d: never backwards between vdso and syscall: %d\n",
 		    (int)clocks[c], backwards[c] == 0);
 
-	/* Within a tick of the system call (Linux's coarse clocks lag a tick). */
+	/*
+	 * The same time as the system call's, but for the time between the
+	 * two reads: bounded generously (a loaded host may stall either).
+	 */
 	int far = 0;
 	for (unsigned c = 0; c < NCLOCKS; c++) {
 		struct timespec a, b;
 		vcgt(clocks[c], &a);
 		syscall(SYS_clock_gettime, clocks[c], &b);
-		far += ns(&b) - ns(&a) > 20000000 || ns(&b) < ns(&a);
+		far += ns(&b) - ns(&a) > 500000000 || ns(&b) < ns(&a);
 	}
-	printf("vdso within 20 ms of the syscall: %d\n", far == 0);
+	printf("vdso within 500 ms of the syscall: %d\n", far == 0);
 
 	int bad = 0;
 	for (int i = 0; i < 1000; i++) {
