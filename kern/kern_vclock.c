@@ -140,8 +140,10 @@ vclock_init(struct vvar_data *vd)
 	tick_ns = hz > 0 ? 1000000000LL / hz : 10000000LL;
 	vd->coarse_res = tick_ns;
 	vd->shift = VCLOCK_SHIFT;
-	if (!tsc_invariant()) {
-		kprintf("vclock: no invariant TSC; the vDSO's clocks make system calls\n");
+	if (!tsc_invariant() || hz <= 0) {
+		/* Without a tick, nothing would follow the host's clock. */
+		kprintf("vclock: no invariant TSC or no tick; the vDSO's clocks "
+		    "make system calls\n");
 		return;
 	}
 	uint64_t per_us = host_tsc_per_us();
@@ -155,8 +157,7 @@ vclock_init(struct vvar_data *vd)
 	vd->mult = rate_mult;
 	vd->real_off = real_off;
 	__atomic_store_n(&vd->flags, VVAR_CLOCK, __ATOMIC_RELEASE);
-	if (hz > 0)
-		callout_reset(&vclock_callout, (uint64_t)tick_ns, vclock_tick, NULL);
+	callout_reset(&vclock_callout, (uint64_t)tick_ns, vclock_tick, NULL);
 }
 
 static uint64_t

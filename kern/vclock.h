@@ -16,8 +16,9 @@ struct vvar_data;
  * Starts the clock from the host's (calibrating the TSC, a few ms) and
  * keeps it in vd, a page every process maps read-only; starts the
  * update that follows the host's clock every tick.  Call once at boot,
- * under the big lock.  Without an invariant TSC the clock is not
- * published: vclock_ns fails and the vDSO makes system calls.
+ * under the big lock.  Without an invariant TSC, or without a tick, the
+ * clock is not published: vclock_ns fails and the vDSO makes system
+ * calls.
  */
 void vclock_init(struct vvar_data *vd);
 
