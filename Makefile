@@ -35,7 +35,8 @@ STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
 
 HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
-KERNEL_SRCS := $(filter-out kern/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c sys/*.c)) \
+KERNEL_SRCS := $(filter-out boot/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c \
+	proc/*.c sys/*.c boot/*.c)) \
 	$(wildcard kern/*.S)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
@@ -44,7 +45,7 @@ obj = $(patsubst %,$(BUILD)/%.o,$(basename $(1)))
 
 CORE_OBJS := $(call obj,$(HOST_SRCS)) $(BUILD)/host/trap/stub_image.o \
 	$(BUILD)/kern/vdso/vdso_image.o $(call obj,$(KERNEL_SRCS))
-KERN_OBJS := $(BUILD)/kern/main.o
+KERN_OBJS := $(BUILD)/boot/main.o
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o

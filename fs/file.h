@@ -10,8 +10,9 @@
  * struct fsproc is a process's file-system state: its descriptor table
  * (struct filedesc) and its current and root directories with its umask
  * (struct pwddesc), each a reference-counted object that clone shares
- * between processes (CLONE_FILES, CLONE_FS), and RLIMIT_FSIZE.  The
- * process code embeds one per process; threads of a process share it.
+ * between processes (CLONE_FILES, CLONE_FS), and RLIMIT_FSIZE.  Each
+ * process embeds one (kern/proc.h, which defines it: a process sees only
+ * pointers to these tables); threads of a process share it.
  *
  * Locking: the big kernel lock.  A file operation may sleep (a pipe, a
  * fifo); callers hold a reference (fget) across it so a concurrent close
@@ -24,6 +25,7 @@
 #include <sys/types.h>
 
 #include "fs/stat.h"
+#include "kern/proc.h"
 
 struct file;
 struct uio;
@@ -107,12 +109,6 @@ struct pwddesc {
 	struct vnode *pd_cdir;		/* current directory (referenced) */
 	struct vnode *pd_rdir;		/* root directory (referenced) */
 	mode_t pd_umask;
-};
-
-struct fsproc {
-	struct filedesc *fp_fd;	/* NULL once exited */
-	struct pwddesc *fp_pwd;	/* NULL once exited */
-	uint64_t fp_fsize;	/* RLIMIT_FSIZE: no write past it */
 };
 
 /* fsproc_fork's and fsproc_unshare's sharing flags. */

@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "fs/file.h"
 #include "host/vmspace.h"
 #include "kern/queue.h"
 #include "kern/thread.h"
@@ -22,6 +21,8 @@
 
 struct vmspace;
 struct ucred;
+struct filedesc;
+struct pwddesc;
 
 #define PID_MAX		32768
 #define LINUX_NSIG		64		/* Linux's _NSIG */
@@ -30,7 +31,7 @@ typedef uint64_t ksigset_t;		/* bit sig - 1 */
 #define SIGBIT(sig)	(1ULL << ((sig) - 1))
 
 /*
- * The siginfo of pending signals, oldest first (kern/kern_sig.c):
+ * The siginfo of pending signals, oldest first (proc/kern_sig.c):
  * beside a pending set, the entries of its signals.  All zero is empty.
  */
 struct ksiginfo;
@@ -56,7 +57,7 @@ struct lwp {
 	ksigset_t lwp_realmask;		/* the mask rt_sigtimedwait lifted */
 	stack_t lwp_sigstk;		/* sigaltstack */
 	uint64_t lwp_clear_child_tid;	/* set_tid_address */
-	uint64_t lwp_syscall_nr;	/* the interrupted call (LWP_RESTART) */
+	uint64_t lwp_syscall_nr;	/* the call a restart re-issues (LWP_RESTART) */
 	/* What restart_syscall continues: an interrupted relative sleep. */
 	struct restart_block {
 		long (*rb_fn)(struct lwp *lp);
@@ -108,6 +109,17 @@ struct pgrp {
 	struct session *pg_session;
 	TAILQ_HEAD(, proc) pg_members;
 	TAILQ_ENTRY(pgrp) pg_hash;
+};
+
+/*
+ * A process's file-system state: the tables fs/ keeps (fs/file.h) and
+ * clone may share (CLONE_FILES, CLONE_FS), and the write limit.  Only
+ * pointers, so a process is defined below the file systems.
+ */
+struct fsproc {
+	struct filedesc *fp_fd;	/* NULL once exited */
+	struct pwddesc *fp_pwd;	/* NULL once exited */
+	uint64_t fp_fsize;	/* RLIMIT_FSIZE: no write past it */
 };
 
 TAILQ_HEAD(procq, proc);
@@ -199,7 +211,7 @@ void leavepgrp(struct proc *p);
 void session_rele(struct session *s);
 
 /*
- * Process limits (kern/kern_resource.c).  proc_limit_init sets maxprocs
+ * Process limits (proc/kern_resource.c).  proc_limit_init sets maxprocs
  * from the pages of RAM processes can have: those still free once the
  * boot file systems are in (an initramfs lives in RAM for good).
  * proc_limit_check: 0 if parent may fork,
@@ -311,6 +323,35 @@ void rusage_fill(struct rusage *ru, uint64_t utime, uint64_t stime);
  * (exit_group, a fatal signal); no return.
  */
 void exit1(int xstat) __attribute__((noreturn));
+
+/*
+ * Called, when set, as p becomes a zombie with wait status xstat: the
+ * tracer's (--strace) "+++ exited with 0 +++".  A hook the tracer sets,
+ * as proc_signal_hook (kern/signal.h).
+ */
+extern void (*proc_exit_hook)(struct proc *p, int xstat);
+
+/* What a wait found: wait4's status word and waitid's siginfo fields. */
+struct wait_result {
+	pid_t pid;
+	uid_t uid;
+	int status;		/* wait4's encoding */
+	int code;		/* CLD_* */
+	int cld_status;		/* exit code or signal */
+};
+
+
+/*
+ * The wait of wait4 and waitid (kern_exit.c): a child matching pid (as
+ * wait4's argument) that exited (WEXITED), stopped (WSTOPPED) or
+ * continued (WCONTINUED) and was not reported yet; WNOWAIT leaves it to
+ * be reported again.  Returns its pid with *wr filled (and *ru, if not
+ * NULL, for an exited child), 0 with WNOHANG and nothing to report,
+ * -ECHILD without any matching child, or -ERESTARTSYS when a signal ends
+ * the wait.
+ */
+long kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
+    struct rusage *ru);
 
 /*
  * fork, vfork, clone and clone3 (kern_fork.c): what the new task is made

@@ -133,6 +133,14 @@ bool issignal_pending(const struct lwp *lp);
 void postsig(struct lwp *lp);
 
 /*
+ * Called, when set, with each signal p takes, or drops as ignored, and
+ * its siginfo: the tracer's (--strace) "--- SIGCHLD {...} ---".  A hook
+ * the tracer sets, so that the process layer does not call up into the
+ * system-call layer.
+ */
+extern void (*proc_signal_hook)(struct proc *p, const siginfo_t *si);
+
+/*
  * rt_sigtimedwait (kern_sigwait.c): waits until a signal of set is pending for lp, takes
  * it into *info and returns it; timeout_ns < 0: no limit.  -EAGAIN when
  * the time is up, -EINTR when another signal (or a stop) comes first.

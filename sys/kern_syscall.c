@@ -56,7 +56,9 @@ syscall_dispatch(struct lwp *lp)
 		return;
 	tf->tf_rax = (uint64_t)r;
 	if (r <= -ERESTARTSYS && r >= -ERESTART_RESTARTBLOCK) {
-		lp->lwp_syscall_nr = nr;
+		/* What a restart re-issues (syscall_restart, kern/signal.h). */
+		lp->lwp_syscall_nr = r == -ERESTART_RESTARTBLOCK ?
+		    SYS_restart_syscall : nr;
 		lp->lwp_flags |= LWP_RESTART;
 	}
 }

@@ -1,10 +1,11 @@
 /*
  * fork, vfork, clone and clone3: the argument decoding over fork1
- * (kern/kern_fork.c).
+ * (proc/kern_fork.c).
  */
 #include <linux/sched.h>
 #include <signal.h>
 
+#include "fs/file.h"
 #include "kern/proc.h"
 #include "kern/uio.h"
 #include "sys/syscall.h"

@@ -1,6 +1,6 @@
 /*
  * reboot(2): the checks Linux makes; the shutdown is kern_reboot's
- * (kern/kern_shutdown.c).
+ * (proc/kern_shutdown.c).
  */
 #include <sys/reboot.h>
 

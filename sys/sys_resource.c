@@ -1,6 +1,6 @@
 /*
  * Resource limits: prlimit64, getrlimit and setrlimit, over kern_prlimit
- * (kern/kern_resource.c).
+ * (proc/kern_resource.c).
  */
 #include <sys/resource.h>
 

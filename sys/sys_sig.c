@@ -134,6 +134,16 @@ sys_rt_sigreturn(struct lwp *lp, const uint64_t *args __unused)
 	return -EJUSTRETURN;
 }
 
+/* Continues the call that returned -ERESTART_RESTARTBLOCK. */
+long
+sys_restart_syscall(struct lwp *lp, const uint64_t *args __unused)
+{
+	struct restart_block *rb = &lp->lwp_restart;
+	long (*fn)(struct lwp *) = rb->rb_fn;
+	rb->rb_fn = NULL;
+	return fn != NULL ? fn(lp) : -EINTR;
+}
+
 /*
  * May process q signal process p?  As Linux: a sender's real or
  * effective uid matches the target's real or saved uid; root may signal

@@ -16,6 +16,7 @@
 
 #include "host/hostlog.h"
 #include "kern/kernel.h"
+#include "kern/signal.h"
 #include "sys/sys_trace.h"
 #include "sys/sys_trace_var.h"
 #include "kern/ucred.h"
@@ -180,6 +181,8 @@ strace_config(const char *spec, const char **why)
 		spec += n + (spec[n] == ',');
 	}
 	strace_enabled = true;
+	proc_signal_hook = strace_signal;
+	proc_exit_hook = strace_exit;
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 /*
  * --strace: every system call of every guest process, one line each in
  * strace's format, with the signals they take and how they end.  Off, the
- * only cost is the dispatcher's test of strace_enabled.
+ * only cost is the dispatcher's test of strace_enabled and the process
+ * layer's of its hooks (strace_config sets proc_signal_hook to
+ * strace_signal, proc_exit_hook to strace_exit).
  */
 #ifndef KERN_SYS_TRACE_H
 #define KERN_SYS_TRACE_H

@@ -8,31 +8,34 @@ cd "$(dirname "$0")/.." || exit 1
 bad=0
 
 # Host calls above host/.  Calls through a table (fp->f_ops->read(...))
-# and comment lines do not count; kern/main.c is the program's entry,
+# and comment lines do not count; boot/main.c is the program's entry,
 # the glue between the host process and the kernel, and may call the
 # host (it parses the command line and reports through err(3)).
 # kern/vdso/vdso.c is guest code (the vDSO every process maps), whose
 # names are Linux's for its entry points.
 hostcalls='clock_gettime|getrandom|pthread_[a-z_]+|open|mmap|munmap|read|write|pread|pwrite|syscall|fopen|close|fstat|poll|flock|ioctl|sigaction'
 hits=$(grep -rnE "(^|[^.>A-Za-z0-9_])($hostcalls)\(|__thread" \
-	kern vm fs dev --include='*.[chS]' |
+	kern vm fs dev proc sys boot --include='*.[chS]' |
 	grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)' |
-	grep -v '^kern/main\.c:' | grep -v '^kern/vdso/vdso\.c:')
+	grep -v '^boot/main\.c:' | grep -v '^kern/vdso/vdso\.c:')
 if [ -n "$hits" ]; then
 	echo "layers: host calls above host/ (give them a host/ function):"
 	echo "$hits" | sed 's/^/  /'
 	bad=1
 fi
 
-# Includes point down: host < kern < vm < fs, dev < sys (fs and dev may
-# include each other; tests/ tools/ bench/ may include anything).
+# Includes point down: host < kern < vm < fs, dev < proc < sys < boot (fs
+# and dev may include each other; tests/ tools/ bench/ may include
+# anything).
 rank() {
 	case $1 in
 	host) echo 0 ;;
 	kern) echo 1 ;;
 	vm) echo 2 ;;
 	fs|dev) echo 3 ;;
-	sys) echo 4 ;;
+	proc) echo 4 ;;
+	sys) echo 5 ;;
+	boot) echo 6 ;;
 	*) echo 9 ;;
 	esac
 }
@@ -40,36 +43,10 @@ rank() {
 # The arrows that still run up, one "file folder" each with the reason.
 # The list may only shrink: a new upward include fails the check.
 allowed='
-kern/main.c dev		boot glue: the program entry configures disks (vkd_config)
-kern/main.c sys		boot glue: --strace configures the tracer
-kern/init_main.c vm	boot glue: brings up memory, the file systems, devices
-kern/init_main.c fs	boot glue
-kern/init_main.c dev	boot glue
-kern/init_main.c sys	boot glue: --strace shows the execve of init
 kern/kern_thread.c vm	kernel stacks come from the page allocator
-kern/kern_uio.c vm	user copies go through vm_copy (faults, permissions)
-kern/proc.h fs		a process embeds its descriptor table and cwd (struct fsproc)
-kern/kern_proc.c vm	process layer: a process owns a vmspace and kmallocs
-kern/kern_prot.c vm	process layer: credentials are kmalloced
-kern/kern_fork.c vm	process layer: fork copies the address space
-kern/kern_exec.c vm	process layer: exec builds an address space
-kern/kern_exec.c fs	process layer: exec reads the image file
-kern/kern_exec.c sys	process layer: holds sys_execve
-kern/exec_stack.c vm	process layer: the new image'"'"'s stack
-kern/imgact_elf.c vm	process layer: maps the ELF segments
-kern/imgact_elf.c fs	process layer: reads the ELF file
-kern/kern_vdso.c vm	process layer: maps the vDSO and vvar page into each image
-kern/kern_exit.c vm	process layer: exit frees the address space
-kern/kern_exit.c sys	process layer: holds exit and the waits, traces exits
-kern/kern_sig.c vm	process layer: signal frames are written to user memory
-kern/kern_sig.c sys	process layer: holds the signal calls, traces signals
-kern/kern_resource.c vm	process layer: limits on the address space
-kern/kern_shutdown.c fs	shutdown syncs and unmounts the file systems
-kern/kern_trap.c vm	the trap handler resolves page faults
-kern/kern_trap.c sys	the trap handler enters the system-call layer
 '
-up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|sys)/[^"]*"' \
-	host kern vm fs dev sys --include='*.[chS]' |
+up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|proc|sys|boot)/[^"]*"' \
+	host kern vm fs dev proc sys boot --include='*.[chS]' |
     while IFS=: read -r file line inc; do
 	from=${file%%/*}
 	to=${inc#\#include \"}
@@ -88,7 +65,7 @@ if [ -n "$stale" ]; then
 	bad=1
 fi
 if [ -n "$up" ]; then
-	echo "layers: includes of a folder above (host < kern < vm < fs, dev < sys):"
+	echo "layers: includes of a folder above (host < kern < vm < fs, dev < proc < sys < boot):"
 	echo "$up" | sed 's/^/  /'
 	bad=1
 fi

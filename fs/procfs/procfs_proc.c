@@ -11,10 +11,10 @@
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
-#include "kern/vdso.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
+#include "vm/vm_vdso.h"
 
 #define NS_PER_TICK	(1000000000ULL / 100)	/* USER_HZ */
 

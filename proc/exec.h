@@ -2,8 +2,8 @@
  * execve's pieces: the argument area, the image being loaded, the ELF
  * loader and the stack builder.
  */
-#ifndef KERN_EXEC_H
-#define KERN_EXEC_H
+#ifndef PROC_EXEC_H
+#define PROC_EXEC_H
 
 #include "kern/proc.h"
 
@@ -15,6 +15,11 @@ struct exec_args {
 	size_t ea_len;
 	long ea_argc, ea_envc;
 };
+
+#define EXEC_ARGMAX	(2 * 1024 * 1024)	/* argv + envp: RLIMIT_STACK / 4 */
+
+/* Appends a kernel string to the argument area; -E2BIG if it is full. */
+int args_add(struct exec_args *ea, const char *s);
 
 struct image {
 	struct vnode *im_vp;
@@ -57,4 +62,4 @@ int exec_stack(struct image *im, const struct exec_args *ea, const char *path);
  */
 uint64_t exec_stack_max(rlim_t cur);
 
-#endif /* KERN_EXEC_H */
+#endif /* PROC_EXEC_H */

@@ -12,7 +12,7 @@
 
 #include "host/cpuid.h"
 #include "host/random.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "kern/uio.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"

@@ -17,15 +17,15 @@
 #include "host/cpu.h"
 #include "host/hostfile.h"
 #include "host/physmem.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "kern/init.h"
 #include "kern/signal.h"
 #include "kern/uio.h"
 #include "kern/ucred.h"
-#include "kern/vdso.h"
 #include "sys/sys_trace.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
+#include "vm/vm_vdso.h"
 
 static const struct boot_args *bootargs;
 

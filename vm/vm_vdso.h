@@ -1,9 +1,9 @@
 /*
- * The vDSO and the vvar page (kern_vdso.c): mapped into every new image
+ * The vDSO and the vvar page (vm_vdso.c): mapped into every new image
  * by exec, inherited by fork as any mapping.
  */
-#ifndef KERN_VDSO_H
-#define KERN_VDSO_H
+#ifndef VM_VM_VDSO_H
+#define VM_VM_VDSO_H
 
 #include <stdint.h>
 
@@ -34,4 +34,4 @@ long vdso_map(struct vmspace *vm);
  */
 const char *vdso_entry_name(const struct vm_map_entry *e);
 
-#endif /* KERN_VDSO_H */
+#endif /* VM_VM_VDSO_H */

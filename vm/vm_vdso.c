@@ -10,10 +10,10 @@
 
 #include "host/cpu.h"
 #include "kern/vclock.h"
-#include "kern/vdso.h"
 #include "kern/vdso/vvar.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
+#include "vm/vm_vdso.h"
 
 extern const char vdso_image[], vdso_image_end[];
 

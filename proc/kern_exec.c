@@ -1,8 +1,9 @@
 /*
- * execve: copy the arguments in, find the image (following "#!"
- * interpreters), build a new address space from it (imgact_elf.c), lay
- * out the stack as Linux does, and switch the process over.  Everything
- * before the switch can fail and leave the process as it was.
+ * execve, once the arguments are in (sys/sys_exec.c): find the image
+ * (following "#!" interpreters), build a new address space from it
+ * (imgact_elf.c), lay out the stack as Linux does, and switch the process
+ * over.  Everything before the switch can fail and leave the process as
+ * it was.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -14,17 +15,13 @@
 #include "kern/uio.h"
 #include "fs/vfs.h"
 #include "fs/vnode.h"
-#include "kern/exec.h"
+#include "proc/exec.h"
 #include "kern/futex.h"
 #include "kern/signal.h"
-#include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 
-#define EXEC_ARGMAX	(2 * 1024 * 1024)	/* argv + envp: RLIMIT_STACK / 4 */
-#define EXEC_MAXARGS	(EXEC_ARGMAX / 2)
-#define EXEC_STRMAX	(32 * PAGE_SIZE)	/* one string, as Linux's MAX_ARG_STRLEN */
 #define EXEC_SHELL_DEPTH 5			/* interpreters, as Linux */
 #define EXEC_SHELL_LINE	256			/* the "#!" line, as BINPRM_BUF_SIZE */
 
@@ -42,8 +39,7 @@ exec_read(struct vnode *vp, struct vmspace *vm, uint64_t buf, size_t len,
 	return uio.uio_resid == 0 ? 0 : -ENOEXEC;	/* the file is short */
 }
 
-/* Appends a kernel string to the argument area. */
-static int
+int
 args_add(struct exec_args *ea, const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -52,31 +48,6 @@ args_add(struct exec_args *ea, const char *s)
 	memcpy(ea->ea_buf + ea->ea_len, s, n);
 	ea->ea_len += n;
 	return 0;
-}
-
-/* Copies a user string vector (argv or envp) in; returns its count. */
-static long
-args_copyin(struct exec_args *ea, uint64_t uvec)
-{
-	long count = 0;
-	for (; uvec != 0; count++) {
-		uint64_t up;
-		size_t done;
-		if (copyin(uvec + 8 * (uint64_t)count, &up, 8) < 0)
-			return -EFAULT;
-		if (up == 0)
-			break;
-		if (count >= EXEC_MAXARGS)
-			return -E2BIG;
-		int error = copyinstr(up, ea->ea_buf + ea->ea_len,
-		    MIN(EXEC_ARGMAX - ea->ea_len, EXEC_STRMAX), &done);
-		if (error == -ENAMETOOLONG)
-			return -E2BIG;
-		if (error < 0)
-			return error;
-		ea->ea_len += done;
-	}
-	return count;
 }
 
 /*
@@ -327,47 +298,4 @@ out:
 	kfree(interp);
 	kfree(hdr);
 	return error;
-}
-
-long
-sys_execve(struct lwp *lp, const uint64_t *args)
-{
-	struct exec_args ea = { 0 };
-	int error;
-	char *path = copyin_path(args[0], &error);
-	if (path == NULL)
-		return error;
-	if ((error = nproc_exec_check(lp->lwp_proc)) < 0)
-		goto out;
-	ea.ea_buf = kmalloc(EXEC_ARGMAX, 0);
-	if (ea.ea_buf == NULL) {
-		error = -ENOMEM;
-		goto out;
-	}
-	long n = args_copyin(&ea, args[1]);
-	if (n < 0) {
-		error = (int)n;
-		goto out;
-	}
-	/*
-	 * As Linux, an empty argv gets "" as argv[0], so that a program
-	 * that starts at argv[1] does not walk into envp.
-	 */
-	if (n == 0) {
-		if ((error = args_add(&ea, "")) < 0)
-			goto out;
-		n = 1;
-	}
-	ea.ea_argc = n;
-	n = args_copyin(&ea, args[2]);
-	if (n < 0) {
-		error = (int)n;
-		goto out;
-	}
-	ea.ea_envc = n;
-	error = kern_execve(lp, path, &ea);
-out:
-	kfree(ea.ea_buf);
-	kfree(path);
-	return error == 0 ? -EJUSTRETURN : error;
 }

@@ -15,7 +15,6 @@
 #include "host/cpu.h"
 #include "kern/kernel.h"
 #include "kern/signal.h"
-#include "sys/sys_trace.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
@@ -26,6 +25,8 @@
 #define CLOCK_TICK_NS	10000000	/* si_utime's unit: Linux's USER_HZ */
 
 enum sigdefault { SD_TERM, SD_CORE, SD_IGN, SD_STOP, SD_CONT };
+
+void (*proc_signal_hook)(struct proc *p, const siginfo_t *si);
 
 static enum sigdefault
 sig_default(int sig)
@@ -352,8 +353,8 @@ sig_post(struct proc *p, struct lwp *lp, const siginfo_t *info)
 	sig_prepare(p, sig);
 	if (sig_dropped(p, lp != NULL ? lp : TAILQ_FIRST(&p->p_lwps), sig)) {
 		/* strace sees it anyway (a traced process keeps it). */
-		if (__builtin_expect(strace_enabled, 0))
-			strace_signal(p, info);
+		if (__builtin_expect(proc_signal_hook != NULL, 0))
+			proc_signal_hook(p, info);
 		return 0;
 	}
 	int error = lp != NULL ?
@@ -545,8 +546,8 @@ postsig(struct lwp *lp)
 	sig = sigdequeue(lp, ~(lp->lwp_sigmask & ~SIG_CANTMASK), &info);
 	if (sig == 0)
 		return;
-	if (__builtin_expect(strace_enabled, 0))
-		strace_signal(p, &info);
+	if (__builtin_expect(proc_signal_hook != NULL, 0))
+		proc_signal_hook(p, &info);
 
 	struct linux_sigaction *sa = &p->p_sigacts->ps_act[sig - 1];
 	if (sa->lsa_handler == (uint64_t)SIG_IGN && sig != SIGSTOP) {
@@ -635,19 +636,8 @@ syscall_restart(struct lwp *lp, const struct linux_sigaction *sa)
 		tf->tf_rax = (uint64_t)-EINTR;
 		return;
 	}
-	tf->tf_rax = r == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall :
-	    lp->lwp_syscall_nr;
+	tf->tf_rax = lp->lwp_syscall_nr;
 	tf->tf_rip -= 2;		/* back onto the syscall instruction */
-}
-
-/* Continues the call that returned -ERESTART_RESTARTBLOCK. */
-long
-sys_restart_syscall(struct lwp *lp, const uint64_t *args __unused)
-{
-	struct restart_block *rb = &lp->lwp_restart;
-	long (*fn)(struct lwp *) = rb->rb_fn;
-	rb->rb_fn = NULL;
-	return fn != NULL ? fn(lp) : -EINTR;
 }
 
 int

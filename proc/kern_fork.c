@@ -11,6 +11,7 @@
  */
 #include <linux/sched.h>
 
+#include "fs/file.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"

@@ -18,11 +18,11 @@
 
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
-#include "kern/exec.h"
-#include "kern/vdso.h"
+#include "proc/exec.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
+#include "vm/vm_vdso.h"
 
 /* Linux reads at most a page of program headers. */
 #define ELF_MAXPHNUM	(PAGE_SIZE / sizeof(Elf64_Phdr))

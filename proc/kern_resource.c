@@ -6,7 +6,8 @@
  * until its parent reaps it, zombies included.  The record of a uid's
  * count also holds the users's share of the CPUs.
  */
-#include "kern/exec.h"
+#include "fs/file.h"
+#include "proc/exec.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
