@@ -25,6 +25,7 @@
 #include "sys/sys_trace.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
+#include "vm/vm_pageout.h"
 #include "vm/vm_vdso.h"
 
 static const struct boot_args *bootargs;
@@ -142,6 +143,7 @@ kernel_main(const struct boot_args *ba)
 	vdso_init();
 	vfs_init();
 	bio_init();
+	vm_pageout_start();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",
 	    (unsigned long)vmstats.v_page_count, (unsigned long)vmstats.v_free_count);
 	if (vkd_attach() < 0) {

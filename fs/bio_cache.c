@@ -415,6 +415,16 @@ biowait(struct buf *bp)
 	return bp->b_error != 0 ? bp->b_error : -EIO;
 }
 
+void
+bforget(struct disk *dk, uint64_t blkno)
+{
+	struct buf *bp = bio_lookup(dk, blkno);
+	if (bp == NULL || (bp->b_flags & B_BUSY))
+		return;
+	bio_acquire(bp);
+	bio_destroy(bp);
+}
+
 /* Calls fn on every buffer of dk (which fn may destroy). */
 static void
 bio_foreach(struct disk *dk, void (*fn)(struct buf *))

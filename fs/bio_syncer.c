@@ -1,7 +1,8 @@
 /*
  * Writing delayed writes back: the syncer thread, which every second
  * starts the writes of buffers dirty for longer than bio_syncdelay (as
- * BSD's syncer does with kern.syncdelay), and bsync, which writes
+ * BSD's syncer does with kern.syncdelay) and every bio_syncdelay has the
+ * file systems write their dirty pages (the hook), and bsync, which writes
  * everything now for sync(2), syncfs(2), fsync(2) and shutdown.
  */
 #include "dev/disk.h"
@@ -31,11 +32,24 @@ bio_flush_dirty(struct disk *dk, uint64_t older_than)
 	}
 }
 
+static void (*syncer_hook)(void);
+
+void
+bio_syncer_hook(void (*fn)(void))
+{
+	syncer_hook = fn;
+}
+
 static void
 bio_syncer(void *arg)
 {
+	uint64_t last = nanouptime();
 	(void)arg;
 	while (!syncer_stopping) {
+		if (syncer_hook != NULL && nanouptime() - last >= bio_syncdelay) {
+			syncer_hook();
+			last = nanouptime();
+		}
 		bio_flush_dirty(NULL, bio_syncdelay);
 		tsleep(&syncer_td, 0, "syncer", SYNCER_PERIOD);
 	}

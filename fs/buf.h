@@ -27,6 +27,7 @@
 #ifndef FS_BUF_H
 #define FS_BUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,12 @@ struct buf {
  * bio_shutdown).  At boot.
  */
 void bio_init(void);
+
+/*
+ * What else the syncer writes back, every bio_syncdelay, before the
+ * buffers: the page cache's dirty pages (the VFS's vfs_writeback).
+ */
+void bio_syncer_hook(void (*fn)(void));
 
 /*
  * At shutdown: stops the syncer, then bsync(NULL, 1).  From a thread.
@@ -135,6 +142,30 @@ void bpurge(struct disk *dk);
  * meets them.
  */
 void bio_setbsize(struct disk *dk, uint32_t bsize);
+
+/*
+ * Drops the cached buffer of the block at sector blkno if it is not
+ * busy, dirty or not: the block now holds a file's data, which the page
+ * cache writes, and an old delayed write must not land on it.
+ */
+void bforget(struct disk *dk, uint64_t blkno);
+
+/*
+ * Page cache transfers (bio_page.c): size bytes at sector blkno of dk
+ * from or to data (kernel memory in RAM: a page), never through a
+ * buffer of the cache.  read: true for a read.
+ *
+ * bio_pagestart starts one and returns it (NULL if memory is short:
+ * nothing started); bio_pagewait waits for its end, frees it and
+ * returns 0 or -EIO.  Start many before waiting: the disk merges
+ * neighbours into one host call.  A write counts among the disk's writes
+ * in flight until it ends, so bsync waits for it.  bio_pageio does both.
+ */
+struct buf *bio_pagestart(struct disk *dk, uint64_t blkno, void *data,
+    size_t size, bool read);
+int bio_pagewait(struct buf *bp);
+int bio_pageio(struct disk *dk, uint64_t blkno, void *data, size_t size,
+    bool read);
 
 /* A driver's transfer ended (b_error set on failure). */
 void biodone(struct buf *bp);

@@ -182,6 +182,13 @@ int kern_fsync(struct fsproc *p, int fd, bool datasync);
 /* sync: every mounted file system and block-device write, waiting. */
 void kern_sync(void);
 
+/*
+ * The periodic write-back (the syncer, and the pageout daemon when
+ * dirty pages stand in its way): every file system writes its dirty
+ * pages and starts the writes of its dirty metadata, without waiting.
+ */
+void vfs_writeback(void);
+
 /* syncfs: the file system holding fd. */
 int kern_syncfs(struct fsproc *p, int fd);
 

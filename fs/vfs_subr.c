@@ -7,6 +7,9 @@
 
 #include "fs/cdev.h"
 #include "fs/vfs.h"
+#include "fs/vnode_pager.h"
+#include "fs/buf.h"
+#include "vm/vm_pageout.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
 #include "vm/kmem.h"
@@ -42,6 +45,7 @@ vnode_free(struct vnode *vp)
 	KASSERT(vp->v_mountedhere == NULL, "vnode_free: a mount point");
 	KASSERT(vp->v_fifo == NULL, "vnode_free: an open fifo");
 	TAILQ_REMOVE(&vp->v_mount->mnt_vnodes, vp, v_mntlist);
+	vnode_pager_free(vp);
 	kfree(vp);
 }
 
@@ -121,6 +125,8 @@ void
 vfs_init(void)
 {
 	dev_mem_init();
+	bio_syncer_hook(vfs_writeback);
+	vm_pageout_flusher(vfs_writeback);
 }
 
 int

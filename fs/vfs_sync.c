@@ -35,8 +35,9 @@ mount_sync(struct mount *mp)
 	return mp->mnt_op->vfs_sync != NULL ? mp->mnt_op->vfs_sync(mp, true) : 0;
 }
 
-void
-kern_sync(void)
+/* vfs_sync(mp, wait) of every mount. */
+static void
+sync_mounts(bool wait)
 {
 	struct mount *mp;
 
@@ -51,10 +52,23 @@ kern_sync(void)
 				break;
 		if (mp == NULL)
 			break;
-		(void)mount_sync(mp);
+		if (mp->mnt_op->vfs_sync != NULL)
+			(void)mp->mnt_op->vfs_sync(mp, wait);
 	}
+}
+
+void
+kern_sync(void)
+{
+	sync_mounts(true);
 	/* And what programs wrote to the disks' block devices. */
 	(void)bsync(NULL, 1);
+}
+
+void
+vfs_writeback(void)
+{
+	sync_mounts(false);
 }
 
 int

@@ -65,6 +65,13 @@ struct vnode {
 	struct vnode *v_dotdot;	/* a removed directory's parent, referenced:
 				 * its ".." while anyone still holds it */
 	void *v_data;		/* the file system's own */
+	/*
+	 * A regular file's page cache: its one vm_object (fs/vnode_pager.h),
+	 * whose pages read, write and every mapping share; made by the file
+	 * system (or at the first mmap, for one that has none) and freed at
+	 * reclaim.  NULL until then, and for other types.
+	 */
+	struct vm_object *v_object;
 	TAILQ_ENTRY(vnode) v_mntlist;	/* on its mount's list */
 };
 

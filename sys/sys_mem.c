@@ -7,6 +7,7 @@
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
 #include "sys/syscall.h"
+#include "vm/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 
@@ -17,12 +18,12 @@ sys_brk(struct lwp *lp, const uint64_t *args)
 }
 
 /*
- * mmap of a file: a regular file opened for reading, through a copying
- * object of its own (fs/vnode_pager.c).  A private mapping is Linux's; a
- * shared one is refused if it could write (the page cache it needs is
- * still to come: -ENODEV, logged) and is a private copy that may never
- * become writable otherwise.  Other files (pipes, devices, directories,
- * procfs) have no pages to map: -ENODEV, as Linux's without mmap.
+ * mmap of a file: a regular file opened for reading, through its page
+ * cache object (fs/vnode_pager.h): MAP_SHARED maps the object itself,
+ * MAP_PRIVATE maps it copy-on-write.  A shared mapping of a file not
+ * open for writing may never become writable (Linux's VM_MAYWRITE).
+ * Other files (pipes, devices, directories, procfs) have no pages to
+ * map: -ENODEV, as Linux's without mmap.
  */
 static long
 mmap_file(struct lwp *lp, uint64_t addr, uint64_t len, int prot, int flags,
@@ -48,19 +49,8 @@ mmap_file(struct lwp *lp, uint64_t addr, uint64_t len, int prot, int flags,
 		r = -ENODEV;
 		goto out;
 	}
-	if (shared) {
-		if (prot & PROT_WRITE) {
-			static bool logged;
-			if (!logged)
-				kprintf("pid %d (%s): mmap: writable shared file mappings "
-				    "need the page cache (not written yet)\n",
-				    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm);
-			logged = true;
-			r = -ENODEV;
-			goto out;
-		}
+	if (shared && !FWRITE(fp))
 		maxprot &= ~VM_PROT_WRITE;
-	}
 	struct vm_object *obj = vnode_pager_alloc(vp);
 	if (obj == NULL) {
 		r = -ENOMEM;
@@ -101,4 +91,74 @@ long
 sys_madvise(struct lwp *lp, const uint64_t *args)
 {
 	return vm_madvise(lp->lwp_proc->p_vmspace, args[0], args[1], (int)args[2]);
+}
+
+/*
+ * msync as Linux's: EINVAL for an unaligned start, unknown flags or
+ * MS_SYNC with MS_ASYNC; the shared file mappings in the range are
+ * written back (MS_SYNC: durably, as fdatasync of their files; MS_ASYNC
+ * writes too, which Linux leaves to its flusher); MS_INVALIDATE needs
+ * nothing more, the pages being the file's own.  Holes in the range give
+ * ENOMEM after the mapped parts are done.
+ */
+long
+sys_msync(struct lwp *lp, const uint64_t *args)
+{
+	uint64_t start = args[0], len = args[1];
+	int flags = (int)args[2];
+	struct vm_map *map = &lp->lwp_proc->p_vmspace->vm_map;
+
+	if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC))
+		return -EINVAL;
+	if ((start & PAGE_MASK) != 0)
+		return -EINVAL;
+	if ((flags & MS_ASYNC) && (flags & MS_SYNC))
+		return -EINVAL;
+	uint64_t end = start + roundup2(len, PAGE_SIZE);
+	if (end < start)
+		return -ENOMEM;
+	if (end == start)
+		return 0;
+
+	/* The files and page ranges first: writing them back sleeps. */
+	struct vm_map_entry *e;
+	long error = 0;
+	size_t n = 0;
+	bool mapped = vm_map_lookup_entry(map, start, &e);
+	if (!mapped)
+		e = e->next;
+	for (struct vm_map_entry *x = e; x != VM_MAP_END(map) && x->start < end;
+	    x = x->next)
+		n++;
+	struct range { struct vnode *vp; uint64_t s, e; } *r = NULL;
+	if (n > 0 && (r = kmalloc(n * sizeof(*r), 0)) == NULL)
+		return -ENOMEM;
+	n = 0;
+	uint64_t at = start;
+	for (; e != VM_MAP_END(map) && e->start < end; e = e->next) {
+		if (e->start > at)
+			error = -ENOMEM;	/* a hole */
+		at = e->end;
+		struct vm_object *obj = e->object;
+		if (obj == NULL || obj->type != OBJT_VNODE ||
+		    (e->eflags & MAP_ENTRY_COW))
+			continue;
+		uint64_t s = MAX(start, e->start), t = MIN(end, e->end);
+		r[n].vp = vref(obj->handle);
+		r[n].s = vm_map_entry_pindex(e, s);
+		r[n++].e = vm_map_entry_pindex(e, t - 1) + 1;
+	}
+	if (at < end)
+		error = -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct vnode *vp = r[i].vp;
+		int e2 = vnode_pager_clean(vp, r[i].s, r[i].e, 0);
+		if (e2 == 0 && (flags & MS_SYNC) && vp->v_op->vop_fsync != NULL)
+			e2 = vp->v_op->vop_fsync(vp, true);
+		if (e2 < 0 && (error == 0 || error == -ENOMEM))
+			error = e2;
+		vrele(vp);
+	}
+	kfree(r);
+	return error;
 }

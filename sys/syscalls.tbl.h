@@ -52,7 +52,7 @@ SYSCALL( 22, pipe,             sys_pipe,          SY_DESC,         RV_DEC, AK_PI
 SYSCALL( 23, select,           sys_select,        SY_DESC,         RV_DEC, AK_INT, AK_PTR, AK_PTR, AK_PTR, AK_TVIN)
 SYSCALL( 24, sched_yield,      sys_sched_yield,   0,               RV_DEC)
 SYSCALL( 25, mremap,           sys_nosys,         SY_MEM,          RV_HEX, AK_PTR, AK_ULONG, AK_ULONG, AK_HEX, AK_PTR)
-SYSCALL( 26, msync,            sys_nosys,         SY_MEM,          RV_DEC, AK_PTR, AK_ULONG, AK_HEX)
+SYSCALL( 26, msync,            sys_msync,         SY_MEM,          RV_DEC, AK_PTR, AK_ULONG, AK_HEX)
 SYSCALL( 27, mincore,          sys_nosys,         SY_MEM,          RV_DEC, AK_PTR, AK_ULONG, AK_PTR)
 SYSCALL( 28, madvise,          sys_madvise,       SY_MEM,          RV_DEC, AK_PTR, AK_ULONG, AK_MADV)
 SYSCALL( 29, shmget,           sys_nosys,         SY_IPC,          RV_DEC, AK_HEX, AK_HEX, AK_HEX)

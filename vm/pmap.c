@@ -436,6 +436,24 @@ pmap_protect(struct pmap *pm, uint64_t sva, uint64_t eva, int prot)
 	pmap_invalidate(pm, lo, hi);
 }
 
+void
+pmap_page_protect(struct vm_page *m, int prot)
+{
+	struct vm_page_ext *x = VM_PAGE_EXT(m);
+
+	if ((prot & VM_PROT_ALL) == VM_PROT_NONE) {
+		/* Each removal takes its pv entry off the list. */
+		while (x->pv != NULL)
+			pmap_remove(x->pv->pv_pmap, x->pv->pv_va,
+			    x->pv->pv_va + PAGE_SIZE);
+		return;
+	}
+	/* Keep execute as it is: protect_leaf would set NX without it. */
+	prot |= VM_PROT_EXECUTE;
+	for (struct pv_entry *pv = x->pv; pv != NULL; pv = pv->pv_next)
+		pmap_protect(pv->pv_pmap, pv->pv_va, pv->pv_va + PAGE_SIZE, prot);
+}
+
 vpte_t *
 pmap_pte(struct pmap *pm, uint64_t va)
 {

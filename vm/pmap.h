@@ -125,6 +125,14 @@ void pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi);
 vpte_t *pmap_pte(struct pmap *pm, uint64_t va);
 
 /*
+ * Lowers the protection of every mapping of page m to at most prot
+ * (VM_PROT_*; NONE removes them, their A and M bits going to the page),
+ * one host invalidation per mapping changed.  For the page cache:
+ * write-protecting a page being cleaned, unmapping a truncated one.
+ */
+void pmap_page_protect(struct vm_page *m, int prot);
+
+/*
  * Counts the mappings of m whose accessed bit is set and clears those
  * bits (invalidating each in its host vmspace), so the next access to m
  * through any of them sets A again.  For the pageout daemon.

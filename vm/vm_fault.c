@@ -133,8 +133,14 @@ vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
 			m = vm_object_page_lookup(obj, pindex);
 		if (m == NULL)
 			continue;
-		int p = m->object == e->object ? prot : prot & ~VM_PROT_WRITE;
-		if (pmap_enter(&vm->vm_pmap, a, m, p, VM_PROT_READ) != 0)
+		/* A file's page is writable only once a write dirtied it. */
+		int p = m->object == e->object && m->object->type != OBJT_VNODE ?
+		    prot : prot & ~VM_PROT_WRITE;
+		/* Its page-table page may take the reclaimer to it. */
+		m->hold_count++;
+		int err = pmap_enter(&vm->vm_pmap, a, m, p, VM_PROT_READ);
+		m->hold_count--;
+		if (err != 0)
 			return;
 	}
 }
@@ -237,8 +243,11 @@ again:
 		}
 	} else if (m->object != first) {
 		if (fault_type & VM_PROT_WRITE) {
+			/* The allocation may reclaim: not the page copied. */
+			m->hold_count++;
 			struct vm_page *copy = vm_object_page_alloc(first, pindex,
 			    false);
+			m->hold_count--;
 			if (copy == NULL)
 				return -ENOMEM;
 			memcpy(VM_PAGE_TO_DMAP(copy), VM_PAGE_TO_DMAP(m), PAGE_SIZE);
@@ -247,7 +256,24 @@ again:
 			prot &= ~VM_PROT_WRITE;	/* a write will copy it */
 		}
 	}
+	if (m->object->type == OBJT_VNODE && (prot & VM_PROT_WRITE)) {
+		/*
+		 * A shared mapping of a file's page: writable only from the
+		 * write that dirties it, and write-protected again when it is
+		 * cleaned, so the kernel sees every page that changes.
+		 */
+		if (fault_type & VM_PROT_WRITE)
+			vm_object_page_dirty(m);
+		else
+			prot &= ~VM_PROT_WRITE;
+	}
+	/*
+	 * A file's page no mapping shows yet is the reclaimer's to take if
+	 * pmap_enter needs a page of its own: hold it meanwhile.
+	 */
+	m->hold_count++;
 	err = pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
+	m->hold_count--;
 	if (err == 0 && zero_ahead)
 		vm_fault_zero_ahead(vm, e, va, prot);
 	else if (err == 0 && !(fault_type & VM_PROT_WRITE))

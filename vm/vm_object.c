@@ -11,11 +11,13 @@
 #include "vm/kmem.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
+#include "vm/vm_pageout.h"
 
 #define OBJ_INLINE_SHIFT	(64 - 2)	/* four inline buckets */
 #define OBJ_MAX_BUCKETS		(1UL << 20)	/* a 4 MiB table */
 
 static struct kmem_cache *vm_object_cache;
+struct vm_objectq vm_file_objects = TAILQ_HEAD_INITIALIZER(vm_file_objects);
 
 void
 vm_object_init(void)
@@ -24,6 +26,7 @@ vm_object_init(void)
 	    sizeof(struct vm_object), 0);
 	if (vm_object_cache == NULL)
 		panic("vm_object_init: no RAM");
+	vm_page_reclaimer(vm_pageout_reclaim);
 }
 
 static uint64_t
@@ -78,7 +81,10 @@ vm_object_allocate_vnode(const struct vm_pager_ops *ops, void *handle)
 {
 	KASSERT(ops != NULL && ops->getpage != NULL,
 	    "vm_object_allocate_vnode: a pager without getpage");
-	return vm_object_allocate(OBJT_VNODE, ops, handle);
+	struct vm_object *obj = vm_object_allocate(OBJT_VNODE, ops, handle);
+	if (obj != NULL)
+		TAILQ_INSERT_TAIL(&vm_file_objects, obj, object_list);
+	return obj;
 }
 
 void
@@ -86,6 +92,8 @@ vm_object_reference(struct vm_object *obj)
 {
 	KASSERT(obj->ref_count > 0, "vm_object_reference: dead object");
 	obj->ref_count++;
+	if (obj->pager->reference != NULL)
+		obj->pager->reference(obj);
 }
 
 struct vm_page *
@@ -147,8 +155,12 @@ vm_object_page_insert(struct vm_object *obj, struct vm_page *m,
 	m->pindex = pindex;
 	hash_link(obj, m);
 	obj->resident_page_count++;
-	if (obj->resident_page_count > 2 * nbuckets(obj))
+	if (obj->resident_page_count > 2 * nbuckets(obj)) {
+		/* The table's allocation may reclaim: not the page inserted. */
+		m->hold_count++;
 		hash_grow(obj, obj->resident_page_count);
+		m->hold_count--;
+	}
 }
 
 /* Takes m out of its object, which keeps no trace of it. */
@@ -191,6 +203,19 @@ page_free(struct vm_page *m)
 	vm_page_free(m, 0);
 }
 
+void
+vm_object_page_free(struct vm_page *m)
+{
+	page_free(m);
+}
+
+void
+vm_object_page_dirty(struct vm_page *m)
+{
+	VM_PAGE_EXT(m)->flags |= PGX_DIRTY;
+	m->object->flags |= OBJ_MIGHTBEDIRTY;
+}
+
 /*
  * Calls fn(obj, m, arg) for every resident page of obj with an index in
  * [start, end); fn may take m out of obj.  Visits whichever is fewer, the
@@ -216,6 +241,14 @@ foreach_page(struct vm_object *obj, uint64_t start, uint64_t end,
 				fn(obj, m, arg);
 		}
 	}
+}
+
+void
+vm_object_foreach(struct vm_object *obj, uint64_t start, uint64_t end,
+    void (*fn)(struct vm_object *, struct vm_page *, void *), void *arg)
+{
+	if (obj->resident_page_count != 0 && start < end)
+		foreach_page(obj, start, end, fn, arg);
 }
 
 static void
@@ -294,6 +327,8 @@ collapse_one(struct vm_object *backing, struct vm_page *m, void *arg)
 static void
 vm_object_free(struct vm_object *obj)
 {
+	if (obj->type == OBJT_VNODE)
+		TAILQ_REMOVE(&vm_file_objects, obj, object_list);
 	if (obj->buckets != obj->inline_buckets)
 		kfree(obj->buckets);
 	kmem_cache_free(vm_object_cache, obj);
@@ -332,6 +367,12 @@ vm_object_deallocate(struct vm_object *obj)
 {
 	while (obj != NULL) {
 		KASSERT(obj->ref_count > 0, "vm_object_deallocate: dead object");
+		if (obj->pager->release != NULL && obj->ref_count > 1) {
+			/* Not the owner's: the pager drops what it holds. */
+			obj->ref_count--;
+			obj->pager->release(obj);
+			return;
+		}
 		if (--obj->ref_count > 0) {
 			if (obj->ref_count == 1 && obj->shadow_count == 1)
 				vm_object_collapse(LIST_FIRST(&obj->shadow_head));

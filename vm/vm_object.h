@@ -44,6 +44,7 @@ struct vm_object {
 	LIST_ENTRY(vm_object) shadow_list;	/* on backing_object's list */
 	const struct vm_pager_ops *pager;
 	void *handle;		/* the pager's: a vnode, or NULL */
+	TAILQ_ENTRY(vm_object) object_list;	/* OBJT_VNODE: on vm_file_objects */
 	uint32_t *buckets;	/* page frames heading the hash chains */
 	uint32_t inline_buckets[4];	/* the buckets of a small object */
 };
@@ -57,6 +58,17 @@ struct vm_object {
  * the object (fork) or it becomes a backing object.
  */
 #define OBJ_ONEMAPPING	0x0001
+
+/*
+ * Might-be-dirty: a page of this (file) object was written (write(2) or a
+ * write fault) since its last full cleaning; sync's walk skips objects
+ * without it.
+ */
+#define OBJ_MIGHTBEDIRTY	0x0002
+
+/* Every file's object, for the pageout daemon (vm_pageout.c). */
+TAILQ_HEAD(vm_objectq, vm_object);
+extern struct vm_objectq vm_file_objects;
 
 /* Sets up the object cache; vm_init calls it. */
 void vm_object_init(void);
@@ -107,6 +119,25 @@ struct vm_page *vm_object_page_alloc(struct vm_object *obj, uint64_t pindex,
  */
 void vm_object_page_remove(struct vm_object *obj, uint64_t start,
     uint64_t end);
+
+/*
+ * Frees page m of its object; it must be mapped nowhere (panics
+ * otherwise).
+ */
+void vm_object_page_free(struct vm_page *m);
+
+/*
+ * Calls fn(obj, m, arg) for every resident page of obj with an index in
+ * [start, end), in no particular order; fn may take m out of obj.
+ */
+void vm_object_foreach(struct vm_object *obj, uint64_t start, uint64_t end,
+    void (*fn)(struct vm_object *, struct vm_page *, void *), void *arg);
+
+/*
+ * Marks file page m changed (PGX_DIRTY) and its object might-be-dirty,
+ * for write(2) and write faults of shared mappings.
+ */
+void vm_object_page_dirty(struct vm_page *m);
 
 /* True if obj itself (not its backing objects) has no page in [start, end). */
 bool vm_object_range_empty(struct vm_object *obj, uint64_t start,

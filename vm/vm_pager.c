@@ -19,15 +19,16 @@ anon_getpage(struct vm_object *obj, uint64_t pindex, struct vm_page **mp)
 }
 
 static int
-anon_putpage(struct vm_object *obj, struct vm_page *m)
+anon_putpages(struct vm_object *obj, const uint64_t *idx, int n)
 {
 	(void)obj;
-	(void)m;
+	(void)idx;
+	(void)n;
 	return -ENOSYS;
 }
 
 const struct vm_pager_ops anon_pager_ops = {
 	.name = "anon",
 	.getpage = anon_getpage,
-	.putpage = anon_putpage,
+	.putpages = anon_putpages,
 };

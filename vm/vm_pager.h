@@ -31,15 +31,28 @@ struct vm_pager_ops {
 	int (*getpage)(struct vm_object *obj, uint64_t pindex,
 	    struct vm_page **mp);
 	/*
-	 * Writes the dirty page m of obj back to its store.  Returns 0,
-	 * -EIO, or -ENOSYS if the pager has no store to write to.
+	 * Writes back those of obj's pages at indices idx[0..n) (ascending)
+	 * that are still resident and dirty, all in flight at once so that
+	 * the disk can merge neighbours.  Returns 0, -EIO (pages not written
+	 * stay dirty), or -ENOSYS if the pager has no store.  May sleep.
 	 */
-	int (*putpage)(struct vm_object *obj, struct vm_page *m);
+	int (*putpages)(struct vm_object *obj, const uint64_t *idx, int n);
+#define VM_PAGER_PUTBATCH	64	/* the most indices putpages gets */
 	/*
 	 * The last reference to obj is gone and its pages are about to be
 	 * freed (clean them first if they must survive); NULL if nothing to do.
 	 */
 	void (*dealloc)(struct vm_object *obj);
+	/*
+	 * Optional, for an object with an owner that holds its first
+	 * reference (a vnode's v_object): reference is called after each
+	 * other reference is taken, release after each is dropped (ref_count
+	 * already lowered, obj possibly freed by the time release returns
+	 * through the owner).  The vnode pager keeps its vnode referenced
+	 * once per such reference, so a file stays while it is mapped.
+	 */
+	void (*reference)(struct vm_object *obj);
+	void (*release)(struct vm_object *obj);
 };
 
 extern const struct vm_pager_ops anon_pager_ops;

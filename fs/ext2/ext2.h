@@ -26,6 +26,8 @@
 #include "fs/vnode.h"
 
 struct buf;
+struct ext2_ra;
+struct vm_page;
 struct disk;
 
 #define EXT2_MAGIC_LINUX	0xef53		/* statfs f_type */
@@ -39,14 +41,31 @@ struct ext2_node {
 	/* The on-disk inode as read; the vnode's attributes override it. */
 	struct ext2_dinode n_din;
 	uint32_t n_lastalloc;		/* allocation goal: last block given */
-	uint64_t n_nextread;		/* the block a sequential reader reads next */
+	uint64_t n_nextread;		/* the page a sequential reader reads next */
+	struct ext2_ra *n_ra;		/* read-ahead in flight, or NULL */
+	void *n_owner;			/* the thread holding ext2_ilock */
 	TAILQ_ENTRY(ext2_node) n_hash;
+	TAILQ_ENTRY(ext2_node) n_cache;	/* N_CACHED: on um_cached */
 };
 
 #define N_LOCKED	0x01	/* ext2_ilock held */
 #define N_LWANTED	0x02	/* somebody waits for the lock */
 #define N_RECLAIM	0x04	/* being freed: ext2_vget waits */
 #define N_RWANTED	0x08	/* somebody waits for the freeing to end */
+#define N_CACHED	0x10	/* unreferenced, kept for its pages */
+
+/*
+ * Unreferenced regular files kept in core with their pages, so that the
+ * next open finds its data cached (the page cache lives in the vnode's
+ * object): at most one per EXT2_CACHEPAGES pages of RAM per mount (a
+ * node costs about 400 bytes besides its pages), the least recently
+ * released going first, preferably one with no dirty page among the
+ * EXT2_EVICTSCAN oldest (evicting a dirty one writes it back in the
+ * close that evicts it).  The pageout daemon takes their pages under
+ * pressure.
+ */
+#define EXT2_CACHEPAGES	8
+#define EXT2_EVICTSCAN	16
 
 struct ext2_mount {
 	struct mount *um_mp;
@@ -69,6 +88,8 @@ struct ext2_mount {
 	bool um_wasclean;		/* clean when mounted: may say so again */
 	bool um_nslocked, um_nswanted;	/* the namespace lock */
 	TAILQ_HEAD(, ext2_node) um_hash[EXT2_NHASH];
+	TAILQ_HEAD(, ext2_node) um_cached;	/* N_CACHED nodes, LRU first */
+	uint32_t um_ncached;
 };
 
 extern const struct vfsops ext2_vfsops;
@@ -153,12 +174,74 @@ int ext2_valloc(struct vnode *dvp, const struct vattr *va,
 /* Copies vp's attributes into its on-disk inode (a delayed write). */
 int ext2_iupdate(struct vnode *vp);
 
-/* vop_inactive: write back, or free the file if it lost its last name. */
+/*
+ * vop_inactive: free the file if it lost its last name; else keep it
+ * cached if it has pages, or write it back and free the node.
+ */
 void ext2_inactive(struct vnode *vp);
+
+/*
+ * Takes vp's node off the cache of unreferenced nodes, if it is there:
+ * before a reference is taken on a node that may have none.
+ */
+void ext2_uncache(struct vnode *vp);
+
+/* At unmount: writes back and frees every cached node. */
+void ext2_uncache_all(struct ext2_mount *um);
 
 /* The node's sleep lock. */
 void ext2_ilock(struct vnode *vp);
 void ext2_iunlock(struct vnode *vp);
+
+/*
+ * The lock unless the calling thread holds it already (a page fault of
+ * its own read or write, which copies to a mapping of the file): true
+ * if it was taken, for ext2_iunlock_cond.
+ */
+bool ext2_ilock_cond(struct vnode *vp);
+void ext2_iunlock_cond(struct vnode *vp, bool taken);
+
+/* File data in the page cache (ext2_pager.c). */
+
+/* The pager of regular files' objects (vp->v_object). */
+extern const struct vm_pager_ops ext2_pager_ops;
+
+/*
+ * The resident page pindex of regular file vp, read from its blocks if
+ * needed (holes and the part past the end of the file read as zero);
+ * with fill false, a page not resident is made zeroed without reading
+ * (the caller overwrites it whole, or it lies past the end).  Under the
+ * node lock.  0 with *mp, -EIO, -EUCLEAN (a bad block map), -ENOMEM.
+ */
+int ext2_getpage(struct vnode *vp, uint64_t pindex, bool fill,
+    struct vm_page **mp);
+
+/*
+ * ext2_getpage with fill (waiting for a read-ahead in flight that has
+ * the page), reading up to count pages from pindex on that
+ * are not resident at once (read-ahead; at most EXT2_READAHEAD); count
+ * 0 is fill false.
+ */
+#define EXT2_READAHEAD	32
+int ext2_getpages(struct vnode *vp, uint64_t pindex, uint32_t count,
+    struct vm_page **mp);
+
+/*
+ * A sequential reader just read page pindex: if pages of the next
+ * EXT2_READAHEAD are missing and no read-ahead is in flight, starts
+ * reading EXT2_READAHEAD pages from the first missing one, without
+ * waiting, so the disk works while the reader copies.  Under the node
+ * lock.
+ */
+void ext2_readahead(struct vnode *vp, uint64_t pindex);
+
+/*
+ * Ends vp's read-ahead in flight, if any: waits for it and puts the
+ * pages read into the object (where it has none), or with discard frees
+ * them.  Under the node lock; before truncating, at the last close and
+ * at reclaim, and by ext2_getpages for one of its pages.
+ */
+void ext2_readahead_end(struct vnode *vp, bool discard);
 
 /* Block maps (ext2_bmap.c). */
 

@@ -6,6 +6,8 @@
  */
 #include "fs/buf.h"
 #include "fs/ext2/ext2.h"
+#include "fs/vnode_pager.h"
+#include "vm/vm_object.h"
 
 uint64_t
 ext2_maxfilesize(struct ext2_mount *um)
@@ -219,9 +221,24 @@ ext2_truncate(struct vnode *vp, uint64_t size)
 
 	if (size > ext2_maxfilesize(um))
 		return -EFBIG;
+	if (size < vp->v_size && vp->v_object != NULL) {
+		ext2_readahead_end(vp, true);	/* it may read past the end */
+		/*
+		 * A file's data are its pages: those past the end leave
+		 * every mapping, and the tail of the last one kept is zeroed
+		 * and written back with it, so growing reads zeros.
+		 */
+		struct vm_page *m = NULL;
+		if (size % PAGE_SIZE != 0 &&
+		    (error = ext2_getpage(vp, size >> PAGE_SHIFT, true, &m)) < 0)
+			return error;
+		vnode_pager_setsize(vp, size);
+		if (m != NULL)
+			vm_object_page_dirty(m);
+	}
 	if (size < vp->v_size) {
 		/* Zero the tail of the last block kept: growing reads zeros. */
-		if (size % bs != 0) {
+		if (size % bs != 0 && vp->v_object == NULL) {
 			uint32_t bn;
 			if ((error = ext2_bmap(vp, size / bs, false, &bn, NULL)) < 0)
 				return error;

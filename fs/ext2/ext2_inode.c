@@ -7,6 +7,9 @@
 #include "fs/buf.h"
 #include "fs/ext2/ext2.h"
 #include "fs/stat.h"
+#include "fs/vnode_pager.h"
+#include "vm/vm_object.h"
+#include "vm/vm_page.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
 
@@ -170,6 +173,9 @@ node_free(struct vnode *vp)
 	TAILQ_REMOVE(&VTOUM(vp)->um_hash[n->n_ino % EXT2_NHASH], n, n_hash);
 	if (n->n_flags & N_RWANTED)
 		wakeup(n);
+	if (vp->v_object != NULL)
+		ext2_readahead_end(vp, true);
+	kfree(n->n_ra);
 	vp->v_usecount = 0;
 	vnode_free(vp);
 	kfree(n);
@@ -192,6 +198,7 @@ again:
 			tsleep(n, 0, "ext2rcl", 0);
 			goto again;
 		}
+		ext2_uncache(n->n_vnode);
 		*vpp = vref(n->n_vnode);
 		return 0;
 	}
@@ -217,6 +224,10 @@ again:
 	if ((error = inode_load(um, ino, &din, vp)) < 0) {
 		node_free(vp);
 		return error;
+	}
+	if (vp->v_type == VREG && vnode_pager_setup(vp, &ext2_pager_ops) < 0) {
+		node_free(vp);
+		return -ENOMEM;
 	}
 	if (ino == EXT2_ROOT_INO)
 		vp->v_flags |= VROOT;
@@ -253,6 +264,11 @@ ext2_valloc(struct vnode *dvp, const struct vattr *va, struct vnode **vpp)
 	bdwrite(bp);
 
 	struct vnode *vp = node_alloc(um, ino, va->va_type);
+	if (vp != NULL && vp->v_type == VREG &&
+	    vnode_pager_setup(vp, &ext2_pager_ops) < 0) {
+		node_free(vp);
+		vp = NULL;
+	}
 	if (vp == NULL) {
 		error = -ENOMEM;
 		goto fail;
@@ -369,8 +385,9 @@ free_xattr(struct vnode *vp)
 	return ext2_bfree(um, bn);
 }
 
-void
-ext2_inactive(struct vnode *vp)
+/* Frees node vp: the file too if it has no name; else writes it back. */
+static void
+node_reclaim(struct vnode *vp)
 {
 	struct ext2_mount *um = VTOUM(vp);
 	struct ext2_node *n = VTON(vp);
@@ -378,6 +395,8 @@ ext2_inactive(struct vnode *vp)
 
 	/* From here ext2_vget waits for the node to go. */
 	n->n_flags |= N_RECLAIM;
+	if (vp->v_object != NULL)
+		ext2_readahead_end(vp, true);
 	if (vp->v_nlink == 0 && !um->um_ronly) {
 		bool fast = vp->v_type == VLNK && fast_symlink(um, &n->n_din);
 		if (vp->v_type == VREG || vp->v_type == VDIR ||
@@ -397,12 +416,73 @@ ext2_inactive(struct vnode *vp)
 		if (error == 0)
 			error = ext2_ifree(um, n->n_ino, vp->v_type == VDIR);
 	} else {
-		error = ext2_iupdate(vp);
+		/* Its pages go with it: what was written reaches the disk. */
+		error = vnode_pager_clean(vp, 0, UINT64_MAX, VPC_ALL);
+		int e = ext2_iupdate(vp);
+		if (error == 0)
+			error = e;
 	}
 	if (error < 0)
 		kprintf("ext2 %s: inode %u: cannot write back (%d)\n",
 		    um->um_disk->d_name, n->n_ino, error);
 	node_free(vp);
+}
+
+void
+ext2_uncache(struct vnode *vp)
+{
+	struct ext2_node *n = VTON(vp);
+	if (n->n_flags & N_CACHED) {
+		TAILQ_REMOVE(&VTOUM(vp)->um_cached, n, n_cache);
+		VTOUM(vp)->um_ncached--;
+		n->n_flags &= ~N_CACHED;
+	}
+}
+
+void
+ext2_uncache_all(struct ext2_mount *um)
+{
+	struct ext2_node *n;
+	while ((n = TAILQ_FIRST(&um->um_cached)) != NULL) {
+		ext2_uncache(n->n_vnode);
+		node_reclaim(n->n_vnode);
+	}
+}
+
+void
+ext2_inactive(struct vnode *vp)
+{
+	struct ext2_mount *um = VTOUM(vp);
+	struct ext2_node *n = VTON(vp);
+
+	if (vp->v_nlink == 0 || vp->v_object == NULL ||
+	    vp->v_object->resident_page_count == 0) {
+		node_reclaim(vp);
+		return;
+	}
+	/* Linked, with pages: cached (dirty pages are the syncer's). */
+	ext2_readahead_end(vp, false);
+	int error = ext2_iupdate(vp);
+	if (error < 0)
+		kprintf("ext2 %s: inode %u: cannot write back (%d)\n",
+		    um->um_disk->d_name, n->n_ino, error);
+	if (!(n->n_flags & N_CACHED)) {
+		n->n_flags |= N_CACHED;
+		TAILQ_INSERT_TAIL(&um->um_cached, n, n_cache);
+		um->um_ncached++;
+	}
+	while (um->um_ncached > MAX(1024, vmstats.v_page_count / EXT2_CACHEPAGES)) {
+		struct ext2_node *old = TAILQ_FIRST(&um->um_cached), *x = old;
+		for (int i = 0; x != NULL && i < EXT2_EVICTSCAN;
+		    x = TAILQ_NEXT(x, n_cache), i++) {
+			if (!vnode_pager_dirty(x->n_vnode)) {
+				old = x;
+				break;
+			}
+		}
+		ext2_uncache(old->n_vnode);
+		node_reclaim(old->n_vnode);
+	}
 }
 
 void
@@ -415,6 +495,23 @@ ext2_ilock(struct vnode *vp)
 		tsleep(&n->n_flags, 0, "ext2lk", 0);
 	}
 	n->n_flags |= N_LOCKED;
+	n->n_owner = curthread;
+}
+
+bool
+ext2_ilock_cond(struct vnode *vp)
+{
+	if ((VTON(vp)->n_flags & N_LOCKED) && VTON(vp)->n_owner == curthread)
+		return false;
+	ext2_ilock(vp);
+	return true;
+}
+
+void
+ext2_iunlock_cond(struct vnode *vp, bool taken)
+{
+	if (taken)
+		ext2_iunlock(vp);
 }
 
 void
@@ -424,6 +521,7 @@ ext2_iunlock(struct vnode *vp)
 
 	KASSERT(n->n_flags & N_LOCKED, "ext2_iunlock: not locked");
 	n->n_flags &= ~N_LOCKED;
+	n->n_owner = NULL;
 	if (n->n_flags & N_LWANTED) {
 		n->n_flags &= ~N_LWANTED;
 		wakeup(&n->n_flags);

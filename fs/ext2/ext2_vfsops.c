@@ -9,6 +9,7 @@
 #include "dev/disk.h"
 #include "fs/buf.h"
 #include "fs/ext2/ext2.h"
+#include "fs/vnode_pager.h"
 #include "fs/ext2/ext2_mount.h"
 #include "kern/thread.h"
 #include "vm/kmem.h"
@@ -270,6 +271,7 @@ ext2_mount(struct mount *mp, const void *data)
 	um->um_ronly = (ma->ma_flags & MNT_RDONLY) || dk->d_readonly;
 	for (int i = 0; i < EXT2_NHASH; i++)
 		TAILQ_INIT(&um->um_hash[i]);
+	TAILQ_INIT(&um->um_cached);
 	if ((error = read_super(dk, &um->um_sb)) < 0 ||
 	    (error = check_super(um, dk)) < 0) {
 		ext2_free_mount(um);
@@ -344,12 +346,24 @@ ext2_sync(struct mount *mp, bool wait)
 		count++;
 	if ((vps = kmalloc(count * sizeof(*vps) + 1, 0)) == NULL)
 		return -ENOMEM;
-	TAILQ_FOREACH(vp, &mp->mnt_vnodes, v_mntlist)
-		if (!(VTON(vp)->n_flags & N_RECLAIM))
+	TAILQ_FOREACH(vp, &mp->mnt_vnodes, v_mntlist) {
+		if (!(VTON(vp)->n_flags & N_RECLAIM)) {
+			ext2_uncache(vp);	/* the vrele caches it again */
 			vps[n++] = vref(vp);
-	for (size_t i = 0; i < n; i++)
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* Data first, then the inode that points to their blocks. */
+		if (vnode_pager_dirty(vps[i])) {
+			ext2_ilock(vps[i]);
+			e = vnode_pager_clean(vps[i], 0, UINT64_MAX, VPC_ALL);
+			ext2_iunlock(vps[i]);
+			if (e < 0 && error == 0)
+				error = e;
+		}
 		if ((e = ext2_iupdate(vps[i])) < 0 && error == 0)
 			error = e;
+	}
 	for (size_t i = 0; i < n; i++)
 		vrele(vps[i]);
 	kfree(vps);
@@ -369,6 +383,7 @@ ext2_unmount(struct mount *mp)
 
 	vrele(mp->mnt_root);
 	mp->mnt_root = NULL;
+	ext2_uncache_all(um);
 	KASSERT(TAILQ_EMPTY(&mp->mnt_vnodes), "ext2_unmount: busy vnode");
 	if (!um->um_ronly) {
 		/*

@@ -6,10 +6,11 @@
 #include "dev/disk.h"
 #include "fs/buf.h"
 #include "fs/ext2/ext2.h"
+#include "fs/vnode_pager.h"
+#include "vm/vm_object.h"
+#include "vm/vm_page_ext.h"
+#include "vm/vm_pageout.h"
 #include "kern/uio.h"
-
-/* What a hole reads as.  Only ever read. */
-static char zero_block[1u << EXT2_MAX_BLOCK_LOG];
 
 static void
 touch_ctime(struct vnode *vp)
@@ -301,39 +302,9 @@ mark_accessed(struct vnode *vp)
 		vp->v_atime = now;
 }
 
-/*
- * A reader going through the file in order (it reads block lbn, the one
- * after its last): at the start of each window, the blocks of the next
- * two windows not cached yet are read ahead, so that the disk's helper
- * threads work while the reader copies.
- */
-#define EXT2_READAHEAD	16	/* blocks in a window */
-
-static void
-ext2_readahead(struct vnode *vp, uint64_t lbn)
-{
-	struct ext2_mount *um = VTOUM(vp);
-	struct ext2_node *np = VTON(vp);
-	bool sequential = lbn == np->n_nextread;
-	np->n_nextread = lbn + 1;
-	if (!sequential || lbn % EXT2_READAHEAD != 0)
-		return;
-	uint64_t last = (vp->v_size + um->um_bsize - 1) / um->um_bsize;
-	for (uint64_t l = lbn + 1; l <= lbn + 2 * EXT2_READAHEAD && l < last; l++) {
-		uint32_t bn;
-		if (ext2_bmap(vp, l, false, &bn, NULL) < 0)
-			return;
-		if (bn != 0)
-			breada(um->um_disk, (uint64_t)bn * um->um_secperblk,
-			    um->um_bsize);
-	}
-}
-
 static int
 ext2_read(struct vnode *vp, struct uio *uio)
 {
-	struct ext2_mount *um = VTOUM(vp);
-	uint32_t bs = um->um_bsize;
 	int error = 0;
 
 	if (uio->uio_offset < 0)
@@ -341,21 +312,26 @@ ext2_read(struct vnode *vp, struct uio *uio)
 	ext2_ilock(vp);
 	while (uio->uio_resid > 0 && (uint64_t)uio->uio_offset < vp->v_size) {
 		uint64_t off = (uint64_t)uio->uio_offset;
-		uint32_t boff = off % bs;
-		size_t n = MIN(MIN(bs - boff, uio->uio_resid), vp->v_size - off);
-		uint32_t bn;
-		if ((error = ext2_bmap(vp, off / bs, false, &bn, NULL)) < 0)
+		uint32_t poff = off % PAGE_SIZE;
+		size_t n = MIN(MIN(PAGE_SIZE - poff, uio->uio_resid),
+		    vp->v_size - off);
+		struct vm_page *m;
+		/* A reader going through the file in order reads ahead. */
+		uint64_t pindex = off >> PAGE_SHIFT;
+		struct ext2_node *np = VTON(vp);
+		bool sequential = pindex == np->n_nextread ||
+		    pindex + 1 == np->n_nextread;
+		np->n_nextread = pindex + 1;
+		if ((error = ext2_getpages(vp, pindex,
+		    sequential ? EXT2_READAHEAD : 1, &m)) < 0)
 			break;
-		ext2_readahead(vp, off / bs);
-		if (bn == 0) {
-			error = uiomove(zero_block, n, uio);
-		} else {
-			struct buf *bp;
-			if ((error = ext2_bread(um, bn, &bp)) < 0)
-				break;
-			error = uiomove((char *)bp->b_data + boff, n, uio);
-			brelse(bp);
-		}
+		if (sequential)
+			ext2_readahead(vp, pindex);
+		/* The copy may fault and sleep: nothing may free the page. */
+		m->hold_count++;
+		VM_PAGE_EXT(m)->flags |= PGX_REFERENCED;	/* for pageout */
+		error = uiomove((char *)VM_PAGE_TO_DMAP(m) + poff, n, uio);
+		m->hold_count--;
 		if (error < 0)
 			break;
 	}
@@ -364,11 +340,29 @@ ext2_read(struct vnode *vp, struct uio *uio)
 	return error;
 }
 
+/* Gives the bytes [off, off + n) of vp blocks (before copying into them). */
+static int
+alloc_range(struct vnode *vp, uint64_t off, size_t n)
+{
+	struct ext2_mount *um = VTOUM(vp);
+	uint32_t bs = um->um_bsize;
+
+	for (uint64_t lbn = off / bs; lbn <= (off + n - 1) / bs; lbn++) {
+		uint32_t bn;
+		bool isnew;
+		int error = ext2_bmap(vp, lbn, true, &bn, &isnew);
+		if (error < 0)
+			return error;
+		if (isnew)
+			bforget(um->um_disk, (uint64_t)bn * um->um_secperblk);
+	}
+	return 0;
+}
+
 static int
 ext2_write(struct vnode *vp, struct uio *uio)
 {
 	struct ext2_mount *um = VTOUM(vp);
-	uint32_t bs = um->um_bsize;
 	uint64_t resid0 = uio->uio_resid, max = ext2_maxfilesize(um);
 	int error = 0;
 
@@ -381,21 +375,39 @@ ext2_write(struct vnode *vp, struct uio *uio)
 	ext2_ilock(vp);
 	while (uio->uio_resid > 0 && (uint64_t)uio->uio_offset < max) {
 		uint64_t off = (uint64_t)uio->uio_offset;
-		uint32_t boff = off % bs;
-		size_t n = MIN(MIN(bs - boff, uio->uio_resid), max - off);
-		uint32_t bn;
-		bool isnew;
-		struct buf *bp;
-		if ((error = ext2_bmap(vp, off / bs, true, &bn, &isnew)) < 0)
-			break;
-		if (isnew)
-			error = ext2_bzero(um, bn, &bp);
-		else
-			error = ext2_bread(um, bn, &bp);
+		uint64_t pindex = off >> PAGE_SHIFT;
+		uint32_t poff = off % PAGE_SIZE;
+		size_t n = MIN(MIN(PAGE_SIZE - poff, uio->uio_resid), max - off);
+		struct vm_page *m;
+		/*
+		 * The page first, then its new blocks: a block allocated
+		 * before the page is read would read as what it held before.
+		 * A page past the end has nothing to read; any other is read
+		 * even if it is overwritten whole, as a copy that faults
+		 * halfway must leave the rest as it was.
+		 */
+		bool past = (pindex << PAGE_SHIFT) >= vp->v_size;
+		/*
+		 * RAM short: write this file's dirty pages back before
+		 * dirtying more, so the reclaimer can take them (a writer
+		 * faster than the disk is throttled to it, not failed).
+		 */
+		if (vm_pageout_short())
+			(void)vnode_pager_clean(vp, 0, UINT64_MAX, 0);
+		error = ext2_getpage(vp, pindex, !past, &m);
+		if (error == -ENOMEM) {
+			(void)vnode_pager_clean(vp, 0, UINT64_MAX, 0);
+			error = ext2_getpage(vp, pindex, !past, &m);
+		}
 		if (error < 0)
 			break;
-		error = uiomove((char *)bp->b_data + boff, n, uio);
-		bdwrite(bp);
+		m->hold_count++;
+		VM_PAGE_EXT(m)->flags |= PGX_REFERENCED;
+		if ((error = alloc_range(vp, off, n)) == 0)
+			error = uiomove((char *)VM_PAGE_TO_DMAP(m) + poff, n, uio);
+		m->hold_count--;
+		if ((uint64_t)uio->uio_offset > off)
+			vm_object_page_dirty(m);
 		if ((uint64_t)uio->uio_offset > vp->v_size)
 			vp->v_size = (uint64_t)uio->uio_offset;
 		if (error < 0)
@@ -463,12 +475,19 @@ ext2_fsync(struct vnode *vp, bool datasync)
 	(void)datasync;	/* the inode holds the size: written either way */
 	if (um->um_ronly)
 		return 0;
+	/* The file's own pages, then the inode (blocks may be new). */
+	ext2_ilock(vp);
+	error = vnode_pager_clean(vp, 0, UINT64_MAX, VPC_ALL);
+	int e = ext2_iupdate(vp);
+	ext2_iunlock(vp);
+	if (error < 0 || (error = e) < 0)
+		return error;
 	/*
-	 * The cache keeps no list of a file's buffers: write the whole
-	 * disk, which covers the file's data, its inode and indirect blocks
-	 * and the bitmaps that make them allocated.
+	 * The buffer cache keeps no list of a file's buffers: write every
+	 * dirty metadata block of the disk, which covers the file's inode
+	 * and indirect blocks and the bitmaps that make them allocated.
 	 */
-	if ((error = ext2_iupdate(vp)) < 0 || (error = ext2_sbflush(um, false)) < 0)
+	if ((error = ext2_sbflush(um, false)) < 0)
 		return error;
 	return bsync(um->um_disk, 1);
 }

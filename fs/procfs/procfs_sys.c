@@ -13,6 +13,7 @@
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "vm/vm_page.h"
+#include "vm/vm_pageout.h"
 
 #define USER_HZ		100		/* clock ticks of /proc and times(2) */
 #define NS_PER_TICK	(1000000000ULL / USER_HZ)
@@ -43,28 +44,30 @@ meminfo_line(struct sbuf *sb, const char *name, uint64_t pages)
 /*
  * RAM as the page allocator sees it.  Memory the kernel holds (the page
  * array, kmem) is neither free nor available; tmpfs data counts as
- * Shmem and Cached, as in Linux, but cannot be reclaimed.  The buffer
- * cache (disk blocks, data and metadata alike: there is no page cache)
- * shows as Buffers; its clean part can be reclaimed, so it is available.
+ * Shmem and Cached, as in Linux, but cannot be reclaimed.  Files' pages
+ * (the page cache) are Cached, the buffer cache (metadata blocks)
+ * Buffers; the clean part of both can be reclaimed, so it is available.
  */
 int
 procfs_meminfo(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
-	uint64_t shmem = shmem_pages();
+	uint64_t shmem = shmem_pages(), files, filedirty;
+	vm_pageout_stats(&files, &filedirty);
 	uint64_t bufs = (biostats.bytes + PAGE_SIZE - 1) / PAGE_SIZE;
 	uint64_t dirty = (biostats.dirtybytes + PAGE_SIZE - 1) / PAGE_SIZE;
 	meminfo_line(sb, "MemTotal:", vmstats.v_page_count);
 	meminfo_line(sb, "MemFree:", vmstats.v_free_count);
-	meminfo_line(sb, "MemAvailable:", vmstats.v_free_count + bufs - dirty);
+	meminfo_line(sb, "MemAvailable:", vmstats.v_free_count + bufs - dirty +
+	    files - filedirty);
 	meminfo_line(sb, "Buffers:", bufs);
-	meminfo_line(sb, "Cached:", shmem);
+	meminfo_line(sb, "Cached:", shmem + files);
 	meminfo_line(sb, "SwapCached:", 0);
 	meminfo_line(sb, "Active:", 0);
 	meminfo_line(sb, "Inactive:", 0);
 	meminfo_line(sb, "SwapTotal:", 0);
 	meminfo_line(sb, "SwapFree:", 0);
-	meminfo_line(sb, "Dirty:", dirty);
+	meminfo_line(sb, "Dirty:", dirty + filedirty);
 	meminfo_line(sb, "Writeback:", 0);
 	meminfo_line(sb, "Shmem:", shmem);
 	meminfo_line(sb, "Slab:", 0);

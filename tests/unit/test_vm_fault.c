@@ -7,10 +7,12 @@
  */
 #include <stdlib.h>
 
+#include "fs/vnode_pager.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmproc.h"
 #include "vm/kmem.h"
 #include "vm/vm_object.h"
+#include "vm/vm_page_ext.h"
 
 #define PG	PAGE_SIZE
 #define RW	(PROT_READ | PROT_WRITE)
@@ -593,17 +595,18 @@ test_getpage(struct vm_object *obj, uint64_t pindex, struct vm_page **mp)
 }
 
 static int
-test_putpage(struct vm_object *obj, struct vm_page *m)
+test_putpages(struct vm_object *obj, const uint64_t *idx, int n)
 {
 	(void)obj;
-	(void)m;
+	(void)idx;
+	(void)n;
 	return -ENOSYS;
 }
 
 static const struct vm_pager_ops test_pager = {
 	.name = "test",
 	.getpage = test_getpage,
-	.putpage = test_putpage,
+	.putpages = test_putpages,
 };
 
 TEST(vm_fault_file_object)
@@ -634,6 +637,28 @@ TEST(vm_fault_file_object)
 	CHECK_EQ(load(&p, VMP_DATA + PG), T_SYSCALL);
 	CHECK_EQ(p.tf.tf_rsi, 0x5ad);
 	CHECK(pmap_is_modified(vm_object_page_lookup(file, 2)));
+	/*
+	 * The article's write-protect: a read fault maps a file page
+	 * read-only even where the shared mapping may write, the write that
+	 * dirties it faults; cleaning write-protects it again, so the next
+	 * write faults and dirties it again.
+	 */
+	CHECK_EQ(load(&q, VMP_DATA + 3 * PG), T_SYSCALL);
+	struct vm_page *m3 = vm_object_page_lookup(file, 3);
+	REQUIRE(m3 != NULL);
+	CHECK(!(vmp_vpte(&q, VMP_DATA + 3 * PG) & VPTE_RW));
+	CHECK(!pmap_is_modified(m3));
+	CHECK_EQ(store(&q, VMP_DATA + 3 * PG, 0x77), T_SYSCALL);
+	CHECK(vmp_vpte(&q, VMP_DATA + 3 * PG) & VPTE_RW);
+	CHECK(VM_PAGE_EXT(m3)->flags & PGX_DIRTY);
+	CHECK(file->flags & OBJ_MIGHTBEDIRTY);
+	CHECK(vnode_pager_cleaning(m3));
+	CHECK(!(vmp_vpte(&q, VMP_DATA + 3 * PG) & VPTE_RW));
+	CHECK(!pmap_is_modified(m3));
+	CHECK(!vnode_pager_cleaning(m3));	/* clean: nothing to write */
+	CHECK_EQ(store(&q, VMP_DATA + 3 * PG, 0x78), T_SYSCALL);
+	CHECK(pmap_is_modified(m3));
+	CHECK_EQ(vmp_peek(&q, VMP_DATA + 3 * PG), 0x78);
 	/* Past the end of the file: -EIO (SIGBUS). */
 	CHECK_EQ(load(&p, VMP_DATA + 3 * PG), T_PAGEFLT);
 	CHECK_EQ(p.fault_err, -EIO);

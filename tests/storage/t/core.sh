@@ -25,18 +25,19 @@ ok copy-big cmp big big2
 eq big-size 1228800 "$(stat -c %s big)"
 md5sum big > big.md5
 
-# /proc/meminfo: the buffer cache holds what was just read and written
-# (Buffers), its delayed writes are Dirty until sync
+# /proc/meminfo: the page cache holds what was just read and written
+# (Cached: files' pages stay after their last close), its changed pages
+# are Dirty until sync, and its clean part is available
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 dd if=/dev/urandom of=dirty bs=4096 count=64 2>/dev/null
 d=$(meminfo Dirty)
 eq meminfo-dirty-before-sync yes "$([ "$d" -ge 256 ] && echo yes || echo "no ($d kB)")"
 sync
 eq meminfo-dirty-after-sync 0 "$(meminfo Dirty)"
-b=$(meminfo Buffers)
-eq meminfo-buffers yes "$([ "$b" -ge 1200 ] && echo yes || echo "no ($b kB)")"
+b=$(meminfo Cached)
+eq meminfo-cached yes "$([ "$b" -ge 1200 ] && echo yes || echo "no ($b kB)")"
 a=$(meminfo MemAvailable) f=$(meminfo MemFree)
-eq meminfo-available-counts-clean-buffers yes "$([ "$a" -ge $((f + 1000)) ] && echo yes || echo "no ($a, $f kB)")"
+eq meminfo-available-counts-clean-cache yes "$([ "$a" -ge $((f + 1000)) ] && echo yes || echo "no ($a, $f kB)")"
 rm dirty
 
 # sparse files, one past the triple-indirect threshold (64 MiB at 1 KiB)
