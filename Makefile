@@ -44,7 +44,7 @@ BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
 obj = $(patsubst %,$(BUILD)/%.o,$(basename $(1)))
 
 CORE_OBJS := $(call obj,$(HOST_SRCS)) $(BUILD)/host/trap/stub_image.o \
-	$(call obj,$(KERNEL_SRCS))
+	$(BUILD)/kern/vdso/vdso_image.o $(call obj,$(KERNEL_SRCS))
 KERN_OBJS := $(BUILD)/boot/main.o
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
@@ -88,6 +88,31 @@ $(BUILD)/vkstub: $(STUB_OBJS) host/trap/stub/stub.ld
 $(BUILD)/host/trap/stub_image.o: host/trap/stub_image.S $(BUILD)/vkstub
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSTUB_PATH='"$(BUILD)/vkstub"' -c -o $@ $<
+
+# The vDSO: position-independent code every process maps, built as a
+# shared object with no relocations (the kernel maps it anywhere
+# unchanged) and embedded in the vkernel.
+VDSO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -I. -fPIC -ffreestanding \
+	-fno-stack-protector -fno-builtin -fno-asynchronous-unwind-tables \
+	-fcf-protection=none -mgeneral-regs-only -mno-red-zone -fvisibility=default
+VDSO_LDFLAGS := -nostdlib -shared -Wl,-T,kern/vdso/vdso.lds -Wl,-soname,linux-vdso.so.1 \
+	-Wl,--hash-style=both -Wl,--build-id=none -Wl,-Bsymbolic -Wl,-z,noexecstack \
+	-Wl,-z,max-page-size=4096
+
+$(BUILD)/vdso/vdso.o: kern/vdso/vdso.c
+	@mkdir -p $(dir $@)
+	$(CC) $(VDSO_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/vdso.so: $(BUILD)/vdso/vdso.o kern/vdso/vdso.lds
+	$(CC) $(VDSO_CFLAGS) $(VDSO_LDFLAGS) -o $@ $(BUILD)/vdso/vdso.o
+	@# Mapped anywhere as is: no relocations, no undefined symbols.
+	@! readelf -r $@ | grep -q 'Relocation section'
+	@! nm -u $@ | grep -q .
+	@test $$(stat -c %s $@) -le 8192
+
+$(BUILD)/kern/vdso/vdso_image.o: kern/vdso/vdso_image.S $(BUILD)/vdso.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DVDSO_PATH='"$(BUILD)/vdso.so"' -c -o $@ $<
 
 # The list of system calls, generated from the table (tools/sysdoc.c);
 # tests/system/syscalls_doc.t checks that the committed one is current.

@@ -24,7 +24,7 @@ table=$build/kbench.table
 marker="kbench-init: first line"
 limit=240	# seconds for one whole kbench run
 failed=	# what failed, for the table and the exit status
-tests="getpid fork+exit+wait fork+exec+wait first-touch-per-page pipe-round-trip futex-round-trip futex-round-trip-threads thread-create+join mmap+touch-per-mapping munmap-per-mapping"
+tests="getpid clock_gettime fork+exit+wait fork+exec+wait first-touch-per-page pipe-round-trip futex-round-trip futex-round-trip-threads thread-create+join mmap+touch-per-mapping munmap-per-mapping"
 
 for f in "$build/vkernel" "$build/bootwatch"; do
 	[ -x "$f" ] || { echo "kernbench: $f missing: make $f" >&2; exit 1; }

@@ -27,6 +27,7 @@
 #include "vm/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_pageout.h"
+#include "vm/vm_vdso.h"
 
 static const struct boot_args *bootargs;
 
@@ -140,6 +141,7 @@ kernel_main(const struct boot_args *ba)
 	vm_page_init();
 	kmem_init();
 	vm_init();
+	vdso_init();
 	vfs_init();
 	(void)vfs_register(&procfs_vfsops);
 	bio_init();

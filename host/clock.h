@@ -33,6 +33,18 @@ host_rdtsc(void)
 	return __builtin_ia32_rdtsc();
 }
 
+/*
+ * The TSC, read after every earlier load and store has completed
+ * (lfence first): a clock built on it orders with the memory it is
+ * published through (kern/vdso/vvar.h's sequence count).
+ */
+static inline uint64_t
+host_rdtsc_ordered(void)
+{
+	__asm__ volatile ("lfence" ::: "memory");
+	return __builtin_ia32_rdtsc();
+}
+
 /* TSC ticks per microsecond, measured once (a few ms) on first use. */
 uint64_t host_tsc_per_us(void);
 

@@ -131,6 +131,12 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 }
 
 int
+cpu_tick_hz(void)
+{
+	return tick_hz;
+}
+
+int
 cpu_count(void)
 {
 	return ncpus;

@@ -59,6 +59,9 @@ const char *cpu_placement_name(enum cpu_placement p);
  */
 int cpu_configure(int n, enum cpu_placement place, int hz);
 
+/* The tick's rate (per second), as configured; 0 if there is none. */
+int cpu_tick_hz(void);
+
 /* Starts every CPU's thread in fn(cpu, arg); returns 0 or -1 with errno. */
 int cpu_start(void (*fn)(struct vcpu *, void *), void *arg);
 

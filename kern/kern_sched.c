@@ -20,6 +20,7 @@
 #include "kern/sched.h"
 #include "kern/thread.h"
 #include "kern/timeout.h"
+#include "kern/vclock.h"
 
 struct sched_pcpu {
 	struct vcpu *cpu;
@@ -101,15 +102,29 @@ kernel_locked(void)
 	    __atomic_load_n(&ncpus_running, __ATOMIC_RELAXED) == 0;
 }
 
+/*
+ * The kernel's clocks are the guests' (kern/vclock.h), so that a sleep
+ * or a file time agrees with what a guest reads; the host's until the
+ * clock starts, or if the TSC cannot serve.
+ */
 uint64_t
 nanouptime(void)
 {
+	int64_t ns;
+	if (vclock_ns(CLOCK_MONOTONIC, &ns) == 0)
+		return (uint64_t)ns;
 	return host_nanotime();
 }
 
 void
 nanotime(struct timespec *ts)
 {
+	int64_t ns;
+	if (vclock_ns(CLOCK_REALTIME, &ns) == 0) {
+		ts->tv_sec = ns / 1000000000;
+		ts->tv_nsec = ns % 1000000000;
+		return;
+	}
 	host_realtime(ts);
 }
 

@@ -23,6 +23,7 @@ int args_add(struct exec_args *ea, const char *s);
 
 struct image {
 	struct vnode *im_vp;
+	const char *im_name;		/* its path, for the log */
 	const char *im_hdr;		/* the file's first page */
 	size_t im_hdrlen;
 	struct vmspace *im_vmspace;	/* the new address space */
@@ -31,6 +32,7 @@ struct image {
 	uint64_t im_phdr, im_phnum;	/* where the program headers are mapped */
 	uint64_t im_base;		/* load bias (ET_DYN) */
 	uint64_t im_interp_base;	/* ld.so's load bias (AT_BASE), or 0 */
+	uint64_t im_vdso;		/* the vDSO (AT_SYSINFO_EHDR), or 0 */
 	uint64_t im_sp;			/* the initial stack pointer */
 };
 

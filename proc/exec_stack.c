@@ -2,12 +2,15 @@
  * The initial stack of a new image, as Linux lays it out: from the top,
  * the file name, the environment and argument strings, the platform
  * string and 16 random bytes; then, 16-byte aligned, argc, argv[], NULL,
- * envp[], NULL, and the auxiliary vector.
+ * envp[], NULL, and the auxiliary vector, with Linux's entries in Linux's
+ * order (fs/binfmt_elf.c's create_elf_tables, x86-64's ARCH_DLINFO
+ * first).  Not given: the rseq entries (no rseq here).
  */
 #include <elf.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
+#include "host/cpuid.h"
 #include "host/random.h"
 #include "proc/exec.h"
 #include "kern/uio.h"
@@ -18,12 +21,26 @@
 #define EXEC_STACK_INIT	(128UL << 10)	/* grows down to RLIMIT_STACK */
 #define AUXV_MAX	24
 
+/* AT_HWCAP: the feature flags of cpuid leaf 1, edx, as Linux gives. */
 static uint64_t
 cpu_hwcap(void)
 {
-	uint32_t a = 1, b, c = 0, d;
-	__asm__ volatile ("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-	return d;
+	uint32_t r[4];
+	host_cpuid(1, 0, r);
+	return r[3];
+}
+
+/*
+ * AT_SECURE: whether the exec gains privilege, by Linux's rule
+ * (cap_bprm_creds_from_file): effective ids other than the real ones,
+ * or capabilities for a user who is not root.  cr is the credential as
+ * the exec leaves it.
+ */
+static bool
+exec_secure(const struct ucred *cr)
+{
+	return cr->cr_uid != cr->cr_ruid || cr->cr_gid != cr->cr_rgid ||
+	    (cr->cr_ruid != 0 && cr->cr_capeff != 0);
 }
 
 uint64_t
@@ -37,7 +54,9 @@ int
 exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 {
 	struct vmspace *vm = im->im_vmspace;
-	const struct ucred *cr = curproc->p_ucred;
+	struct ucred cr_after = *curproc->p_ucred;
+	const struct ucred *cr = &cr_after;
+	cred_exec_caps(&cr_after);
 	uint64_t top = VM_USRSTACK;
 	vm->vm_stack_max = exec_stack_max(curproc->p_rlimit[RLIMIT_STACK].rlim_cur);
 	vm->vm_as_max = curproc->p_rlimit[RLIMIT_AS].rlim_cur;	/* from the stack on */
@@ -88,7 +107,10 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	}
 	vm->vm_env_end = s;
 	*v++ = 0;
+	/* Either may be absent (0): then the entry is left out, as Linux. */
 	const uint64_t aux[][2] = {
+		{ AT_SYSINFO_EHDR, im->im_vdso },
+		{ AT_MINSIGSTKSZ, host_auxval(AT_MINSIGSTKSZ) },
 		{ AT_HWCAP, cpu_hwcap() },
 		{ AT_PAGESZ, PAGE_SIZE },
 		{ AT_CLKTCK, 100 },
@@ -102,17 +124,22 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 		{ AT_EUID, cr->cr_uid },
 		{ AT_GID, cr->cr_rgid },
 		{ AT_EGID, cr->cr_gid },
-		{ AT_SECURE, 0 },
+		{ AT_SECURE, exec_secure(cr) },
 		{ AT_RANDOM, random },
-		{ AT_HWCAP2, getauxval(AT_HWCAP2) },
+		{ AT_HWCAP2, host_auxval(AT_HWCAP2) },
 		{ AT_EXECFN, execfn },
 		{ AT_PLATFORM, platform },
 		{ AT_NULL, 0 },
 	};
+	vm->vm_auxv_start = sp + (uint64_t)((uint8_t *)v - buf);
 	for (size_t i = 0; i < sizeof(aux) / sizeof(aux[0]); i++) {
+		if ((aux[i][0] == AT_SYSINFO_EHDR || aux[i][0] == AT_MINSIGSTKSZ) &&
+		    aux[i][1] == 0)
+			continue;
 		*v++ = aux[i][0];
 		*v++ = aux[i][1];
 	}
+	vm->vm_auxv_end = sp + (uint64_t)((uint8_t *)v - buf);
 #undef AT
 	int error = vm_copyout(vm, buf, sp, len);
 	kfree(buf);

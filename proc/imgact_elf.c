@@ -6,20 +6,23 @@
  * AT_ENTRY, AT_BASE), as on Linux.  Every header field comes from a file
  * the guest may have written, so each is checked before use.
  *
- * The segments are loaded by reading the file into anonymous memory of the
- * new address space (no page sharing with the file yet): the whole span
- * of the PT_LOAD segments is mapped writable, filled, then each segment's
- * pages get its own protection.  Libraries ld.so maps later come through
- * mmap's file objects (fs/vnode_pager.c), page by page.
+ * The segments are private mappings of the file's object
+ * (vnode_pager_alloc: with the page cache, the file's own pages, shared
+ * until the image writes one), as ld.so's mmaps of libraries are: exec
+ * reads nothing but the headers, and pages come in at their first
+ * fault.
  */
 #include <elf.h>
 #include <limits.h>
 #include <sys/mman.h>
 
 #include "fs/vnode.h"
+#include "fs/vnode_pager.h"
 #include "proc/exec.h"
 #include "vm/kmem.h"
 #include "vm/vm.h"
+#include "vm/vm_object.h"
+#include "vm/vm_vdso.h"
 
 /* Linux reads at most a page of program headers. */
 #define ELF_MAXPHNUM	(PAGE_SIZE / sizeof(Elf64_Phdr))
@@ -121,29 +124,68 @@ elf_read_headers(struct vnode *vp, const char *hdr, size_t hdrlen,
 }
 
 /*
- * Maps ef's segments into vm at load bias bias: the span is mapped
- * writable and anonymous (replacing whatever was there), filled from
- * the file, then each segment's pages get its own protection.
+ * Maps PT_LOAD segment ph at load bias bias, as Linux's elf_load: its
+ * file part a private mapping of the file's object obj (copy-on-write:
+ * the image shares the file's pages until it writes one), the rest of
+ * its last file page zeroed in a private copy if the segment goes on
+ * past its file bytes, and the pages beyond (the bss) anonymous.  Each
+ * replaces whatever was there, as MAP_FIXED.
+ */
+static int
+elf_map_segment(struct vmspace *vm, struct vm_object *obj,
+    const Elf64_Phdr *ph, uint64_t bias)
+{
+	static const char zeros[PAGE_SIZE];
+	int prot = elf_prot(ph->p_flags), error = 0;
+	uint64_t start = rounddown2(ph->p_vaddr, PAGE_SIZE) + bias;
+	uint64_t fend = ph->p_vaddr + ph->p_filesz + bias;	/* file bytes' end */
+	uint64_t fpage = ph->p_filesz > 0 ? roundup2(fend, PAGE_SIZE) : start;
+	uint64_t mend = roundup2(ph->p_vaddr + ph->p_memsz, PAGE_SIZE) + bias;
+	long r;
+
+	if (ph->p_filesz > 0) {
+		bool tail = (fend & PAGE_MASK) != 0 && ph->p_memsz > ph->p_filesz;
+		r = vm_mmap(vm, start, fpage - start, tail ? prot | PROT_WRITE :
+		    prot, MAP_PRIVATE | MAP_FIXED, obj,
+		    rounddown2(ph->p_offset, PAGE_SIZE));
+		if (r < 0)
+			return (int)r;
+		if (tail) {
+			/* The next bytes of the file are not the bss's. */
+			error = vm_copyout(vm, zeros, fend, fpage - fend);
+			if (error == 0 && !(prot & PROT_WRITE))
+				error = vm_mprotect(vm, fpage - PAGE_SIZE,
+				    PAGE_SIZE, prot);
+			if (error < 0)
+				return error;
+		}
+	}
+	if (mend > fpage) {
+		r = vm_mmap(vm, fpage, mend - fpage, prot,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+		if (r < 0)
+			return (int)r;
+	}
+	return 0;
+}
+
+/*
+ * Maps ef's segments into vm at load bias bias (elf_map_segment).  A
+ * page where one segment ends and the next begins shows the later one's
+ * mapping, as in Linux, with both segments' protections.
  */
 static int
 elf_map(struct vmspace *vm, const struct elf_file *ef, uint64_t bias)
 {
 	const Elf64_Phdr *ph = ef->ph;
-	int n = ef->eh->e_phnum;
-	long r = vm_mmap(vm, ef->lo + bias, ef->hi - ef->lo,
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-	    NULL, 0);
-	int error = r < 0 ? (int)r : 0;
-	for (int i = 0; error == 0 && i < n; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_filesz > 0)
-			error = exec_read(ef->vp, vm, ph[i].p_vaddr + bias,
-			    ph[i].p_filesz, ph[i].p_offset);
+	int n = ef->eh->e_phnum, error = 0;
+	struct vm_object *obj = vnode_pager_alloc(ef->vp);
+	if (obj == NULL)
+		return -ENOMEM;
 	for (int i = 0; error == 0 && i < n; i++)
 		if (ph[i].p_type == PT_LOAD)
-			error = vm_mprotect(vm, rounddown2(ph[i].p_vaddr, PAGE_SIZE) + bias,
-			    roundup2(ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE) -
-			    rounddown2(ph[i].p_vaddr, PAGE_SIZE), elf_prot(ph[i].p_flags));
-	/* A page where one segment ends and the next begins gets both. */
+			error = elf_map_segment(vm, obj, &ph[i], bias);
+	vm_object_deallocate(obj);	/* the mappings hold their own */
 	for (int i = 0; error == 0 && i < n; i++) {
 		if (ph[i].p_type != PT_LOAD)
 			continue;
@@ -270,13 +312,23 @@ elf_load(struct image *im, struct proc *p)
 	int error;
 
 	if ((error = elf_read_headers(im->im_vp, im->im_hdr, im->im_hdrlen,
-	    &ef)) < 0)
+	    &ef)) < 0) {
+		/* Not ELF at all is for the caller (a shell runs it as a script). */
+		if (error == -ENOEXEC && im->im_hdrlen >= SELFMAG &&
+		    memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0)
+			kprintf_ratelimited("exec: %s: not a valid x86-64 ELF "
+			    "executable (ENOEXEC)\n", im->im_name);
 		return error;
-	if ((error = elf_interp_path(&ef, &interp)) < 0)
+	}
+	if ((error = elf_interp_path(&ef, &interp)) < 0) {
+		kprintf_ratelimited("exec: %s: bad PT_INTERP\n", im->im_name);
 		goto out;
+	}
 	/* A PIE with an interpreter goes where Linux's ELF_ET_DYN_BASE puts it. */
 	uint64_t bias = eh->e_type == ET_DYN ? ET_DYN_BASE - ef.lo : 0;
 	if (ef.lo + bias < VM_MIN_USER_ADDRESS || ef.hi + bias > VM_MMAP_BASE) {
+		kprintf_ratelimited("exec: %s: segments outside the user range "
+		    "(ENOEXEC)\n", im->im_name);
 		error = -ENOEXEC;
 		goto out;
 	}
@@ -289,6 +341,9 @@ elf_load(struct image *im, struct proc *p)
 	uint64_t ibias = 0, start = eh->e_entry + bias;
 	if (error == 0 && interp != NULL)
 		error = elf_load_interp(vm, p, interp, &ibias, &start);
+	long vdso = error == 0 ? vdso_map(vm) : 0;
+	if (vdso < 0)
+		error = (int)vdso;
 	if (error < 0) {
 		vmspace_free(vm);
 		goto out;
@@ -303,6 +358,7 @@ elf_load(struct image *im, struct proc *p)
 	im->im_phnum = eh->e_phnum;
 	im->im_base = bias;
 	im->im_interp_base = ibias;
+	im->im_vdso = (uint64_t)vdso;
 out:
 	kfree(interp);
 	kfree(ef.ph);

@@ -224,6 +224,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 		if (error == 0) {
 			memset(&im, 0, sizeof(im));
 			im.im_vp = vp;
+			im.im_name = name;
 			im.im_hdr = hdr;
 			im.im_hdrlen = n;
 			break;

@@ -1,6 +1,8 @@
 /*
- * Time: the clocks, sleeps and process times.  Realtime is the host's;
- * the monotonic and boot clocks are the kernel's uptime.
+ * Time: the clocks, sleeps and process times.  The clocks are the
+ * kernel's (kern/vclock.h): the same the vDSO reads without a trap, so
+ * both agree; the host's wall clock and uptime where the TSC cannot
+ * serve.
  */
 #include <limits.h>
 #include <sys/random.h>	/* GRND_* */
@@ -10,6 +12,7 @@
 
 #include "host/random.h"
 #include "kern/signal.h"
+#include "kern/vclock.h"
 #include "sys/syscall.h"
 #include "kern/uio.h"
 
@@ -19,6 +22,9 @@ clock_ns(struct lwp *lp, int clock)
 {
 	struct timespec ts;
 	uint64_t u, s;
+	int64_t ns;
+	if (vclock_ns(clock, &ns) == 0)
+		return ns;
 	switch (clock) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
@@ -54,7 +60,7 @@ sys_clock_getres(struct lwp *lp, const uint64_t *args)
 {
 	if (clock_ns(lp, (int)args[0]) < 0)
 		return -EINVAL;
-	struct timespec ts = { 0, 1 };
+	struct timespec ts = { 0, vclock_res((int)args[0]) };
 	return args[1] != 0 ? copyout(&ts, args[1], sizeof(ts)) : 0;
 }
 

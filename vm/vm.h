@@ -62,6 +62,7 @@ struct vmspace {
 	uint64_t vm_stack_max;	/* how large a MAP_GROWSDOWN entry may grow */
 	/* exec's argument and environment strings on the stack (/proc) */
 	uint64_t vm_arg_start, vm_arg_end, vm_env_end;
+	uint64_t vm_auxv_start, vm_auxv_end;	/* its auxiliary vector */
 	/* the part of the image exec read from its file (/proc maps) */
 	uint64_t vm_image_start, vm_image_end;
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */

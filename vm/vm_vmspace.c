@@ -29,6 +29,7 @@ vmspace_reset(struct vmspace *vm)
 	vm->vm_mmap_base = VM_MMAP_BASE;
 	vm->vm_stack_max = VM_STACK_MAX_DEFAULT;
 	vm->vm_arg_start = vm->vm_arg_end = vm->vm_env_end = 0;
+	vm->vm_auxv_start = vm->vm_auxv_end = 0;
 	vm->vm_image_start = vm->vm_image_end = 0;
 	vm->vm_as_max = UINT64_MAX;
 }
@@ -172,6 +173,8 @@ vmspace_fork(struct vmspace *vm1)
 	vm2->vm_arg_start = vm1->vm_arg_start;
 	vm2->vm_arg_end = vm1->vm_arg_end;
 	vm2->vm_env_end = vm1->vm_env_end;
+	vm2->vm_auxv_start = vm1->vm_auxv_start;
+	vm2->vm_auxv_end = vm1->vm_auxv_end;
 	vm2->vm_image_start = vm1->vm_image_start;
 	vm2->vm_image_end = vm1->vm_image_end;
 	vm2->vm_as_max = vm1->vm_as_max;

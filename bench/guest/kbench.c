@@ -71,6 +71,17 @@ b_getpid(int n)
 	return (now_us() - t) / n;
 }
 
+/* clock_gettime through libc: the vDSO's, where there is one. */
+static double
+b_clock(int n)
+{
+	struct timespec ts;
+	double t = now_us();
+	for (int i = 0; i < n; i++)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (now_us() - t) / n;
+}
+
 static void
 reap(pid_t p)
 {
@@ -307,6 +318,7 @@ main(int argc, char **argv)
 		mib = 256;
 
 	report("getpid", "%.3f", median(b_getpid, 20000, 7));
+	report("clock_gettime", "%.3f", median(b_clock, 100000, 7));
 	report("fork+exit+wait", "%.1f", median(b_fork, 200, 7));
 	report("fork+exec+wait", "%.1f", median(b_forkexec, 100, 7));
 	report("first-touch-per-page", "%.2f",

@@ -34,8 +34,9 @@ enum pfstype {
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
-	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT, PFS_PFDDIR,
-	PFS_PFD, PFS_PTASKDIR, PFS_TASK, PFS_TSTAT, PFS_TSTATUS, PFS_TCOMM,
+	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT,
+	PFS_PFDDIR, PFS_PFD, PFS_PTASKDIR, PFS_PAUXV,
+	PFS_TASK, PFS_TSTAT, PFS_TSTATUS, PFS_TCOMM,	/* tasks' from here on */
 };
 
 /* A growing buffer of generated text, in kmalloc'd memory. */
@@ -126,6 +127,7 @@ int procfs_pstat(struct sbuf *sb, struct proc *p);
 int procfs_pstatus(struct sbuf *sb, struct proc *p);
 int procfs_pcmdline(struct sbuf *sb, struct proc *p);
 int procfs_penviron(struct sbuf *sb, struct proc *p);
+int procfs_pauxv(struct sbuf *sb, struct proc *p);
 int procfs_pcomm(struct sbuf *sb, struct proc *p);
 int procfs_pmounts(struct sbuf *sb, struct proc *p);
 /* /proc/PID/task/TID's: the thread's view of the process's files. */

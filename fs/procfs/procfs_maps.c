@@ -8,6 +8,7 @@
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
+#include "vm/vm_vdso.h"
 
 /*
  * One line of maps, as Linux's show_map_vma: the name, if any, starts at
@@ -38,13 +39,14 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 		ino = (uint32_t)((uintptr_t)e->object >> 4);
 	}
 	/*
-	 * exec copies the image into anonymous memory; name its file-backed
-	 * part as Linux does, with the offsets of a static binary's segments
-	 * (laid out in memory as in the file).
+	 * The image's part mapped from its file is named by the path exec
+	 * ran (the file's own lookup may not find it); a private copy of
+	 * its pages (anonymous) gets the offsets of a static binary's
+	 * segments (laid out in memory as in the file).
 	 */
-	bool image = vp == NULL && !shm && p->p_exe != NULL &&
+	bool image = !shm && p->p_exe != NULL &&
 	    e->start >= vm->vm_image_start && e->start < vm->vm_image_end;
-	if (image)
+	if (image && vp == NULL)
 		off = e->start - vm->vm_image_start;
 	size_t len0 = sb->sb_len;
 	sbuf_printf(sb, "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ",
@@ -54,7 +56,9 @@ maps_entry(struct sbuf *sb, struct proc *p, struct vmspace *vm,
 	    (e->protection & VM_PROT_EXECUTE) ? 'x' : '-',
 	    (e->eflags & MAP_ENTRY_COW) ? 'p' : 's',
 	    (unsigned long)off, major, minor, ino);
-	const char *name = e->name;	/* a special mapping's ([vdso]) */
+	const char *name = e->name;	/* a special mapping's */
+	if (name == NULL)
+		name = vdso_entry_name(e);	/* [vdso], [vvar] */
 	if (name == NULL) {
 		if (e->eflags & MAP_ENTRY_GROWSDOWN)
 			name = "[stack]";

@@ -257,6 +257,15 @@ procfs_penviron(struct sbuf *sb, struct proc *p)
 	    vm->vm_env_end) : 0;
 }
 
+/* The auxiliary vector exec laid out, AT_NULL included (kern/exec_stack.c). */
+int
+procfs_pauxv(struct sbuf *sb, struct proc *p)
+{
+	struct vmspace *vm = p->p_vmspace;
+	return vm != NULL ? copy_user_range(sb, p, vm->vm_auxv_start,
+	    vm->vm_auxv_end) : 0;
+}
+
 int
 procfs_pcomm(struct sbuf *sb, struct proc *p)
 {

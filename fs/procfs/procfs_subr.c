@@ -49,6 +49,7 @@ static const struct pfsent pid_tab[] = {
 	PFS_FILE("maps", PFS_PMAPS, procfs_pmaps),
 	PFS_FILE("smaps", PFS_PSMAPS, procfs_psmaps),
 	{ "environ", PFS_PENVIRON, VREG, 0400, procfs_penviron, NULL },
+	{ "auxv", PFS_PAUXV, VREG, 0400, procfs_pauxv, NULL },
 	PFS_FILE("mounts", PFS_PMOUNTS, procfs_pmounts),
 	PFS_LINK("cwd", PFS_PCWD),
 	PFS_LINK("exe", PFS_PEXE),
