@@ -272,7 +272,7 @@ namei_done(struct nameidata *nd)
 int
 getvnode(struct fsproc *p, int fd, struct vnode **vpp)
 {
-	struct file *fp = fget(p, fd);
+	struct file *fp = fget_raw(p, fd);
 	if (fp == NULL)
 		return -EBADF;
 	struct vnode *vp = fp->f_vnode;
