@@ -192,6 +192,21 @@ int kern_syncfs(struct fsproc *p, int fd);
  */
 void vfs_shutdown(void);
 
+/* Extended attributes (vfs_xattr.c): none are kept. */
+
+enum xattr_op { XATTR_GET, XATTR_SET, XATTR_REMOVE, XATTR_LIST };
+
+/*
+ * getxattr, setxattr, removexattr, listxattr on path (the last link
+ * followed if follow): the lookup's errors, else 0 for XATTR_LIST (no
+ * names) and -EOPNOTSUPP for the others.
+ */
+int kern_xattr_path(struct fsproc *p, struct ucred *cr, const char *path,
+    bool follow, enum xattr_op op);
+
+/* The same on descriptor fd: -EBADF if it is not open (or is O_PATH). */
+int kern_xattr_fd(struct fsproc *p, int fd, enum xattr_op op);
+
 /* Pipes (pipe.c). */
 
 /* pipe2 with O_CLOEXEC and O_NONBLOCK: fds[0] reads, fds[1] writes. */

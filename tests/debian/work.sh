@@ -71,6 +71,7 @@ sec_coreutils() {
 	find tree -type d -printf '%p %m\n' | sort
 	stat -c '%n %s %a %A %F %U %G %h' tree/a/b/f2 tree/c/f3 nums
 	stat -c '%y' tree/a/f1
+	ls -l tree/a/b/f2 tree/c | awk '{ print $1, $3, $4, $5 }'
 	dd if=/dev/zero bs=4096 count=100 status=none | sha256sum
 	dd if=nums of=dd.out bs=1000 skip=1 count=2 conv=notrunc 2>&1 | grep -v copied
 	od -A d -t x1 -N 16 dd.out
