@@ -508,7 +508,7 @@ scratch=${SCRATCH:-/tmp/work}
 for s in ${*:-$all}; do
 	echo "== $s"
 	rm -rf "$scratch/$s" && mkdir -p "$scratch/$s"
-	(cd "$scratch/$s" && timeout -k 5 ${SECTION_LIMIT:-60} bash -c \
+	(cd "$scratch/$s" && timeout -k 5 ${SECTION_LIMIT:-120} bash -c \
 	    "source '$here/work.sh' --functions; sec_$s" 2>&1)
 	echo "-- status $?"
 done
