@@ -2,6 +2,7 @@
 #
 #   make            build build/vkernel
 #   make run        build and boot it
+#   make run-debian build and boot a Debian bookworm root into bash
 #   make test       build and run the unit tests
 #   make test-threads  the thread tests and all stress-ng stressors on -n 1 and -n 2
 #                   until threads work: tests/guest/threads/ and the
@@ -50,7 +51,7 @@ TEST_OBJS := $(call obj,$(TEST_SRCS))
 BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 
-.PHONY: all run test test-threads asan fuzz bench clean fuzz-abi fuzz-images \
+.PHONY: all run run-debian test test-threads asan fuzz bench clean fuzz-abi fuzz-images \
 	fuzz-durability fuzz-abi-run fuzz-images-run
 all: $(BUILD)/vkernel
 
@@ -135,6 +136,15 @@ $(BUILD)/root.cpio: tools/mkinitramfs
 
 run: $(BUILD)/vkernel $(BUILD)/root.img
 	$(BUILD)/vkernel $(VKFLAGS) -r $(BUILD)/root.img -- /bin/sh -i
+
+# A Debian bookworm root (tools/mkroot --debian: mmdebstrap, its tarball
+# kept in build/), booted into a login bash by its /sbin/init.
+$(BUILD)/debian.img: tools/mkroot
+	@mkdir -p $(BUILD)
+	tools/mkroot --debian $@
+
+run-debian: $(BUILD)/vkernel $(BUILD)/debian.img
+	$(BUILD)/vkernel -m 1g $(VKFLAGS) -r $(BUILD)/debian.img
 
 test: $(BUILD)/unittest $(BUILD)/vkernel $(BUILD)/sysdoc
 	tests/run $(BUILD)

@@ -70,9 +70,12 @@ struct fileops {
 	void (*fo_close)(struct file *fp);
 };
 
-/* DTYPE_ANON: an event file with no name (fs/anon_file.h). */
+/*
+ * DTYPE_ANON: an event file with no name (fs/anon_file.h); DTYPE_PATH:
+ * opened with O_PATH, a name for a vnode and nothing more.
+ */
 enum ftype { DTYPE_VNODE = 1, DTYPE_PIPE, DTYPE_FIFO, DTYPE_DEV, DTYPE_SOCKET,
-    DTYPE_ANON };
+    DTYPE_ANON, DTYPE_PATH };
 
 struct file {
 	int f_count;
@@ -140,9 +143,16 @@ void fdrop(struct file *fp);
 
 /*
  * The file open on descriptor fd, referenced (fdrop it), or NULL if fd is
- * not open (-EBADF for the caller).
+ * not open (-EBADF for the caller).  An O_PATH file counts as not open
+ * here, as in Linux: it cannot be read, written or otherwise used.
  */
 struct file *fget(struct fsproc *p, int fd);
+
+/*
+ * fget that also gives O_PATH files: for the calls that only want the
+ * file's name (fstat, *at directories, fchdir, dup, some of fcntl).
+ */
+struct file *fget_raw(struct fsproc *p, int fd);
 
 /*
  * Installs fp on the lowest free descriptor at or above minfd with the
@@ -249,5 +259,8 @@ int kern_ioctl(struct fsproc *p, int fd, unsigned long cmd, uint64_t arg);
 
 /* Vnode files (vfs_vnops.c). */
 extern const struct fileops vnops_fileops;
+
+/* O_PATH files (vfs_path.c): each operation but fstat fails. */
+extern const struct fileops pathops_fileops;
 
 #endif /* FS_FILE_H */

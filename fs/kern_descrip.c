@@ -57,11 +57,22 @@ fdrop(struct file *fp)
 }
 
 struct file *
-fget(struct fsproc *p, int fd)
+fget_raw(struct fsproc *p, int fd)
 {
 	struct filedesc *fdp = p->fp_fd;
 
 	if (fd < 0 || fd >= fdp->fd_nfiles || fdp->fd_ofiles[fd].fde_file == NULL)
+		return NULL;
+	return fhold(fdp->fd_ofiles[fd].fde_file);
+}
+
+struct file *
+fget(struct fsproc *p, int fd)
+{
+	struct filedesc *fdp = p->fp_fd;
+
+	if (fd < 0 || fd >= fdp->fd_nfiles || fdp->fd_ofiles[fd].fde_file == NULL ||
+	    fdp->fd_ofiles[fd].fde_file->f_type == DTYPE_PATH)
 		return NULL;
 	return fhold(fdp->fd_ofiles[fd].fde_file);
 }
@@ -331,7 +342,7 @@ kern_close(struct fsproc *p, int fd)
 int
 kern_dup(struct fsproc *p, int fd)
 {
-	struct file *fp = fget(p, fd);
+	struct file *fp = fget_raw(p, fd);
 	if (fp == NULL)
 		return -EBADF;
 	int nfd = fdalloc(p, fp, 0, 0);
@@ -344,7 +355,7 @@ static int
 dupto(struct fsproc *p, int oldfd, int newfd, int fdflags)
 {
 	struct filedesc *fdp = p->fp_fd;
-	struct file *fp = fget(p, oldfd);
+	struct file *fp = fget_raw(p, oldfd);
 
 	if (fp == NULL)
 		return -EBADF;
@@ -379,7 +390,7 @@ int
 kern_dup2(struct fsproc *p, int oldfd, int newfd)
 {
 	if (oldfd == newfd) {
-		struct file *fp = fget(p, oldfd);
+		struct file *fp = fget_raw(p, oldfd);
 		if (fp == NULL)
 			return -EBADF;
 		fdrop(fp);
@@ -392,11 +403,17 @@ int
 kern_fcntl(struct fsproc *p, int fd, int cmd, uint64_t arg)
 {
 	struct filedesc *fdp = p->fp_fd;
-	struct file *fp = fget(p, fd);
+	struct file *fp = fget_raw(p, fd);
 	int ret;
 
 	if (fp == NULL)
 		return -EBADF;
+	/* An O_PATH file dups and shows its flags, no more (Linux's list). */
+	if (fp->f_type == DTYPE_PATH && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC &&
+	    cmd != F_GETFD && cmd != F_SETFD && cmd != F_GETFL) {
+		fdrop(fp);
+		return -EBADF;
+	}
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:

@@ -70,7 +70,8 @@ int namei_at(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 
 /*
  * The vnode of descriptor fd, referenced: -EBADF if fd is not open,
- * -EINVAL if it is not a file of a file system (a pipe).
+ * -EINVAL if it is not a file of a file system (a pipe).  An O_PATH
+ * descriptor gives its vnode: this is for calls that want a name.
  */
 int getvnode(struct fsproc *p, int fd, struct vnode **vpp);
 

@@ -31,8 +31,8 @@ void vfs_init(void);
 
 /*
  * openat: the new descriptor.  Supports O_CREAT, O_EXCL, O_TRUNC,
- * O_APPEND, O_NONBLOCK, O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC; O_PATH and
- * O_TMPFILE give -EINVAL and -EOPNOTSUPP.  A fifo's open may block for
+ * O_APPEND, O_NONBLOCK, O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_PATH (a
+ * name only: vfs_path.c); O_TMPFILE gives -EOPNOTSUPP.  A fifo's open may block for
  * its partner (-ERESTARTSYS).
  */
 int kern_openat(struct fsproc *p, struct ucred *cr, int dirfd,
@@ -199,6 +199,21 @@ int kern_syncfs(struct fsproc *p, int fd);
  */
 void vfs_shutdown(void);
 
+/* Extended attributes (vfs_xattr.c): none are kept. */
+
+enum xattr_op { XATTR_GET, XATTR_SET, XATTR_REMOVE, XATTR_LIST };
+
+/*
+ * getxattr, setxattr, removexattr, listxattr on path (the last link
+ * followed if follow): the lookup's errors, else 0 for XATTR_LIST (no
+ * names) and -EOPNOTSUPP for the others.
+ */
+int kern_xattr_path(struct fsproc *p, struct ucred *cr, const char *path,
+    bool follow, enum xattr_op op);
+
+/* The same on descriptor fd: -EBADF if it is not open (or is O_PATH). */
+int kern_xattr_fd(struct fsproc *p, int fd, enum xattr_op op);
+
 /* Pipes (pipe.c). */
 
 /* pipe2 with O_CLOEXEC and O_NONBLOCK: fds[0] reads, fds[1] writes. */
@@ -227,6 +242,13 @@ void vn_statx(struct vnode *vp, struct linux_statx *stx);
  * reference on vp is then dropped).
  */
 int vn_open(struct vnode *vp, int fflags, struct file **fpp);
+
+/*
+ * The O_PATH file for vp (referenced; the file takes the reference) with
+ * open flags flags (O_DIRECTORY: -ENOTDIR unless vp is a directory).
+ * Returns 0 with *fpp, or a negative errno (vp's reference dropped).
+ */
+int vn_open_path(struct vnode *vp, int flags, struct file **fpp);
 
 /* A fresh inode number, unique machine-wide; and an anonymous st_dev. */
 uint64_t vfs_newino(void);

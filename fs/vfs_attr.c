@@ -34,7 +34,7 @@ at_vnode(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 int
 kern_fstat(struct fsproc *p, int fd, struct linux_stat *st)
 {
-	struct file *fp = fget(p, fd);
+	struct file *fp = fget_raw(p, fd);
 	if (fp == NULL)
 		return -EBADF;
 	int error = fp->f_ops->fo_stat(fp, st);
@@ -147,7 +147,7 @@ kern_statx(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	    (mask & STATX__RESERVED))
 		return -EINVAL;
 	if (path[0] == '\0' && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD) {
-		if ((fp = fget(p, dirfd)) == NULL)
+		if ((fp = fget_raw(p, dirfd)) == NULL)
 			return -EBADF;
 	} else if ((error = stat_lookup(p, cr, dirfd, path, flags, &vp, &fp)) < 0) {
 		return error;
@@ -235,11 +235,28 @@ kern_fchmodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	return error;
 }
 
+/*
+ * The vnode of open file fd for fchmod and fchown, referenced: -EBADF
+ * for a descriptor not open or opened with O_PATH, -EINVAL for a pipe.
+ */
+static int
+fd_vnode(struct fsproc *p, int fd, struct vnode **vpp)
+{
+	struct file *fp = fget(p, fd);
+	if (fp == NULL)
+		return -EBADF;
+	struct vnode *vp = fp->f_vnode;
+	if (vp != NULL)
+		*vpp = vref(vp);
+	fdrop(fp);
+	return vp != NULL ? 0 : -EINVAL;
+}
+
 int
 kern_fchmod(struct fsproc *p, struct ucred *cr, int fd, mode_t mode)
 {
 	struct vnode *vp;
-	int error = getvnode(p, fd, &vp);
+	int error = fd_vnode(p, fd, &vp);
 	if (error < 0)
 		return error;
 	error = do_chmod(vp, cr, mode);
@@ -303,7 +320,7 @@ int
 kern_fchown(struct fsproc *p, struct ucred *cr, int fd, uid_t uid, gid_t gid)
 {
 	struct vnode *vp;
-	int error = getvnode(p, fd, &vp);
+	int error = fd_vnode(p, fd, &vp);
 	if (error < 0)
 		return error;
 	error = do_chown(vp, cr, uid, gid);

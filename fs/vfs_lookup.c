@@ -115,6 +115,25 @@ splice_link(struct vnode *vp, char *buf, const char *rest)
 	return (int)tl;
 }
 
+/*
+ * The vnode that magic link vp (/proc/PID/fd/N) leads to, referenced, or
+ * NULL if vp is an ordinary link or its file has no vnode (a pipe).  As
+ * Linux, following such a link jumps to the open file itself rather than
+ * reading its text: the text is a path we may not be able to rebuild
+ * (a file in a directory other than the cwd), or none at all.
+ */
+static struct vnode *
+magic_link_vnode(struct vnode *vp)
+{
+	struct file *fp;
+
+	if (vp->v_op->vop_linkfile == NULL || (fp = vp->v_op->vop_linkfile(vp)) == NULL)
+		return NULL;
+	struct vnode *target = fp->f_vnode != NULL ? vref(fp->f_vnode) : NULL;
+	fdrop(fp);
+	return target;
+}
+
 int
 namei(struct nameidata *nd)
 {
@@ -186,8 +205,13 @@ namei(struct nameidata *nd)
 		 * never follows the last link of mkdir("link/") or
 		 * rmdir("link/")).
 		 */
-		if (vp != NULL && vp->v_type == VLNK && (!last ||
-		    (nd->ni_flags & NI_FOLLOW) || (trailing && !parent))) {
+		bool follow = vp != NULL && vp->v_type == VLNK && (!last ||
+		    (nd->ni_flags & NI_FOLLOW) || (trailing && !parent));
+		struct vnode *jump = follow ? magic_link_vnode(vp) : NULL;
+		if (jump != NULL) {
+			vrele(vp);
+			vp = jump;
+		} else if (follow) {
 			int tl = ++nlinks > MAXSYMLINKS ? -ELOOP :
 			    splice_link(vp, buf, end);
 			vrele(vp);
@@ -248,7 +272,7 @@ namei_done(struct nameidata *nd)
 int
 getvnode(struct fsproc *p, int fd, struct vnode **vpp)
 {
-	struct file *fp = fget(p, fd);
+	struct file *fp = fget_raw(p, fd);
 	if (fp == NULL)
 		return -EBADF;
 	struct vnode *vp = fp->f_vnode;

@@ -171,6 +171,30 @@ open_magic_link(struct fsproc *p, struct vnode *vp, int flags)
 	return fd;
 }
 
+/*
+ * openat with O_PATH: every flag but O_DIRECTORY, O_NOFOLLOW and
+ * O_CLOEXEC is ignored (O_CREAT too), as in Linux; only the search
+ * permission of the path's directories is checked.
+ */
+static int
+open_path(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
+    int flags)
+{
+	struct nameidata nd;
+	struct file *fp;
+	int error;
+
+	error = namei_at(p, cr, dirfd, path, (flags & O_NOFOLLOW) ? 0 : NI_FOLLOW,
+	    &nd);
+	if (error < 0)
+		return error;
+	if ((error = vn_open_path(nd.ni_vp, flags, &fp)) < 0)
+		return error;
+	int fd = fdalloc(p, fp, 0, (flags & O_CLOEXEC) ? FD_CLOEXEC : 0);
+	fdrop(fp);
+	return fd;
+}
+
 int
 kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
     int flags, mode_t mode)
@@ -178,9 +202,11 @@ kern_openat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	struct nameidata nd;
 	int error;
 
+	if (flags & O_PATH)
+		return open_path(p, cr, dirfd, path, flags);
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return -EOPNOTSUPP;
-	if ((flags & O_PATH) || (flags & O_ACCMODE) == O_ACCMODE)
+	if ((flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
 
 	if (!(flags & O_CREAT)) {

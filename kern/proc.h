@@ -71,6 +71,8 @@ struct lwp {
 	uint64_t lwp_robust_list;	/* set_robust_list's head, or 0 */
 	int lwp_flags;
 	int lwp_nice;			/* -20..19 */
+	int lwp_policy;			/* SCHED_OTHER...; | SCHED_RESET_ON_FORK */
+	int lwp_rtprio;			/* SCHED_FIFO and SCHED_RR: 1..99 */
 	int lwp_ioprio;			/* ioprio_set: class << 13 | data */
 	uint64_t lwp_utime;		/* ns its guest ran (the host's count) */
 	uint64_t lwp_runwait;		/* ns its thread waited for the guest */
@@ -320,8 +322,8 @@ void vfork_done(struct proc *p);
 void lwp_main(void *arg);
 
 /*
- * An lwp's nice value, I/O priority and CPU affinity, its parent
- * thread's or (NULL) the defaults; sys/sys_sched.c changes them.
+ * An lwp's nice value, I/O priority, scheduling policy and CPU affinity,
+ * its parent thread's or (NULL) the defaults; sys/sys_sched.c changes them.
  */
 void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
 

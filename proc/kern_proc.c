@@ -4,6 +4,8 @@
  * space: a new id is free as a pid, a process group, a session and a
  * thread id.
  */
+#include <sched.h>
+
 #include "kern/proc.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
@@ -221,6 +223,20 @@ void
 lwp_sched_init(struct lwp *lp, const struct lwp *parent)
 {
 	lp->lwp_nice = parent != NULL ? parent->lwp_nice : 0;
+	lp->lwp_policy = parent != NULL ? parent->lwp_policy : SCHED_OTHER;
+	lp->lwp_rtprio = parent != NULL ? parent->lwp_rtprio : 0;
+	/* SCHED_RESET_ON_FORK: the child is an ordinary thread, as Linux's. */
+	if (lp->lwp_policy & SCHED_RESET_ON_FORK) {
+		int policy = lp->lwp_policy & ~SCHED_RESET_ON_FORK;
+		if (policy == SCHED_FIFO || policy == SCHED_RR) {
+			lp->lwp_policy = SCHED_OTHER;
+			lp->lwp_rtprio = 0;
+		} else {
+			lp->lwp_policy = policy;
+		}
+		if (lp->lwp_nice < 0)
+			lp->lwp_nice = 0;
+	}
 	lp->lwp_ioprio = parent != NULL ? parent->lwp_ioprio : 0;
 	thread_setaffinity(lp->lwp_thread, parent != NULL ?
 	    parent->lwp_thread->td_cpumask : CPUMASK_ALL);

@@ -1,12 +1,13 @@
 /*
  * Scheduling parameters a program may set and read: nice values
- * (getpriority, setpriority), CPU affinity (sched_getaffinity,
- * sched_setaffinity, which the scheduler honours: td_cpumask), the CPU
- * a thread runs on (getcpu) and I/O priorities (ioprio_get, ioprio_set),
- * with Linux's checks.  All are kept per thread and inherited at fork;
- * the scheduler does not act on nice values yet, nor the disks on I/O
- * priorities.
+ * (getpriority, setpriority), policies (sched_setscheduler and its
+ * kin), CPU affinity (sched_getaffinity, sched_setaffinity, which the
+ * scheduler honours: td_cpumask), the CPU a thread runs on (getcpu) and
+ * I/O priorities (ioprio_get, ioprio_set), with Linux's checks.  All are
+ * kept per thread and inherited at fork; the scheduler does not act on
+ * nice values or policies yet, nor the disks on I/O priorities.
  */
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "host/cpu.h"
@@ -339,4 +340,152 @@ sys_ioprio_set(struct lwp *lp, const uint64_t *args)
 	struct ioprio_walk w = { .self = lp, .which = (int)args[0],
 	    .ioprio = ioprio, .set = true };
 	return ioprio_walk(&w, (int)args[1]);
+}
+
+/* Policies (sched_setscheduler, sched_getattr...). */
+
+static bool
+policy_rt(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+static bool
+policy_valid(int policy)
+{
+	return policy == SCHED_OTHER || policy == SCHED_BATCH ||
+	    policy == SCHED_IDLE || policy_rt(policy);
+}
+
+/*
+ * Sets tid's policy (-1: keep it) and real-time priority from uparam,
+ * in Linux's order of checks: -EINVAL (bad pid, no param), -EFAULT,
+ * -ESRCH, -EINVAL (policy, priority out of its range), -EPERM (another
+ * user's thread, or real time without privilege).
+ */
+static long
+set_policy(struct lwp *lp, pid_t tid, int policy, uint64_t uparam)
+{
+	struct sched_param sp;
+
+	if (tid < 0 || uparam == 0)
+		return -EINVAL;
+	if (copyin(uparam, &sp, sizeof(sp)) < 0)
+		return -EFAULT;
+	struct lwp *t = lwp_find(lp, tid);
+	if (t == NULL)
+		return -ESRCH;
+	int reset = SCHED_RESET_ON_FORK;
+	if (policy < 0) {
+		reset &= t->lwp_policy;
+		policy = t->lwp_policy & ~SCHED_RESET_ON_FORK;
+	} else {
+		reset &= policy;
+		policy &= ~SCHED_RESET_ON_FORK;
+		if (!policy_valid(policy))
+			return -EINVAL;
+	}
+	if (sp.sched_priority < 0 || sp.sched_priority > 99 ||
+	    policy_rt(policy) != (sp.sched_priority != 0))
+		return -EINVAL;
+	const struct ucred *cr = lp->lwp_proc->p_ucred;
+	if (!sched_perm(cr, t->lwp_proc) || (policy_rt(policy) && !cred_is_root(cr)))
+		return -EPERM;
+	t->lwp_policy = policy | reset;
+	t->lwp_rtprio = sp.sched_priority;
+	return 0;
+}
+
+long
+sys_sched_setscheduler(struct lwp *lp, const uint64_t *args)
+{
+	if ((int)args[1] < 0)
+		return -EINVAL;
+	return set_policy(lp, (pid_t)args[0], (int)args[1], args[2]);
+}
+
+long
+sys_sched_setparam(struct lwp *lp, const uint64_t *args)
+{
+	return set_policy(lp, (pid_t)args[0], -1, args[1]);
+}
+
+long
+sys_sched_getscheduler(struct lwp *lp, const uint64_t *args)
+{
+	if ((pid_t)args[0] < 0)
+		return -EINVAL;
+	struct lwp *t = lwp_find(lp, (pid_t)args[0]);
+	return t != NULL ? t->lwp_policy : -ESRCH;
+}
+
+long
+sys_sched_getparam(struct lwp *lp, const uint64_t *args)
+{
+	if ((pid_t)args[0] < 0 || args[1] == 0)
+		return -EINVAL;
+	struct lwp *t = lwp_find(lp, (pid_t)args[0]);
+	if (t == NULL)
+		return -ESRCH;
+	struct sched_param sp = { .sched_priority = t->lwp_rtprio };
+	return copyout(&sp, args[1], sizeof(sp));
+}
+
+long
+sys_sched_get_priority_max(struct lwp *lp, const uint64_t *args)
+{
+	(void)lp;
+	int policy = (int)args[0];
+	return !policy_valid(policy) ? -EINVAL : policy_rt(policy) ? 99 : 0;
+}
+
+long
+sys_sched_get_priority_min(struct lwp *lp, const uint64_t *args)
+{
+	(void)lp;
+	int policy = (int)args[0];
+	return !policy_valid(policy) ? -EINVAL : policy_rt(policy) ? 1 : 0;
+}
+
+/* Linux's struct sched_attr as of SCHED_ATTR_SIZE_VER1. */
+struct linux_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+	uint32_t sched_util_min, sched_util_max;
+};
+#define SCHED_ATTR_SIZE_VER0	48
+#define SCHED_FLAG_RESET_ON_FORK 0x01
+
+/*
+ * sched_getattr(tid, attr, size, flags): the policy, its flags, nice
+ * value and priority, in as much of Linux's structure as size holds
+ * (attr->size says how much); -EINVAL for flags, a size below the first
+ * version or past a page, a negative tid or no buffer.
+ */
+long
+sys_sched_getattr(struct lwp *lp, const uint64_t *args)
+{
+	uint64_t usize = args[2];
+
+	if ((pid_t)args[0] < 0 || args[1] == 0 || args[3] != 0 ||
+	    usize < SCHED_ATTR_SIZE_VER0 || usize > PAGE_SIZE)
+		return -EINVAL;
+	struct lwp *t = lwp_find(lp, (pid_t)args[0]);
+	if (t == NULL)
+		return -ESRCH;
+	struct linux_sched_attr a = {
+		.sched_policy = (uint32_t)(t->lwp_policy & ~SCHED_RESET_ON_FORK),
+		.sched_flags = (t->lwp_policy & SCHED_RESET_ON_FORK) ?
+		    SCHED_FLAG_RESET_ON_FORK : 0,
+		.sched_priority = (uint32_t)t->lwp_rtprio,
+		.sched_util_max = 1024,
+	};
+	if (!policy_rt(t->lwp_policy & ~SCHED_RESET_ON_FORK))
+		a.sched_nice = t->lwp_nice;
+	a.size = (uint32_t)(usize < sizeof(a) ? usize : sizeof(a));
+	return copyout(&a, args[1], a.size);
 }
