@@ -24,7 +24,7 @@
 #include "kern/uio.h"
 #include "kern/ucred.h"
 #include "sys/sys_trace.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_pageout.h"
 #include "vm/vm_vdso.h"

@@ -13,7 +13,7 @@
 #include "kern/signal.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define TTY_CHUNK	1024		/* bytes moved per uiomove */
 #define TTY_LOWAT	256		/* output room that makes a tty writable */

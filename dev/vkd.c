@@ -20,7 +20,7 @@
 #include "host/cpu.h"
 #include "kern/interrupt.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define VKD_NTHREADS	2	/* helper threads per image */
 

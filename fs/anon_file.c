@@ -8,7 +8,7 @@
 
 #include "fs/anon_file.h"
 #include "fs/vfs.h"
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 struct file *
 anonfile_alloc(const struct anon_fileops *ops, void *data, int flags)

@@ -23,7 +23,7 @@
 #include "kern/proc.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define BDEV_RAHEAD	(128 * 1024)	/* read ahead of a sequential reader */
 

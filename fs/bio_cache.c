@@ -28,7 +28,7 @@
 #include "dev/disk.h"
 #include "fs/bio_var.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define BIO_RAM_SHARE	4		/* the cache may fill a quarter of RAM */
 #define BIO_MAXBSIZE	(64 * 1024)	/* largest buffer */

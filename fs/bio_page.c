@@ -7,7 +7,7 @@
  */
 #include "dev/disk.h"
 #include "fs/buf.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct buf *
 bio_pagestart(struct disk *dk, uint64_t blkno, void *data, size_t size,

@@ -14,7 +14,7 @@
 #include "fs/poll.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define EVENTFD_MAX	(UINT64_MAX - 1)	/* the counter's limit */
 

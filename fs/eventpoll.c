@@ -29,7 +29,7 @@
 #include "kern/queue.h"
 #include "kern/signal.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define EP_MAX_NESTS	4	/* sets within sets, at most (Linux's) */
 /* Bits of an item's events that are not events. */

@@ -16,7 +16,7 @@
 #include "fs/vfs.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define NEWC_HDRLEN	110
 #define NEWC_TRAILER	"TRAILER!!!"

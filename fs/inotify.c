@@ -27,7 +27,7 @@
 #include "kern/queue.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define INOTIFY_MAX_EVENTS	16384	/* Linux's max_queued_events */
 /*

@@ -15,7 +15,7 @@
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vnode.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define NDFILE_FIRST	32	/* slots in a table's first array */
 

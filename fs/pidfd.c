@@ -14,7 +14,7 @@
 #include "fs/event_files.h"
 #include "fs/poll.h"
 #include "kern/proc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct pidfd {
 	pid_t pfd_pid;

@@ -15,7 +15,7 @@
 #include "kern/thread.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 static struct pipe *
 pipe_alloc(void)

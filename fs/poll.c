@@ -6,7 +6,7 @@
 #include "fs/poll.h"
 #include "kern/signal.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 void
 selinfo_init(struct selinfo *si)

@@ -19,7 +19,7 @@
 #include "kern/signal.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 _Static_assert(sizeof(struct signalfd_siginfo) == 128, "signalfd_siginfo");
 

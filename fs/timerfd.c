@@ -27,7 +27,7 @@
 #include "kern/timeout.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define NSEC	1000000000LL
 

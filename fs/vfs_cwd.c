@@ -6,7 +6,7 @@
 #include "fs/vfs.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 int64_t
 kern_getdents64(struct fsproc *p, int fd, struct uio *uio)

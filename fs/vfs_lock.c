@@ -17,7 +17,7 @@
 #include "fs/vnode.h"
 #include "kern/queue.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define LF_POSIX	0x1		/* owner: a descriptor table */
 #define LF_OFD		0x2		/* owner: an open file */

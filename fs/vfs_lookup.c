@@ -13,7 +13,7 @@
 #include "fs/namei.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 int
 vaccess(struct vnode *vp, int mode, const struct ucred *cred)

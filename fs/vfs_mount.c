@@ -12,7 +12,7 @@
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct mountlist mountlist = TAILQ_HEAD_INITIALIZER(mountlist);
 struct vnode *rootvnode;

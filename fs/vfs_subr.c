@@ -12,7 +12,7 @@
 #include "vm/vm_pageout.h"
 #include "kern/thread.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 static uint64_t next_ino = 1;
 

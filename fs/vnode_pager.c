@@ -19,7 +19,7 @@
 
 #include "fs/vnode.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/pmap.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"

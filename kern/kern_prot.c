@@ -5,7 +5,7 @@
 
 #include "kern/kernel.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct ucred *
 crget(void)

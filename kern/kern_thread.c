@@ -10,8 +10,8 @@
 #include "host/cpu.h"
 #include "kern/sched.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
-#include "vm/vm_page.h"
+#include "kern/kmem.h"
+#include "kern/vm_page.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/common_interface_defs.h>

@@ -9,7 +9,7 @@
 #include "kern/proc.h"
 #include "kern/ucred.h"
 #include "net/socket.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* Linux's x86-64 struct cmsghdr. */
 struct lcmsghdr {

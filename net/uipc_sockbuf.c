@@ -7,7 +7,7 @@
 #include "kern/thread.h"
 #include "kern/uio.h"
 #include "net/socketvar.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 void
 sbinit(struct sockbuf *sb, uint32_t hiwat)

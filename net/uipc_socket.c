@@ -14,7 +14,7 @@
 #include "kern/ucred.h"
 #include "kern/uio.h"
 #include "net/socketvar.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct socket *
 socreate(const struct protosw *pr, struct ucred *cr, int *error)

@@ -7,7 +7,7 @@
 #include "kern/thread.h"
 #include "kern/uio.h"
 #include "net/un.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define STREAM_CHUNK	(64 * 1024)	/* the largest stream record */
 

@@ -10,7 +10,7 @@
 #include "kern/thread.h"
 #include "kern/ucred.h"
 #include "net/un.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define SUN_OFF		offsetof(struct sockaddr_un, sun_path)
 

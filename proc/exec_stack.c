@@ -15,7 +15,7 @@
 #include "proc/exec.h"
 #include "kern/uio.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 #define EXEC_STACK_INIT	(128UL << 10)	/* grows down to RLIMIT_STACK */

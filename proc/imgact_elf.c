@@ -19,7 +19,7 @@
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
 #include "proc/exec.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 #include "vm/vm_vdso.h"

@@ -19,7 +19,7 @@
 #include "kern/futex.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 #define EXEC_SHELL_DEPTH 5			/* interpreters, as Linux */

@@ -19,7 +19,7 @@
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 /* The wait between two rounds of interrupting the lwps being ended. */

@@ -15,7 +15,7 @@
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 /* What this kernel does, and what Linux accepts and ignores. */

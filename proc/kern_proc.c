@@ -9,7 +9,7 @@
 #include "kern/proc.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 #define PIDHASH		256

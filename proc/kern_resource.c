@@ -9,7 +9,7 @@
 #include "fs/file.h"
 #include "proc/exec.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 /*

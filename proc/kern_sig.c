@@ -16,7 +16,7 @@
 #include "kern/kernel.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 /* Faults first: their handler must see the faulting instruction. */

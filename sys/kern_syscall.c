@@ -7,7 +7,7 @@
 
 #include "sys/syscall.h"
 #include "sys/sys_trace.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 static uint64_t enosys_logged[howmany(SYS_MAXSYSCALL, 64)];

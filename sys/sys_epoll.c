@@ -9,7 +9,7 @@
 #include "fs/eventpoll.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define P	(&lp->lwp_proc->p_fs)
 

@@ -14,7 +14,7 @@
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define P	(&lp->lwp_proc->p_fs)
 

@@ -4,7 +4,7 @@
  */
 #include "proc/exec.h"
 #include "sys/syscall.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define EXEC_MAXARGS	(EXEC_ARGMAX / 2)
 #define EXEC_STRMAX	(32 * PAGE_SIZE)	/* one string, as Linux's MAX_ARG_STRLEN */

@@ -9,7 +9,7 @@
 #include "proc/futex_var.h"
 #include "kern/proc.h"
 #include "sys/syscall.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_atomic.h"
 

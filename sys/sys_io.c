@@ -10,7 +10,7 @@
 #include "kern/signal.h"
 #include "sys/syscall.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 void
 uio_user1(struct uio *uio, struct kiovec *iov, struct lwp *lp, uint64_t buf,

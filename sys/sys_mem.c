@@ -8,7 +8,7 @@
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
 #include "sys/syscall.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 

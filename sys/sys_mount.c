@@ -5,7 +5,7 @@
 #include "fs/vfs.h"
 #include "sys/syscall.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* mount(2)'s flags (Linux's MS_*). */
 #define MS_RDONLY	0x1

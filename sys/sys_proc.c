@@ -10,7 +10,7 @@
 #include "sys/syscall.h"
 #include "kern/ucred.h"
 #include "vm/vm.h"
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 long
 sys_getpid(struct lwp *lp, const uint64_t *args)

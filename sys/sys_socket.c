@@ -8,7 +8,7 @@
 #include "fs/file.h"
 #include "net/socket.h"
 #include "sys/sys_socket.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define PROC	(lp->lwp_proc)
 

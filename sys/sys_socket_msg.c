@@ -8,7 +8,7 @@
 #include "kern/thread.h"
 #include "net/socket.h"
 #include "sys/sys_socket.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define PROC	(lp->lwp_proc)
 #define CONTROL_MAX	(64 * 1024)	/* control bytes handled per call */

@@ -5,7 +5,7 @@
  */
 #include "sys/syscall.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* Linux's SYSLOG_ACTION_* */
 enum {

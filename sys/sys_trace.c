@@ -20,7 +20,7 @@
 #include "sys/sys_trace.h"
 #include "sys/sys_trace_var.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 bool strace_enabled;
 static uint64_t trace_set[howmany(SYS_MAXSYSCALL, 64)];	/* calls shown */

@@ -13,7 +13,7 @@
 #include "fs/stat.h"
 #include "kern/kernel.h"
 #include "sys/sys_trace_var.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct kiov {
 	uint64_t base, len;

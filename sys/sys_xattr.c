@@ -6,7 +6,7 @@
 #include "fs/vfs.h"
 #include "sys/syscall.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define P	(&lp->lwp_proc->p_fs)
 #define CR	(lp->lwp_proc->p_ucred)

@@ -7,7 +7,7 @@
 #include "kern/thread.h"
 #include "kern/ucred.h"
 #include "sys/sysv_ipc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 struct ipc_obj *
 ipc_lookup(struct ipc_ids *ids, int id)

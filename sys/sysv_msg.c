@@ -16,7 +16,7 @@
 #include "kern/ucred.h"
 #include "sys/syscall.h"
 #include "sys/sysv_ipc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* Linux's defaults (include/uapi/linux/msg.h). */
 #define MSGMNI_L	32000

@@ -20,7 +20,7 @@
 #include "kern/ucred.h"
 #include "sys/syscall.h"
 #include "sys/sysv_ipc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* Linux's defaults (include/uapi/linux/sem.h). */
 #define SEMMNI_L	32000

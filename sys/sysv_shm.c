@@ -24,7 +24,7 @@
 #include "kern/ucred.h"
 #include "sys/syscall.h"
 #include "sys/sysv_ipc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 

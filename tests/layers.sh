@@ -52,8 +52,6 @@ order='host < kern < vm < fs, dev < net < proc < fs/procfs, fs/pidfd, fs/signalf
 # The includes that still point up, one "file folder" each with the
 # reason.  The list may only shrink: a new upward include fails the check.
 allowed='
-kern/kern_thread.c vm	kernel stacks and threads come from the page allocator and kmalloc
-kern/kern_prot.c vm	credentials come from kmalloc
 '
 up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|net|proc|sys|boot)/[^"]*"' \
 	host kern vm fs dev net proc sys boot --include='*.[chS]' |
@@ -86,8 +84,6 @@ fi
 # higher layer defines is a violation unless listed here, one
 # "file symbol-or-folder reason" each.  The list may only shrink.
 allowed_calls='
-kern/kern_thread.c vm	kernel stacks and threads come from the page allocator and kmalloc
-kern/kern_prot.c vm	credentials come from kmalloc
 fs/poll.c issignal_pending	ppoll/pselect6 end on a signal their mask lets through (the sched_signal_hook of tsleep should say it; unset yet)
 fs/eventpoll.c issignal_pending	epoll_pwait: the same
 '

@@ -23,7 +23,7 @@
 #include "host/vmspace.h"
 #include "kern/interrupt.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/pmap.h"
 #include "vm/vm.h"
 #include "vm/vm_page_ext.h"

@@ -7,7 +7,7 @@
  * nothing done or cannot fail halfway.
  */
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/pmap.h"
 #include "vm/vm.h"
 #include "vm/vm_map_tree.h"

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 struct pmap;
 struct vm_object;

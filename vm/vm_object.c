@@ -8,7 +8,7 @@
  * itself, and the table grows (by four) when chains average more than
  * two pages, if RAM allows.
  */
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
 #include "vm/vm_pageout.h"

@@ -24,7 +24,7 @@
 
 #include <sys/queue.h>
 
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 #include "vm/vm_pager.h"
 
 enum vm_object_type {

@@ -5,7 +5,7 @@
  * and a block the size of the biggest the allocator has is easy to find at
  * boot), reached through a small directory.
  */
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm_page_ext.h"
 
 struct vm_page_ext **vm_page_ext_dir;

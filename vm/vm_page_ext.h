@@ -11,7 +11,7 @@
 #ifndef VM_VM_PAGE_EXT_H
 #define VM_VM_PAGE_EXT_H
 
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 struct pv_entry;
 

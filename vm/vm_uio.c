@@ -8,7 +8,7 @@
 #include "kern/kernel.h"
 #include "kern/uio.h"
 #include "kern/proc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 
 /* Copies between kernel memory and the uio's user space, by direction. */

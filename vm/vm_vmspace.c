@@ -2,7 +2,7 @@
  * Address spaces of processes (struct vmspace, see vm.h): creation,
  * sharing, fork and exec, and the VM system's start-up.
  */
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"

@@ -9,9 +9,9 @@
 #include "fs/stat.h"
 #include "fs/vnode_pager.h"
 #include "vm/vm_object.h"
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* Bytes of the on-disk inode we read and write: the rest is kept as is. */
 static size_t

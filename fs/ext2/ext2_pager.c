@@ -26,7 +26,7 @@
 #include "fs/buf.h"
 #include "fs/ext2/ext2.h"
 #include "fs/vnode_pager.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm_object.h"
 
 #define PAGEIO_MAX	64	/* transfers started before waiting */

@@ -12,7 +12,7 @@
 #include "fs/vnode_pager.h"
 #include "fs/ext2/ext2_mount.h"
 #include "kern/thread.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 int
 ext2_corrupt(struct ext2_mount *um, const char *fmt, ...)

@@ -13,7 +13,7 @@
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm.h"
 #include "vm/vm_object.h"
 

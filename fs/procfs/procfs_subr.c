@@ -7,7 +7,7 @@
 #include "fs/procfs/procfs.h"
 #include "kern/proc.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define PFS_FILE(name, type, fill) \
 	{ name, type, VREG, 0444, fill, NULL }

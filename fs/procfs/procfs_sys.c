@@ -12,7 +12,7 @@
 #include "host/cpu.h"
 #include "kern/proc.h"
 #include "kern/thread.h"
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 #include "vm/vm_pageout.h"
 
 #define USER_HZ		100		/* clock ticks of /proc and times(2) */

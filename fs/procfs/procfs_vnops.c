@@ -11,7 +11,7 @@
 #include "fs/vfs.h"
 #include "kern/proc.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* readdir cookies: ".", "..", the table, then the numbered entries. */
 #define COOKIE_TABLE	2

@@ -19,7 +19,7 @@
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vfs.h"
 #include "kern/ucred.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm_object.h"
 
 static struct mount memfd_mount;	/* mounted at the first memfd */

@@ -2,7 +2,7 @@
  * tmpfs nodes, directory entries and file pages (see tmpfs.h).
  */
 #include "fs/tmpfs/tmpfs.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define BOGO_DIRENT_SIZE 20	/* a directory's size per entry, as Linux */
 

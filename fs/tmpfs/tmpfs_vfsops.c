@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "fs/tmpfs/tmpfs.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /*
  * Linux's tmpfs options: size=N with a k, m or g suffix, or N% of RAM;

@@ -3,7 +3,7 @@
  */
 #include "fs/tmpfs/tmpfs.h"
 #include "kern/uio.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* A page of zeros: what a hole reads as.  Only ever read. */
 static char zero_page[PAGE_SIZE];

@@ -6,7 +6,7 @@
 #include "kern/uio.h"
 #include "tests/unit/fstest.h"
 #include "tests/unit/vmtest.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 int
 fst_begin(struct fst *t)

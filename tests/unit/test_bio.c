@@ -13,7 +13,7 @@
 #include "tests/unit/biotest.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmtest.h"
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 #define KB	1024
 #define BS	(4 * KB)

@@ -11,7 +11,7 @@
 
 #include "tests/unit/unit.h"
 #include "tests/unit/vmtest.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define DIED(sig)	(128 + (sig))
 

@@ -8,8 +8,8 @@
 #include "kern/thread.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmtest.h"
-#include "vm/kmem.h"
-#include "vm/vm_page.h"
+#include "kern/kmem.h"
+#include "kern/vm_page.h"
 
 /* Runs body(arg) as the first kernel thread on n CPUs until it halts them. */
 static void

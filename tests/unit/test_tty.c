@@ -14,7 +14,7 @@
 #include "kern/uio.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmtest.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 /* The test "device": output lands in scr, as on a screen. */
 static char scr[8192];

@@ -22,7 +22,7 @@
 #include "tests/unit/biotest.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmtest.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define KB	1024
 #define BS	(4 * KB)			/* the tests' block size */

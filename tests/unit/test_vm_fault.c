@@ -10,7 +10,7 @@
 #include "fs/vnode_pager.h"
 #include "tests/unit/unit.h"
 #include "tests/unit/vmproc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
 

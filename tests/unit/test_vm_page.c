@@ -12,7 +12,7 @@
 
 #include "tests/unit/unit.h"
 #include "tests/unit/vmtest.h"
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 #define DIED(sig)	(128 + (sig))
 

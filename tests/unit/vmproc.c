@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "tests/unit/vmproc.h"
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define VMP_STUCK	64	/* faults at one address without progress */
 

@@ -12,8 +12,8 @@
 
 #include "host/vmspace_backend.h"
 #include "tests/unit/vmtest.h"
-#include "vm/kmem.h"
-#include "vm/vm_page.h"
+#include "kern/kmem.h"
+#include "kern/vm_page.h"
 
 #define VMT_RAM		(128UL << 20)
 

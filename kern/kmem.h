@@ -24,7 +24,7 @@
 #ifndef VM_KMEM_H
 #define VM_KMEM_H
 
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 /* kmem_cache_alloc and kmalloc flags */
 #define KM_ZERO		0x0001	/* zero the object */

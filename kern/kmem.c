@@ -11,7 +11,7 @@
  */
 #include <stdio.h>
 
-#include "vm/kmem.h"
+#include "kern/kmem.h"
 
 #define KMEM_NOFREE	UINT32_MAX	/* end of a slab's free list */
 #define KMEM_FREE_MAGIC	0x6b6d656d66726565UL	/* "kmemfree" */

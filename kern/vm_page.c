@@ -8,7 +8,7 @@
  * buddy a free block of my order?" is one look at the buddy's head page,
  * and a double free shows on every page of the block.
  */
-#include "vm/vm_page.h"
+#include "kern/vm_page.h"
 
 struct vmstats vmstats;
 
