@@ -464,6 +464,10 @@ kern_fallocate(struct fsproc *p, int fd, int mode, int64_t off, int64_t len)
 		error = -ENODEV;
 	else if (off + len < off)
 		error = -EFBIG;
+	else if (mode & PUNCH_HOLE)
+		error = (mode & ~(PUNCH_HOLE | KEEP_SIZE)) ||
+		    vp->v_op->vop_punch == NULL ? -EOPNOTSUPP :
+		    vp->v_op->vop_punch(vp, (uint64_t)off, (uint64_t)len);
 	else if (vp->v_op->vop_allocate == NULL || (mode & ~KEEP_SIZE))
 		error = -EOPNOTSUPP;
 	else if (!(mode & KEEP_SIZE) && (uint64_t)(off + len) > p->fp_fsize &&

@@ -181,6 +181,13 @@ struct vnops {
 	 */
 	int (*vop_allocate)(struct vnode *vp, uint64_t off, uint64_t len,
 	    bool keepsize);
+	/*
+	 * Optional (fallocate's FALLOC_FL_PUNCH_HOLE): regular file vp gives
+	 * up the storage of bytes [off, off + len), which read as zeros
+	 * afterwards, in every mapping too; v_size stays.  NULL:
+	 * -EOPNOTSUPP, as Linux's ext2.
+	 */
+	int (*vop_punch)(struct vnode *vp, uint64_t off, uint64_t len);
 };
 
 /*

@@ -261,12 +261,19 @@ vnode_pager_setsize(struct vnode *vp, uint64_t size)
 	struct vm_object *obj = vp->v_object;
 	if (obj == NULL)
 		return;
-	uint64_t first = howmany(size, PAGE_SIZE);
-	vm_object_foreach(obj, first, UINT64_MAX, truncate_one, NULL);
+	vm_object_foreach(obj, howmany(size, PAGE_SIZE), UINT64_MAX,
+	    truncate_one, NULL);
 	if (size % PAGE_SIZE != 0) {
 		struct vm_page *m = vm_object_page_lookup(obj, size >> PAGE_SHIFT);
 		if (m != NULL)
 			memset((char *)VM_PAGE_TO_DMAP(m) + size % PAGE_SIZE, 0,
 			    PAGE_SIZE - size % PAGE_SIZE);
 	}
+}
+
+void
+vnode_pager_punch(struct vnode *vp, uint64_t first, uint64_t last)
+{
+	if (vp->v_object != NULL)
+		vm_object_foreach(vp->v_object, first, last, truncate_one, NULL);
 }

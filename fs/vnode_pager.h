@@ -91,6 +91,12 @@ int vnode_pager_clean(struct vnode *vp, uint64_t start, uint64_t end,
  */
 void vnode_pager_setsize(struct vnode *vp, uint64_t size);
 
+/*
+ * A hole punched in vp: its pages [first, last) leave every mapping and
+ * are freed, dirty or not (the file system gives up their storage).
+ */
+void vnode_pager_punch(struct vnode *vp, uint64_t first, uint64_t last);
+
 /* Whether vp's object may hold dirty pages (for sync's walk). */
 bool vnode_pager_dirty(struct vnode *vp);
 

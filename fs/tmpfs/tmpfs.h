@@ -145,6 +145,11 @@ int tmpfs_getpage(struct vnode *vp, uint64_t pindex, bool alloc,
  * past TMPFS_MAXFILESIZE.
  */
 int tmpfs_truncate(struct vnode *vp, uint64_t size);
+/*
+ * Frees vp's pages [first, last), out of every mapping and the mount's
+ * budget (a punched hole).  Under tmpfs_lock.
+ */
+void tmpfs_punch_pages(struct vnode *vp, uint64_t first, uint64_t last);
 
 /* memfd and seals (tmpfs_memfd.c). */
 

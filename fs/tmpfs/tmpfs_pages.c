@@ -152,3 +152,10 @@ tmpfs_truncate(struct vnode *vp, uint64_t size)
 	vp->v_size = size;
 	return 0;
 }
+
+void
+tmpfs_punch_pages(struct vnode *vp, uint64_t first, uint64_t last)
+{
+	vm_object_foreach(vp->v_object, first, last, tmpfs_page_release, vp);
+	vnode_pager_punch(vp, first, last);
+}

@@ -276,6 +276,40 @@ tmpfs_allocate(struct vnode *vp, uint64_t off, uint64_t len, bool keepsize)
 	return 0;
 }
 
+/*
+ * fallocate's hole punching, as Linux's shmem: the whole pages of
+ * [off, off + len) leave the file, its mappings and the mount's budget;
+ * the parts of pages at either end are zeroed.  A file sealed against
+ * writes refuses (-EPERM).
+ */
+static int
+tmpfs_punch(struct vnode *vp, uint64_t off, uint64_t len)
+{
+	if (tmpfs_seals(vp) & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
+		return -EPERM;
+	uint64_t end = MIN(off + len, vp->v_size);
+	if (off >= end)
+		return 0;
+	tmpfs_lock(vp);
+	uint64_t first = howmany(off, PAGE_SIZE), last = end / PAGE_SIZE;
+	for (uint64_t at = off; at < end; ) {
+		uint64_t pend = MIN(end, (at / PAGE_SIZE + 1) * PAGE_SIZE);
+		bool whole = at % PAGE_SIZE == 0 && pend % PAGE_SIZE == 0;
+		struct vm_page *m;
+		if (!whole && tmpfs_getpage(vp, at / PAGE_SIZE, false, &m) == 0 &&
+		    m != NULL)
+			memset((char *)VM_PAGE_TO_DMAP(m) + at % PAGE_SIZE, 0,
+			    pend - at);
+		at = pend;
+	}
+	if (first < last)
+		tmpfs_punch_pages(vp, first, last);
+	tmpfs_unlock(vp);
+	vfs_timestamp(&vp->v_mtime);
+	touch_ctime(vp);
+	return 0;
+}
+
 static int
 tmpfs_setattr(struct vnode *vp, const struct vattr *va)
 {
@@ -374,6 +408,7 @@ const struct vnops tmpfs_vnops = {
 	.vop_write = tmpfs_write,
 	.vop_setattr = tmpfs_setattr,
 	.vop_allocate = tmpfs_allocate,
+	.vop_punch = tmpfs_punch,
 	.vop_readdir = tmpfs_readdir,
 	.vop_inactive = tmpfs_inactive,
 };

@@ -14,12 +14,14 @@
 # refuses too), issue 11's shared memory and IPC (POSIX and System V
 # shared memory, semaphores and message queues, memfd), and the event
 # files (eventfd, timerfd, signalfd, inotify);
-# "waiting", those that do not pass yet (none); "all" (make
+# "waiting", those that do not pass yet (below); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify"
-waiting=""
+today="signal switch pthread futex clone fork sockpair sockfd shm-sysv sem sem-sysv msg eventfd timerfd sigfd inotify"
+# memfd: its --verify of a zeroed second page fails (not found yet);
+# shm: "zero bytes read" one run in two since the merges (not found yet).
+waiting="memfd shm"
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;
 waiting) stressors=$waiting ;;

@@ -1,7 +1,8 @@
 /*
  * memfd_create and file seals: flags and names, /proc/self/fd links, the
  * default seals, each seal against write, truncate, fallocate and mmap,
- * F_SEAL_SEAL, and sharing a memfd's pages with a child.
+ * F_SEAL_SEAL, sharing a memfd's pages with a child, and punching holes
+ * (fallocate FALLOC_FL_PUNCH_HOLE) under a mapping.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -144,5 +145,28 @@ main(void)
 	unlink(path);
 	printf("tmpfs file seals: %#x\n", fcntl(tf, F_GET_SEALS));
 	res("add to tmpfs file", fcntl(tf, F_ADD_SEALS, F_SEAL_WRITE));
+
+	/* A hole punched under a shared mapping reads as zeros through it. */
+	long ps = sysconf(_SC_PAGESIZE);
+	int hf = mfd("holes", MFD_ALLOW_SEALING);
+	ftruncate(hf, 4 * ps);
+	char *hm = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, hf, 0);
+	memset(hm, 'h', 4 * ps);
+	res("punch page 1", fallocate(hf, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	    ps, ps));
+	res("punch a partial range", fallocate(hf,
+	    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 2 * ps + 100, 50));
+	res("punch without keep size", fallocate(hf, FALLOC_FL_PUNCH_HOLE, 0, ps));
+	char b = 'x';
+	pread(hf, &b, 1, ps + 7);
+	struct stat hst;
+	fstat(hf, &hst);
+	printf("after punch: map %d %d %d %d, read %d, size %lld\n", hm[0],
+	    hm[ps + 7], hm[2 * ps + 120], hm[2 * ps + 150], b,
+	    (long long)hst.st_size);
+	munmap(hm, 4 * ps);	/* (a writable shared mapping: EBUSY) */
+	res("seal writes", fcntl(hf, F_ADD_SEALS, F_SEAL_WRITE));
+	res("punch a write-sealed file", fallocate(hf,
+	    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, ps));
 	return 0;
 }
