@@ -263,6 +263,7 @@ vnode_pager_setsize(struct vnode *vp, uint64_t size)
 		return;
 	vm_object_foreach(obj, howmany(size, PAGE_SIZE), UINT64_MAX,
 	    truncate_one, NULL);
+	vm_object_shadows_truncate(obj, howmany(size, PAGE_SIZE));
 	if (size % PAGE_SIZE != 0) {
 		struct vm_page *m = vm_object_page_lookup(obj, size >> PAGE_SHIFT);
 		if (m != NULL)

@@ -87,7 +87,8 @@ int vnode_pager_clean(struct vnode *vp, uint64_t start, uint64_t end,
  * Truncation: takes the pages of vp wholly past size bytes out of every
  * mapping and frees them, dirty or not, and zeroes the part past size of
  * the page that holds it, if resident, so that mappings and a later
- * extension see zeros there.
+ * extension see zeros there.  The private copies of those pages (the
+ * shadows in front of the object) go too, as Linux's.
  */
 void vnode_pager_setsize(struct vnode *vp, uint64_t size);
 

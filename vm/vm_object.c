@@ -9,6 +9,8 @@
  * two pages, if RAM allows.
  */
 #include "kern/kmem.h"
+#include "vm/pmap.h"
+#include "vm/vm.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
 #include "vm/vm_pageout.h"
@@ -264,6 +266,26 @@ vm_object_page_remove(struct vm_object *obj, uint64_t start, uint64_t end)
 {
 	if (obj->resident_page_count != 0 && start < end)
 		foreach_page(obj, start, end, remove_one, NULL);
+}
+
+static void
+unmap_one(struct vm_object *obj, struct vm_page *m, void *arg)
+{
+	(void)obj;
+	(void)arg;
+	pmap_page_protect(m, VM_PROT_NONE);
+	page_free(m);
+}
+
+void
+vm_object_shadows_truncate(struct vm_object *obj, uint64_t start)
+{
+	struct vm_object *s;
+
+	LIST_FOREACH(s, &obj->shadow_head, shadow_list) {
+		vm_object_foreach(s, start, UINT64_MAX, unmap_one, NULL);
+		vm_object_shadows_truncate(s, start);
+	}
 }
 
 static void

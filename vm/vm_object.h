@@ -121,6 +121,15 @@ void vm_object_page_remove(struct vm_object *obj, uint64_t start,
     uint64_t end);
 
 /*
+ * A file shrank to start pages: the private copies of its pages from
+ * start on, in every shadow in front of file object obj (the copy-on-write
+ * pages of private mappings, in every process), leave every mapping and
+ * are freed, as Linux's truncation zaps private copies past the end too.
+ * A later touch reads the file there (SIGBUS, or zeros once it grew).
+ */
+void vm_object_shadows_truncate(struct vm_object *obj, uint64_t start);
+
+/*
  * Frees page m of its object; it must be mapped nowhere (panics
  * otherwise).
  */
