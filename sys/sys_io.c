@@ -4,6 +4,7 @@
  * in and call the file layer.
  */
 #include <fcntl.h>
+#include <linux/close_range.h>
 
 #include "fs/file.h"
 #include "fs/vfs.h"
@@ -278,6 +279,29 @@ long
 sys_close(struct lwp *lp, const uint64_t *args)
 {
 	return kern_close(&lp->lwp_proc->p_fs, (int)args[0]);
+}
+
+/*
+ * close_range: flags CLOSE_RANGE_UNSHARE (a private table first, as
+ * unshare(CLONE_FILES)) and CLOSE_RANGE_CLOEXEC (mark, not close).
+ */
+long
+sys_close_range(struct lwp *lp, const uint64_t *args)
+{
+	unsigned first = (unsigned)args[0], last = (unsigned)args[1];
+	unsigned flags = (unsigned)args[2];
+	struct fsproc *fp = &lp->lwp_proc->p_fs;
+
+	if ((args[2] & ~(uint64_t)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) != 0 ||
+	    first > last)
+		return -EINVAL;
+	if (flags & CLOSE_RANGE_UNSHARE) {
+		int error = fsproc_unshare(fp, FSP_FILES);
+		if (error < 0)
+			return error;
+	}
+	kern_close_range(fp, first, last, (flags & CLOSE_RANGE_CLOEXEC) != 0);
+	return 0;
 }
 
 /*

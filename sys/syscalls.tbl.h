@@ -373,7 +373,7 @@ SYSCALL(432, fsmount,          sys_nosys,         SY_DESC,         RV_DEC, AK_HE
 SYSCALL(433, fspick,           sys_nosys,         SY_DESC|SY_FILE, RV_DEC, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(434, pidfd_open,       sys_pidfd_open,    SY_DESC,         RV_DEC, AK_INT, AK_OFLAGS)
 SYSCALL(435, clone3,           sys_clone3,        SY_PROC,         RV_DEC, AK_PTR, AK_ULONG)
-SYSCALL(436, close_range,      sys_nosys,         0,               RV_DEC, AK_FD, AK_FD, AK_HEX)
+SYSCALL(436, close_range,      sys_close_range,   SY_DESC,         RV_DEC, AK_FD, AK_FD, AK_HEX)
 SYSCALL(437, openat2,          sys_nosys,         SY_DESC|SY_FILE, RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(438, pidfd_getfd,      sys_pidfd_getfd,   SY_DESC,         RV_DEC, AK_FD, AK_FD, AK_HEX)
 SYSCALL(439, faccessat2,       sys_faccessat2,    SY_DESC|SY_FILE, RV_DEC, AK_DIRFD, AK_PATH, AK_ACCESS, AK_ATFLAGS)
