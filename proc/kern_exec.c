@@ -17,6 +17,7 @@
 #include "fs/vnode.h"
 #include "proc/exec.h"
 #include "kern/futex.h"
+#include "kern/ptimer.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "vm/kmem.h"
@@ -271,6 +272,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	vmspace_exec_switch(im.im_vmspace, old);
 	fsproc_exec(&p->p_fs);
 	sigacts_exec(p);
+	ptimer_exit(p);
 	const char *base = strrchr(path, '/');
 	snprintf(p->p_comm, sizeof(p->p_comm), "%s", base ? base + 1 : path);
 	memcpy(lp->lwp_comm, p->p_comm, sizeof(lp->lwp_comm));
