@@ -250,7 +250,8 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	struct ucred *cr = NULL, probe = *p->p_ucred;
 	cred_exec_caps(&probe);
 	if (probe.cr_capeff != p->p_ucred->cr_capeff ||
-	    probe.cr_capprm != p->p_ucred->cr_capprm) {
+	    probe.cr_capprm != p->p_ucred->cr_capprm ||
+	    probe.cr_keepcaps != p->p_ucred->cr_keepcaps) {
 		if ((cr = crdup(&probe)) == NULL) {
 			vmspace_free(im.im_vmspace);
 			error = -ENOMEM;
