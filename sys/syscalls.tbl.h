@@ -352,7 +352,7 @@ SYSCALL(322, execveat,         sys_nosys,         SY_DESC|SY_FILE|SY_PROC, RV_DE
 SYSCALL(323, userfaultfd,      sys_nosys,         SY_DESC,         RV_DEC, AK_HEX)
 SYSCALL(324, membarrier,       sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(325, mlock2,           sys_mlock2,        SY_MEM,          RV_DEC, AK_HEX, AK_HEX, AK_HEX)
-SYSCALL(326, copy_file_range,  sys_nosys,         SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
+SYSCALL(326, copy_file_range,  sys_copy_file_range, SY_DESC,        RV_DEC, AK_FD, AK_HEX, AK_FD, AK_HEX, AK_ULONG, AK_HEX)
 SYSCALL(327, preadv2,          sys_preadv2,       SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(328, pwritev2,         sys_pwritev2,      SY_DESC,         RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
 SYSCALL(329, pkey_mprotect,    sys_nosys,         SY_MEM,          RV_DEC, AK_HEX, AK_HEX, AK_HEX, AK_HEX)
