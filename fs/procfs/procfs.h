@@ -31,6 +31,7 @@ enum pfstype {
 	PFS_ROOT, PFS_SELF, PFS_MOUNTS_LINK,
 	PFS_MEMINFO, PFS_UPTIME, PFS_LOADAVG, PFS_FILESYSTEMS, PFS_CPUINFO,
 	PFS_STAT, PFS_VERSION, PFS_VMSTAT,
+	PFS_SYSVIPC, PFS_SYSVIPC_SHM, PFS_SYSVIPC_SEM, PFS_SYSVIPC_MSG,
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
@@ -110,9 +111,22 @@ struct lwp *procfs_task(struct proc *p, pid_t tid);
 /* The first thread id of p at or above tid, or -1. */
 long procfs_next_task(struct proc *p, long tid);
 
+/*
+ * Files a layer above procfs makes (procfs_sys.c): System V IPC's
+ * /proc/sysvipc/{shm,sem,msg} come from sys/sysv_*.c, which register
+ * their generators at boot; a file whose generator is not registered
+ * reads empty.
+ */
+enum procfs_ext { PFX_SYSVIPC_SHM, PFX_SYSVIPC_SEM, PFX_SYSVIPC_MSG, PFX_MAX };
+void procfs_register(enum procfs_ext which,
+    int (*fill)(struct sbuf *sb, struct proc *p));
+
 /* System-wide files (procfs_sys.c). */
 int procfs_meminfo(struct sbuf *sb, struct proc *p);
 int procfs_vmstat(struct sbuf *sb, struct proc *p);
+int procfs_sysvipc_shm(struct sbuf *sb, struct proc *p);
+int procfs_sysvipc_sem(struct sbuf *sb, struct proc *p);
+int procfs_sysvipc_msg(struct sbuf *sb, struct proc *p);
 int procfs_uptime(struct sbuf *sb, struct proc *p);
 int procfs_loadavg(struct sbuf *sb, struct proc *p);
 int procfs_filesystems(struct sbuf *sb, struct proc *p);

@@ -30,6 +30,13 @@ static const struct pfsent root_tab[] = {
 	PFS_FILE("stat", PFS_STAT, procfs_stat),
 	PFS_FILE("version", PFS_VERSION, procfs_version),
 	PFS_DIR("sys", PFS_SYS),
+	PFS_DIR("sysvipc", PFS_SYSVIPC),
+};
+
+static const struct pfsent sysvipc_tab[] = {
+	PFS_FILE("shm", PFS_SYSVIPC_SHM, procfs_sysvipc_shm),
+	PFS_FILE("sem", PFS_SYSVIPC_SEM, procfs_sysvipc_sem),
+	PFS_FILE("msg", PFS_SYSVIPC_MSG, procfs_sysvipc_msg),
 };
 
 static const struct pfsent sys_tab[] = {
@@ -79,6 +86,9 @@ procfs_dir_table(enum pfstype dir, size_t *n)
 	case PFS_SYS_KERNEL:
 		*n = nitems(sys_kernel_tab);
 		return sys_kernel_tab;
+	case PFS_SYSVIPC:
+		*n = nitems(sysvipc_tab);
+		return sysvipc_tab;
 	case PFS_PID:
 		*n = nitems(pid_tab);
 		return pid_tab;

@@ -111,6 +111,39 @@ procfs_vmstat(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
+static int (*procfs_ext_fill[PFX_MAX])(struct sbuf *sb, struct proc *p);
+
+void
+procfs_register(enum procfs_ext which, int (*fill)(struct sbuf *sb, struct proc *p))
+{
+	KASSERT(which < PFX_MAX, "procfs_register: no such file");
+	procfs_ext_fill[which] = fill;
+}
+
+static int
+procfs_ext(enum procfs_ext which, struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext_fill[which] != NULL ? procfs_ext_fill[which](sb, p) : 0;
+}
+
+int
+procfs_sysvipc_shm(struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext(PFX_SYSVIPC_SHM, sb, p);
+}
+
+int
+procfs_sysvipc_sem(struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext(PFX_SYSVIPC_SEM, sb, p);
+}
+
+int
+procfs_sysvipc_msg(struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext(PFX_SYSVIPC_MSG, sb, p);
+}
+
 /* Nanoseconds as Linux's "seconds.hundredths". */
 static void
 print_centis(struct sbuf *sb, uint64_t ns, const char *after)
