@@ -11,6 +11,7 @@
 #include "sys/syscall.h"
 
 #define CAP_SETPCAP	8	/* Linux's: changes the bounding set */
+#define SECBIT_KEEP_CAPS_L	(1 << 4)	/* Linux's SECBIT_KEEP_CAPS */
 
 #define LINUX_CAPABILITY_VERSION_1	0x19980330
 #define LINUX_CAPABILITY_VERSION_2	0x20071026
@@ -74,6 +75,35 @@ prctl_caps(struct proc *p, const uint64_t *args)
 	switch (args[0]) {
 	case PR_GET_KEEPCAPS:
 		return ocr->cr_keepcaps;
+	case PR_GET_SECUREBITS:	/* of Linux's securebits, only keep-caps */
+		return ocr->cr_keepcaps ? SECBIT_KEEP_CAPS_L : 0;
+	case PR_SET_SECUREBITS:
+		if (!(ocr->cr_capeff & (1ULL << CAP_SETPCAP)))
+			return -EPERM;
+		if (args[1] & ~(uint64_t)SECBIT_KEEP_CAPS_L) {
+			kprintf_ratelimited("pid %d: securebits %#lx not supported\n",
+			    p->p_pid, (unsigned long)args[1]);
+			return -EPERM;
+		}
+		break;
+	case PR_CAP_AMBIENT:
+		/* No capability is ever ambient: nothing to raise it from. */
+		if (args[1] == PR_CAP_AMBIENT_CLEAR_ALL)
+			return args[2] | args[3] | args[4] ? -EINVAL : 0;
+		if (args[3] | args[4])
+			return -EINVAL;
+		if (args[2] > CAP_LAST_CAP)
+			return -EINVAL;
+		switch (args[1]) {
+		case PR_CAP_AMBIENT_IS_SET:
+		case PR_CAP_AMBIENT_LOWER:
+			return 0;
+		case PR_CAP_AMBIENT_RAISE:
+			kprintf_ratelimited("pid %d: ambient capabilities not supported\n",
+			    p->p_pid);
+			return -EPERM;
+		}
+		return -EINVAL;
 	case PR_CAPBSET_READ:
 		if (args[1] > CAP_LAST_CAP)
 			return -EINVAL;
@@ -95,6 +125,8 @@ prctl_caps(struct proc *p, const uint64_t *args)
 		return -ENOMEM;
 	if (args[0] == PR_SET_KEEPCAPS)
 		cr->cr_keepcaps = args[1] != 0;
+	else if (args[0] == PR_SET_SECUREBITS)
+		cr->cr_keepcaps = (args[1] & SECBIT_KEEP_CAPS_L) != 0;
 	else
 		cr->cr_capbnd &= ~(1ULL << args[1]);
 	crfree(p->p_ucred);

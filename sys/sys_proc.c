@@ -233,6 +233,9 @@ sys_prctl(struct lwp *lp, const uint64_t *args)
 	case PR_SET_KEEPCAPS:
 	case PR_CAPBSET_READ:
 	case PR_CAPBSET_DROP:
+	case PR_GET_SECUREBITS:
+	case PR_SET_SECUREBITS:
+	case PR_CAP_AMBIENT:
 		return prctl_caps(p, args);
 	}
 	kprintf_ratelimited("pid %d: prctl %lu not implemented\n", p->p_pid,

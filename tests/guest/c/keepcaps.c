@@ -65,6 +65,13 @@ main(int argc, char **argv)
 	report("bset read 64", prctl(PR_CAPBSET_READ, 64, 0, 0, 0));
 	report("bset read -1", prctl(PR_CAPBSET_READ, -1L, 0, 0, 0));
 	report("bset drop 64", prctl(PR_CAPBSET_DROP, 64, 0, 0, 0));
+	report("securebits", prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+	report("ambient is_set", prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_CHOWN, 0, 0));
+	report("ambient is_set 64", prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 64, 0, 0));
+	report("ambient lower", prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_CHOWN, 0, 0));
+	report("ambient clear_all", prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0));
+	report("ambient clear_all arg", prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 1, 0, 0));
+	report("ambient bad op", prctl(PR_CAP_AMBIENT, 9, 0, 0, 0));
 	fflush(stdout);
 
 	/* Keepcaps across leaving root; without it the sets go. */
@@ -73,6 +80,7 @@ main(int argc, char **argv)
 		if (c == 0) {
 			report("set keepcaps", prctl(PR_SET_KEEPCAPS, keep, 0, 0, 0));
 			report("get keepcaps", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
+			report("securebits", prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
 			syscall(SYS_setresuid, 1000, 1000, 1000);
 			caps(keep ? "user, kept" : "user", CAP_CHOWN);
 			report("user: keepcaps", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
