@@ -34,8 +34,7 @@ struct ksiginfo {
  * standard signal already pending is not queued again (coalesced:
  * returns 0); a real-time one queues each instance.  Each entry counts
  * against the RLIMIT_SIGPENDING of p's real user, but for a standard
- * signal from the kernel or kill (si_code >= 0) and a POSIX timer's
- * (SI_TIMER: counted already, sigcount_reserve): past it a real-time
+ * signal from the kernel or kill (si_code >= 0): past it a real-time
  * signal sent with a value (si_code other than SI_USER) fails with
  * -EAGAIN, others are posted without their siginfo (SI_USER, as Linux).
  * Returns 0 or -EAGAIN.
@@ -59,7 +58,9 @@ void sigqueue_flush(ksigset_t *set, struct sigqueue *q, ksigset_t mask);
  * A POSIX timer's signal is counted from its creation, as Linux's is
  * allocated then: sigcount_reserve counts one more for uid, or fails
  * with -EAGAIN at limit (RLIMIT_SIGPENDING) or -ENOMEM; sigcount_release
- * ends it.  The timer's signal, when posted, is queued past the limit.
+ * ends it.  The timer's signal, when queued, counts once more (Linux's
+ * does not): a guest may send SI_TIMER itself (rt_sigqueueinfo), so the
+ * code cannot exempt it from the limit.
  */
 int sigcount_reserve(uid_t uid, unsigned long limit);
 void sigcount_release(uid_t uid);

@@ -180,8 +180,7 @@ sigqueue_add(struct proc *p, ksigset_t *set, struct sigqueue *q,
 		 */
 		uid_t uid = p->p_ucred != NULL ? p->p_ucred->cr_ruid : 0;
 		struct ksiginfo *k = NULL;
-		if ((!rt && info->si_code >= 0) || info->si_code == SI_TIMER ||
-		    sigcount_get(uid) <
+		if ((!rt && info->si_code >= 0) || sigcount_get(uid) <
 		    p->p_rlimit[RLIMIT_SIGPENDING].rlim_cur) {
 			k = kmalloc(sizeof(*k), 0);
 			if (k != NULL && !sigcount_add(uid)) {

@@ -81,14 +81,18 @@ struct vmstats {
 	uint64_t v_free_count;	/* pages in free blocks */
 	uint64_t v_wire_count;	/* held by the kernel itself: the vm_page
 				 * array, kmem; other holders add theirs */
-	/* Events since boot, for /proc/vmstat. */
+};
+extern struct vmstats vmstats;
+
+/* Events since boot, for /proc/vmstat (vmstats is the state now). */
+struct vmcounts {
 	uint64_t v_pgalloc;	/* pages allocated */
 	uint64_t v_pgfree;	/* pages freed */
 	uint64_t v_faults;	/* faults of user mappings served */
 	uint64_t v_pgscan;	/* file pages the pageout scan looked at */
 	uint64_t v_pgsteal;	/* and freed */
 };
-extern struct vmstats vmstats;
+extern struct vmcounts vmcounts;
 
 /*
  * Builds the vm_page array at the start of RAM and frees every other page

@@ -49,7 +49,7 @@ scan_page(struct vm_object *obj, struct vm_page *m, void *arg)
 
 	if (sc->freed >= sc->want || m->hold_count != 0 || m->wire_count != 0)
 		return;
-	vmstats.v_pgscan++;
+	vmcounts.v_pgscan++;
 	if (x->pv != NULL) {
 		if (!sc->unmap || pmap_ts_referenced(m) > 0)
 			return;
@@ -69,7 +69,7 @@ scan_page(struct vm_object *obj, struct vm_page *m, void *arg)
 	x->flags &= ~PGX_REFERENCED;
 	vm_object_page_free(m);
 	sc->freed++;
-	vmstats.v_pgsteal++;
+	vmcounts.v_pgsteal++;
 }
 
 /* One turn of the clock over the file objects, until sc->want are freed. */

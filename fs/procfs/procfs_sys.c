@@ -100,11 +100,11 @@ procfs_vmstat(struct sbuf *sb, struct proc *p)
 		{ "pgpgout", biostats.outbytes / 1024 },
 		{ "pswpin", 0 },
 		{ "pswpout", 0 },
-		{ "pgalloc_normal", vmstats.v_pgalloc },
-		{ "pgfree", vmstats.v_pgfree },
-		{ "pgfault", vmstats.v_faults },
-		{ "pgscan_kswapd", vmstats.v_pgscan },
-		{ "pgsteal_kswapd", vmstats.v_pgsteal },
+		{ "pgalloc_normal", vmcounts.v_pgalloc },
+		{ "pgfree", vmcounts.v_pgfree },
+		{ "pgfault", vmcounts.v_faults },
+		{ "pgscan_kswapd", vmcounts.v_pgscan },
+		{ "pgsteal_kswapd", vmcounts.v_pgsteal },
 	};
 	for (size_t i = 0; i < nitems(f); i++)
 		sbuf_printf(sb, "%s %lu\n", f[i].name, (unsigned long)f[i].v);
