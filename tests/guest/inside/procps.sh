@@ -1,14 +1,14 @@
-# busybox ps, top, free, uptime and df inside vkernel (-m 128m, one CPU):
+# busybox ps, top, free, uptime and df inside vkernel (-m 256m, one CPU):
 # the values only this machine knows.  Prints ok/FAIL lines; the status
 # is 1 if anything failed.
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
-check "MemTotal is -m" '[ "$(awk "/^MemTotal:/ { print \$2 }" /proc/meminfo)" = 131072 ]'
+check "MemTotal is -m" '[ "$(awk "/^MemTotal:/ { print \$2 }" /proc/meminfo)" = 262144 ]'
 read total used free cache <<EOF
 $(free | awk '/^Mem:/ { print $2, $3, $4, $6 }')
 EOF
-check "free: total from meminfo" '[ "$total" = 131072 ]'
+check "free: total from meminfo" '[ "$total" = 262144 ]'
 check "free: used + free + cache = total" '[ $((used + free + cache)) = $total ]'
 check "free: most is free" '[ $free -gt 65536 ]'
 
