@@ -25,6 +25,7 @@
 #include "kern/ucred.h"
 #include "sys/sys_trace.h"
 #include "kern/kmem.h"
+#include "sys/sysv_ipc.h"
 #include "vm/vm.h"
 #include "vm/vm_pageout.h"
 #include "vm/vm_vdso.h"
@@ -169,6 +170,7 @@ kernel_main(const struct boot_args *ba)
 	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
 	shutdown_signals_init();
+	sysv_init();
 
 	proc_limit_init(vmstats.v_free_count);
 	initproc = create_init();

@@ -388,6 +388,10 @@ biodone(struct buf *bp)
 	    "biodone: no transfer");
 	if (bp->b_error != 0)
 		bp->b_flags |= B_ERROR;
+	else if (bp->b_flags & B_READ)
+		biostats.inbytes += bp->b_bcount;
+	else
+		biostats.outbytes += bp->b_bcount;
 	if (bp->b_flags & B_READ) {
 		if (bp->b_error == 0)
 			bp->b_flags |= B_CACHE;

@@ -23,6 +23,8 @@ struct biostats {
 	size_t nbufs;
 	size_t ndirty;		/* buffers with B_DELWRI */
 	size_t dirtybytes;	/* their data */
+	uint64_t inbytes;	/* read from disks since boot, pages' too */
+	uint64_t outbytes;	/* written to disks */
 };
 extern struct biostats biostats;
 

@@ -215,6 +215,14 @@ void fsproc_setfsize(struct fsproc *p, uint64_t max);
 /* close(fd): 0 or -EBADF. */
 int kern_close(struct fsproc *p, int fd);
 
+/*
+ * close_range(first, last, flags): closes the open descriptors from
+ * first to last, or with cloexec marks them close-on-exec instead.  The
+ * caller has unshared the table for CLOSE_RANGE_UNSHARE.
+ */
+void kern_close_range(struct fsproc *p, unsigned first, unsigned last,
+    bool cloexec);
+
 /* dup(fd): the new descriptor or -EBADF, -EMFILE. */
 int kern_dup(struct fsproc *p, int fd);
 

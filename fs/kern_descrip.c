@@ -339,6 +339,22 @@ kern_close(struct fsproc *p, int fd)
 	return 0;
 }
 
+void
+kern_close_range(struct fsproc *p, unsigned first, unsigned last, bool cloexec)
+{
+	struct filedesc *fdp = p->fp_fd;
+
+	/* fd_lastfile is read again each turn: a close may sleep. */
+	for (unsigned fd = first; fd <= last && (int)fd <= fdp->fd_lastfile; fd++) {
+		if (fdp->fd_ofiles[fd].fde_file == NULL)
+			continue;
+		if (cloexec)
+			fdp->fd_ofiles[fd].fde_flags |= FD_CLOEXEC;
+		else
+			fdrop(fdremove(fdp, (int)fd));
+	}
+}
+
 int
 kern_dup(struct fsproc *p, int fd)
 {

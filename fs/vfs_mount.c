@@ -16,6 +16,7 @@
 
 struct mountlist mountlist = TAILQ_HEAD_INITIALIZER(mountlist);
 struct vnode *rootvnode;
+static int mount_lastid;		/* the last mnt_id given */
 
 /*
  * The file-system types mount(2) knows: those of fs/, and those of the
@@ -113,6 +114,7 @@ vfs_mount(const struct vfsops *ops, struct vnode *covered,
 	strcpy(mp->mnt_source, source);
 	mp->mnt_op = ops;
 	mp->mnt_dev = vfs_anondev();
+	mp->mnt_id = ++mount_lastid;
 	mp->mnt_flags = ma != NULL ? ma->ma_flags : 0;
 	TAILQ_INIT(&mp->mnt_vnodes);
 	/* A disk is mounted once, and not while a program holds it. */

@@ -259,6 +259,7 @@ struct mount {
 	struct vnode *mnt_root;
 	struct vnode *mnt_covered;	/* what it is mounted on; NULL: root */
 	dev_t mnt_dev;			/* st_dev of its files */
+	int mnt_id;			/* /proc/PID/mountinfo's, from 1 */
 	struct disk *mnt_disk;		/* the disk it holds (VFCF_REQDEV) */
 	int mnt_flags;			/* MNT_* */
 	char *mnt_source;		/* for /proc/mounts, kmalloc'd */

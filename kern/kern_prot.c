@@ -21,7 +21,7 @@ cred_init_root(struct ucred *cr)
 {
 	memset(cr, 0, sizeof(*cr));
 	cr->cr_ref = 1;
-	cr->cr_capeff = cr->cr_capprm = CAP_FULL_SET;
+	cr->cr_capeff = cr->cr_capprm = cr->cr_capbnd = CAP_FULL_SET;
 }
 
 void
@@ -29,7 +29,8 @@ cred_setuid_caps(struct ucred *cr, uid_t ruid, uid_t euid, uid_t suid)
 {
 	bool was_root = ruid == 0 || euid == 0 || suid == 0;
 
-	if (was_root && cr->cr_ruid != 0 && cr->cr_uid != 0 && cr->cr_svuid != 0)
+	if (was_root && cr->cr_ruid != 0 && cr->cr_uid != 0 && cr->cr_svuid != 0 &&
+	    !cr->cr_keepcaps)
 		cr->cr_capprm = cr->cr_capeff = 0;
 	if (euid == 0 && cr->cr_uid != 0)
 		cr->cr_capeff = 0;
@@ -41,10 +42,11 @@ void
 cred_exec_caps(struct ucred *cr)
 {
 	if (cr->cr_uid == 0 || cr->cr_ruid == 0)
-		cr->cr_capprm = CAP_FULL_SET;
+		cr->cr_capprm = CAP_FULL_SET & cr->cr_capbnd;
 	else
 		cr->cr_capprm = 0;
 	cr->cr_capeff = cr->cr_uid == 0 ? cr->cr_capprm : 0;
+	cr->cr_keepcaps = false;
 }
 
 struct ucred *

@@ -19,6 +19,7 @@
 #include "host/cpu.h"
 #include "host/cpuid.h"
 #include "kern/kernel.h"
+#include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/timeout.h"
 #include "kern/vclock.h"
@@ -181,4 +182,32 @@ vclock_res(int clock)
 	    clock == VVAR_CLOCK_MONOTONIC_COARSE)
 		return tick_ns;
 	return 1;
+}
+
+int64_t
+clock_ns(const struct lwp *lp, int clock)
+{
+	struct timespec ts;
+	uint64_t u, s;
+	int64_t ns;
+	if (vclock_ns(clock, &ns) == 0)
+		return ns;
+	switch (clock) {
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+		nanotime(&ts);
+		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_MONOTONIC_COARSE:
+	case CLOCK_BOOTTIME:
+		return (int64_t)nanouptime();
+	case CLOCK_PROCESS_CPUTIME_ID:
+		proc_cputime(lp->lwp_proc, &u, &s);
+		return (int64_t)(u + s);
+	case CLOCK_THREAD_CPUTIME_ID:
+		lwp_cputime(lp, &u, &s);
+		return (int64_t)(u + s);
+	}
+	return -EINVAL;
 }

@@ -156,6 +156,8 @@ struct proc {
 	uint64_t p_maxrss_kb;
 	struct callout p_itimer;	/* ITIMER_REAL */
 	uint64_t p_itimer_interval;	/* ns, 0: one-shot */
+	TAILQ_HEAD(, ptimer) p_timers;	/* POSIX timers (kern/ptimer.h) */
+	int p_timer_nextid;		/* the next timer id to try */
 	char p_comm[16];		/* its leader thread's name */
 	char *p_exe;			/* the image's path (/proc/PID/exe),
 					 * kmalloc'd; NULL if unknown */

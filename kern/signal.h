@@ -48,9 +48,22 @@ struct ksiginfo {
  */
 int sigqueue_add(struct proc *p, ksigset_t *set, struct sigqueue *q,
     const siginfo_t *info);
+/* True if q holds a signal of POSIX timer id (SI_TIMER) of its process. */
+bool sigqueue_has_timer(const struct sigqueue *q, int id);
 bool sigqueue_take(ksigset_t *set, struct sigqueue *q, int sig,
     siginfo_t *info);
 void sigqueue_flush(ksigset_t *set, struct sigqueue *q, ksigset_t mask);
+
+/*
+ * A POSIX timer's signal is counted from its creation, as Linux's is
+ * allocated then: sigcount_reserve counts one more for uid, or fails
+ * with -EAGAIN at limit (RLIMIT_SIGPENDING) or -ENOMEM; sigcount_release
+ * ends it.  The timer's signal, when queued, counts once more (Linux's
+ * does not): a guest may send SI_TIMER itself (rt_sigqueueinfo), so the
+ * code cannot exempt it from the limit.
+ */
+int sigcount_reserve(uid_t uid, unsigned long limit);
+void sigcount_release(uid_t uid);
 
 /*
  * An lwp leaves its process (lwp_free, after p_nlwps counts it out): its

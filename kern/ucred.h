@@ -7,6 +7,9 @@
  * follow the uids as Linux's do for processes without file capabilities
  * (cred_setuid_caps, cred_exec_caps): an effective uid 0 brings every
  * permitted capability into effect, leaving root for good drops them.
+ * An exec permits root only what the bounding set holds (PR_CAPBSET_DROP
+ * shrinks it, for good), and forgets PR_SET_KEEPCAPS, which lets a
+ * process that leaves root keep its permitted set (effective goes).
  * capset may drop capabilities; a credential that lacks any is then
  * refused everything that needs privilege (Linux would still allow what
  * the capabilities it kept cover: this kernel does not split privilege).
@@ -14,6 +17,7 @@
 #ifndef KERN_UCRED_H
 #define KERN_UCRED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,6 +30,8 @@ struct ucred {
 	int cr_ngroups;
 	gid_t cr_groups[KNGROUPS];
 	uint64_t cr_capeff, cr_capprm, cr_capinh;	/* bit n: capability n */
+	uint64_t cr_capbnd;	/* the bounding set: what an exec may permit */
+	bool cr_keepcaps;	/* PR_SET_KEEPCAPS: leaving root keeps permitted */
 };
 
 #define CAP_LAST_CAP	40			/* CAP_CHECKPOINT_RESTORE */

@@ -38,4 +38,12 @@ int64_t vclock_res(int clock);
  */
 void vclock_update(void);
 
+/*
+ * The time of clock as lp sees it, in ns (the clocks above, and lp's
+ * own and its process's CPU time): what clock_gettime gives, or -EINVAL
+ * for an unknown clock.
+ */
+struct lwp;
+int64_t clock_ns(const struct lwp *lp, int clock);
+
 #endif /* KERN_VCLOCK_H */

@@ -11,6 +11,7 @@
 #include "kern/vm_page.h"
 
 struct vmstats vmstats;
+struct vmcounts vmcounts;
 
 static struct vm_freeq {
 	struct pglist pl;
@@ -165,6 +166,7 @@ vm_page_alloc(int order, int flags)
 	}
 	m->order = (uint8_t)order;
 	vmstats.v_free_count -= n;
+	vmcounts.v_pgalloc += n;
 	if (flags & VM_ALLOC_ZERO)
 		memset(VM_PAGE_TO_DMAP(m), 0, n << PAGE_SHIFT);
 	return m;
@@ -211,6 +213,7 @@ vm_page_free(struct vm_page *m, int order)
 		m[j].order = VM_ORDER_NONE;
 	}
 	vmstats.v_free_count += n;
+	vmcounts.v_pgfree += n;
 
 	/* Merge with the buddy while it is a free block of the same order. */
 	while (order < VM_MAX_ORDER) {

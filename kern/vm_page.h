@@ -84,6 +84,16 @@ struct vmstats {
 };
 extern struct vmstats vmstats;
 
+/* Events since boot, for /proc/vmstat (vmstats is the state now). */
+struct vmcounts {
+	uint64_t v_pgalloc;	/* pages allocated */
+	uint64_t v_pgfree;	/* pages freed */
+	uint64_t v_faults;	/* faults of user mappings served */
+	uint64_t v_pgscan;	/* file pages the pageout scan looked at */
+	uint64_t v_pgsteal;	/* and freed */
+};
+extern struct vmcounts vmcounts;
+
 /*
  * Builds the vm_page array at the start of RAM and frees every other page
  * into the buddy queues.  Call once, after physmem_init; panics if called

@@ -17,6 +17,7 @@
 #include "fs/vnode.h"
 #include "proc/exec.h"
 #include "kern/futex.h"
+#include "kern/ptimer.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/kmem.h"
@@ -249,7 +250,8 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	struct ucred *cr = NULL, probe = *p->p_ucred;
 	cred_exec_caps(&probe);
 	if (probe.cr_capeff != p->p_ucred->cr_capeff ||
-	    probe.cr_capprm != p->p_ucred->cr_capprm) {
+	    probe.cr_capprm != p->p_ucred->cr_capprm ||
+	    probe.cr_keepcaps != p->p_ucred->cr_keepcaps) {
 		if ((cr = crdup(&probe)) == NULL) {
 			vmspace_free(im.im_vmspace);
 			error = -ENOMEM;
@@ -271,6 +273,7 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	vmspace_exec_switch(im.im_vmspace, old);
 	fsproc_exec(&p->p_fs);
 	sigacts_exec(p);
+	ptimer_exit(p);
 	const char *base = strrchr(path, '/');
 	snprintf(p->p_comm, sizeof(p->p_comm), "%s", base ? base + 1 : path);
 	memcpy(lp->lwp_comm, p->p_comm, sizeof(lp->lwp_comm));

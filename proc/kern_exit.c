@@ -16,6 +16,7 @@
 #include "host/cpu.h"
 #include "kern/futex.h"
 #include "kern/init.h"
+#include "kern/ptimer.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
@@ -119,6 +120,7 @@ exit1(int xstat)
 		proc_semexit_hook(p);	/* System V semaphores' SEM_UNDO */
 	vfork_done(p);
 	callout_stop(&p->p_itimer);
+	ptimer_exit(p);
 	fsproc_exit(&p->p_fs);
 	lwp_unhost(lp);
 	vmspace_free(p->p_vmspace);

@@ -123,6 +123,7 @@ proc_alloc(struct proc *parent, struct ucred *cr, int *error)
 	p->p_pptr = parent;
 	TAILQ_INIT(&p->p_children);
 	TAILQ_INIT(&p->p_lwps);
+	TAILQ_INIT(&p->p_timers);
 	p->p_exitsig = SIGCHLD;
 	p->p_start = nanouptime();
 	if (parent != NULL)

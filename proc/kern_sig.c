@@ -14,6 +14,7 @@
 
 #include "host/cpu.h"
 #include "kern/kernel.h"
+#include "kern/ptimer.h"
 #include "kern/signal.h"
 #include "kern/ucred.h"
 #include "kern/kmem.h"
@@ -141,6 +142,20 @@ sigcount_get(uid_t uid)
 	return sc != NULL ? sc->sc_count : 0;
 }
 
+int
+sigcount_reserve(uid_t uid, unsigned long limit)
+{
+	if (sigcount_get(uid) >= limit)
+		return -EAGAIN;
+	return sigcount_add(uid) ? 0 : -ENOMEM;
+}
+
+void
+sigcount_release(uid_t uid)
+{
+	sigcount_sub(uid);
+}
+
 static void
 ksiginfo_free(struct ksiginfo *k)
 {
@@ -190,6 +205,15 @@ sigqueue_add(struct proc *p, ksigset_t *set, struct sigqueue *q,
 	}
 	*set |= SIGBIT(sig);
 	return 0;
+}
+
+bool
+sigqueue_has_timer(const struct sigqueue *q, int id)
+{
+	for (const struct ksiginfo *k = q->sq_first; k != NULL; k = k->ksi_next)
+		if (k->ksi_info.si_code == SI_TIMER && k->ksi_info.si_timerid == id)
+			return true;
+	return false;
 }
 
 /* Unlinks k, which follows prev (NULL: first) in q. */
@@ -484,11 +508,15 @@ sigdequeue(struct lwp *lp, ksigset_t allow, siginfo_t *info)
 	if (lp->lwp_siglist & allow) {
 		sig = sig_first(lp->lwp_siglist & allow);
 		(void)sigqueue_take(&lp->lwp_siglist, &lp->lwp_sigqueue, sig, info);
+		if (info->si_code == SI_TIMER)
+			ptimer_delivered(p, info);
 		return sig;
 	}
 	if (p->p_siglist & allow) {
 		sig = sig_first(p->p_siglist & allow);
 		(void)sigqueue_take(&p->p_siglist, &p->p_sigqueue, sig, info);
+		if (info->si_code == SI_TIMER)
+			ptimer_delivered(p, info);
 		return sig;
 	}
 	return 0;

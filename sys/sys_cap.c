@@ -4,9 +4,14 @@
  * nothing here).  capset follows Linux's rules: a process may drop
  * capabilities and move permitted ones into effect, never gain one.
  */
+#include <sys/prctl.h>
+
 #include "kern/proc.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
+
+#define CAP_SETPCAP	8	/* Linux's: changes the bounding set */
+#define SECBIT_KEEP_CAPS_L	(1 << 4)	/* Linux's SECBIT_KEEP_CAPS */
 
 #define LINUX_CAPABILITY_VERSION_1	0x19980330
 #define LINUX_CAPABILITY_VERSION_2	0x20071026
@@ -61,6 +66,74 @@ cap_validate_header(uint64_t uhdr, struct cap_header *hdr, int *ndata)
 	return -EINVAL;
 }
 
+long
+prctl_caps(struct proc *p, const uint64_t *args)
+{
+	const struct ucred *ocr = p->p_ucred;
+	struct ucred *cr;
+
+	switch (args[0]) {
+	case PR_GET_KEEPCAPS:
+		return ocr->cr_keepcaps;
+	case PR_GET_SECUREBITS:	/* of Linux's securebits, only keep-caps */
+		return ocr->cr_keepcaps ? SECBIT_KEEP_CAPS_L : 0;
+	case PR_SET_SECUREBITS:
+		if (!(ocr->cr_capeff & (1ULL << CAP_SETPCAP)))
+			return -EPERM;
+		if (args[1] & ~(uint64_t)SECBIT_KEEP_CAPS_L) {
+			kprintf_ratelimited("pid %d: securebits %#lx not supported\n",
+			    p->p_pid, (unsigned long)args[1]);
+			return -EPERM;
+		}
+		break;
+	case PR_CAP_AMBIENT:
+		/* No capability is ever ambient: nothing to raise it from. */
+		if (args[1] == PR_CAP_AMBIENT_CLEAR_ALL)
+			return args[2] | args[3] | args[4] ? -EINVAL : 0;
+		if (args[3] | args[4])
+			return -EINVAL;
+		if (args[2] > CAP_LAST_CAP)
+			return -EINVAL;
+		switch (args[1]) {
+		case PR_CAP_AMBIENT_IS_SET:
+		case PR_CAP_AMBIENT_LOWER:
+			return 0;
+		case PR_CAP_AMBIENT_RAISE:
+			kprintf_ratelimited("pid %d: ambient capabilities not supported\n",
+			    p->p_pid);
+			return -EPERM;
+		}
+		return -EINVAL;
+	case PR_CAPBSET_READ:
+		if (args[1] > CAP_LAST_CAP)
+			return -EINVAL;
+		return (ocr->cr_capbnd >> args[1]) & 1;
+	case PR_SET_KEEPCAPS:
+		if (args[1] > 1)
+			return -EINVAL;
+		break;
+	case PR_CAPBSET_DROP:
+		if (!(ocr->cr_capeff & (1ULL << CAP_SETPCAP)))
+			return -EPERM;
+		if (args[1] > CAP_LAST_CAP)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if ((cr = crdup(ocr)) == NULL)
+		return -ENOMEM;
+	if (args[0] == PR_SET_KEEPCAPS)
+		cr->cr_keepcaps = args[1] != 0;
+	else if (args[0] == PR_SET_SECUREBITS)
+		cr->cr_keepcaps = (args[1] & SECBIT_KEEP_CAPS_L) != 0;
+	else
+		cr->cr_capbnd &= ~(1ULL << args[1]);
+	crfree(p->p_ucred);
+	p->p_ucred = cr;
+	return 0;
+}
+
 /* capget(hdr, data): the sets of hdr->pid (0: the caller). */
 long
 sys_capget(struct lwp *lp, const uint64_t *args)
@@ -95,7 +168,7 @@ sys_capget(struct lwp *lp, const uint64_t *args)
  * capset(hdr, data): only for the caller (pid 0 or its own).  As Linux's
  * cap_capset: permitted may only shrink, effective must stay within the
  * new permitted, inheritable within the old inheritable and permitted
- * (no CAP_SETPCAP bounding games here); else -EPERM.
+ * and within the bounding set; else -EPERM.
  */
 long
 sys_capset(struct lwp *lp, const uint64_t *args)
@@ -128,7 +201,8 @@ sys_capset(struct lwp *lp, const uint64_t *args)
 	want.inheritable &= CAP_FULL_SET;
 	if ((want.permitted & ~cs.permitted) != 0 ||
 	    (want.effective & ~want.permitted) != 0 ||
-	    (want.inheritable & ~(cs.inheritable | cs.permitted)) != 0)
+	    (want.inheritable & ~(cs.inheritable | cs.permitted)) != 0 ||
+	    (want.inheritable & ~(cs.inheritable | p->p_ucred->cr_capbnd)) != 0)
 		return -EPERM;
 	struct ucred *cr = crdup(p->p_ucred);
 	if (cr == NULL)

@@ -4,6 +4,7 @@
  * in and call the file layer.
  */
 #include <fcntl.h>
+#include <linux/close_range.h>
 
 #include "fs/file.h"
 #include "fs/vfs.h"
@@ -170,6 +171,107 @@ sys_preadv2(struct lwp *lp, const uint64_t *args)  { return prwv(lp, args, UIO_R
 long
 sys_pwritev2(struct lwp *lp, const uint64_t *args) { return prwv(lp, args, UIO_WRITE, true); }
 
+/*
+ * copy_file_range(fd_in, off_in, fd_out, off_out, len, flags): copies
+ * between regular files through the page cache (read, then written at
+ * the output's position), 64 KiB at a time.  Linux 6.x's rules: flags
+ * must be 0; EBADF for an input not open for reading, an output not
+ * open for writing or opened O_APPEND; EISDIR for a directory, EINVAL
+ * for another file that is not regular or an overlap within one file;
+ * EXDEV across file systems (Linux copies across only where a file
+ * system offers its own copy); EOVERFLOW for a negative offset.  The copy stops at the input's end; an
+ * offset given is advanced, else the descriptor's.
+ */
+long
+sys_copy_file_range(struct lwp *lp, const uint64_t *args)
+{
+	struct fsproc *fsp = &lp->lwp_proc->p_fs;
+	int in = (int)args[0], out = (int)args[2];
+	uint64_t len = MIN(args[4], (uint64_t)0x7ffff000);
+	int64_t pin, pout;
+	long error = 0;
+
+	if (args[5] != 0)
+		return -EINVAL;
+	struct file *ifp = fget(fsp, in), *ofp = fget(fsp, out);
+	struct vnode *ivp = NULL, *ovp = NULL;
+	if (ifp == NULL || ofp == NULL || !FREAD(ifp) || !FWRITE(ofp) ||
+	    (ofp->f_flag & O_APPEND))
+		error = -EBADF;
+	else if (ifp->f_type != DTYPE_VNODE || ofp->f_type != DTYPE_VNODE)
+		error = -EINVAL;
+	else if ((ivp = ifp->f_vnode)->v_type == VDIR ||
+	    (ovp = ofp->f_vnode)->v_type == VDIR)
+		error = -EISDIR;
+	else if (ivp->v_type != VREG || ovp->v_type != VREG)
+		error = -EINVAL;
+	else if (ivp->v_mount != ovp->v_mount)
+		error = -EXDEV;
+	uint64_t isize = ivp != NULL ? ivp->v_size : 0;
+	bool same = ivp == ovp;
+	if (ifp != NULL)
+		fdrop(ifp);
+	if (ofp != NULL)
+		fdrop(ofp);
+	if (error < 0)
+		return error;
+	if (args[1] != 0 && copyin(args[1], &pin, sizeof(pin)) < 0)
+		return -EFAULT;
+	if (args[3] != 0 && copyin(args[3], &pout, sizeof(pout)) < 0)
+		return -EFAULT;
+	if (args[1] == 0)
+		pin = kern_lseek(fsp, in, 0, SEEK_CUR);
+	if (args[3] == 0)
+		pout = kern_lseek(fsp, out, 0, SEEK_CUR);
+	if (pin < 0 || pout < 0)
+		return -EOVERFLOW;	/* as Linux's: they wrap past the largest */
+	/* Shortened to the input's end, then checked for an overlap. */
+	len = (uint64_t)pin >= isize ? 0 : MIN(len, isize - (uint64_t)pin);
+	if (same && pout + (int64_t)len > pin && pout < pin + (int64_t)len)
+		return -EINVAL;
+	if (len == 0)
+		return 0;
+
+	size_t bsize = MIN(len, (uint64_t)65536);
+	char *buf = kmalloc(bsize, 0);
+	if (buf == NULL)
+		return -ENOMEM;
+	uint64_t done = 0;
+	while (done < len) {
+		struct kiovec iov = { (uint64_t)buf, MIN(len - done, bsize) };
+		struct uio uio = { &iov, 1, 0, iov.iov_len, UIO_SYSSPACE, UIO_READ, NULL };
+		int64_t n = kern_preadv(fsp, in, &uio, pin + (int64_t)done);
+		if (n <= 0) {
+			error = n;
+			break;
+		}
+		iov = (struct kiovec){ (uint64_t)buf, (uint64_t)n };
+		uio = (struct uio){ &iov, 1, 0, (uint64_t)n, UIO_SYSSPACE, UIO_WRITE, NULL };
+		int64_t w = kern_pwritev(fsp, out, &uio, pout + (int64_t)done);
+		if (w <= 0) {
+			error = w;
+			break;
+		}
+		done += (uint64_t)w;
+		if (w < n)
+			break;
+	}
+	kfree(buf);
+	if (done == 0 && error < 0)
+		return syscall_write_result(lp, error);
+	pin += (int64_t)done;
+	pout += (int64_t)done;
+	if (args[1] != 0 && copyout(&pin, args[1], sizeof(pin)) < 0)
+		return -EFAULT;
+	if (args[3] != 0 && copyout(&pout, args[3], sizeof(pout)) < 0)
+		return -EFAULT;
+	if (args[1] == 0)
+		(void)kern_lseek(fsp, in, pin, SEEK_SET);
+	if (args[3] == 0)
+		(void)kern_lseek(fsp, out, pout, SEEK_SET);
+	return (long)done;
+}
+
 long
 sys_openat(struct lwp *lp, const uint64_t *args)
 {
@@ -278,6 +380,29 @@ long
 sys_close(struct lwp *lp, const uint64_t *args)
 {
 	return kern_close(&lp->lwp_proc->p_fs, (int)args[0]);
+}
+
+/*
+ * close_range: flags CLOSE_RANGE_UNSHARE (a private table first, as
+ * unshare(CLONE_FILES)) and CLOSE_RANGE_CLOEXEC (mark, not close).
+ */
+long
+sys_close_range(struct lwp *lp, const uint64_t *args)
+{
+	unsigned first = (unsigned)args[0], last = (unsigned)args[1];
+	unsigned flags = (unsigned)args[2];
+	struct fsproc *fp = &lp->lwp_proc->p_fs;
+
+	if ((args[2] & ~(uint64_t)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) != 0 ||
+	    first > last)
+		return -EINVAL;
+	if (flags & CLOSE_RANGE_UNSHARE) {
+		int error = fsproc_unshare(fp, FSP_FILES);
+		if (error < 0)
+			return error;
+	}
+	kern_close_range(fp, first, last, (flags & CLOSE_RANGE_CLOEXEC) != 0);
+	return 0;
 }
 
 /*

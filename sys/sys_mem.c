@@ -7,6 +7,7 @@
 #include "fs/tmpfs/tmpfs.h"
 #include "fs/vnode.h"
 #include "fs/vnode_pager.h"
+#include "kern/ucred.h"
 #include "sys/syscall.h"
 #include "kern/kmem.h"
 #include "vm/vm.h"
@@ -178,4 +179,91 @@ long
 sys_mincore(struct lwp *lp, const uint64_t *args)
 {
 	return vm_mincore(lp->lwp_proc->p_vmspace, args[0], args[1], args[2]);
+}
+
+/*
+ * The memory locks.  Memory here is never paged out to swap (the
+ * pageout daemon frees only clean file pages, which come back from the
+ * file), so a lock has nothing to hold: the calls check their arguments
+ * and the limit as Linux does and succeed.  Without privilege (Linux's
+ * CAP_IPC_LOCK) RLIMIT_MEMLOCK bounds each request: 0 refuses locking
+ * with EPERM, a larger range gives ENOMEM.  The process's total locked
+ * size is not kept, so several requests may together pass the limit.
+ */
+static long
+mlock_check(struct lwp *lp, uint64_t start, uint64_t len, bool lock)
+{
+	struct proc *p = lp->lwp_proc;
+	struct vm_map *map = &p->p_vmspace->vm_map;
+	uint64_t s = rounddown2(start, PAGE_SIZE);
+	uint64_t end = roundup2(start + len, PAGE_SIZE);
+
+	if (start + len < start)
+		return -EINVAL;
+	if (end == s)
+		return 0;
+	if (lock && !cred_is_root(p->p_ucred)) {
+		uint64_t lim = p->p_rlimit[RLIMIT_MEMLOCK].rlim_cur;
+		if (lim == 0)
+			return -EPERM;
+		if (end - s > lim)
+			return -ENOMEM;
+	}
+	/* Every page of the range must be mapped. */
+	struct vm_map_entry *e;
+	if (!vm_map_lookup_entry(map, s, &e))
+		return -ENOMEM;
+	for (uint64_t at = s; at < end; e = e->next) {
+		if (e == VM_MAP_END(map) || e->start > at)
+			return -ENOMEM;
+		at = e->end;
+	}
+	return 0;
+}
+
+long
+sys_mlock(struct lwp *lp, const uint64_t *args)
+{
+	return mlock_check(lp, args[0], args[1], true);
+}
+
+long
+sys_mlock2(struct lwp *lp, const uint64_t *args)
+{
+	if (args[2] & ~(uint64_t)MLOCK_ONFAULT)
+		return -EINVAL;
+	return mlock_check(lp, args[0], args[1], true);
+}
+
+long
+sys_munlock(struct lwp *lp, const uint64_t *args)
+{
+	return mlock_check(lp, args[0], args[1], false);
+}
+
+long
+sys_mlockall(struct lwp *lp, const uint64_t *args)
+{
+	struct proc *p = lp->lwp_proc;
+	uint64_t flags = args[0];
+
+	if (flags == 0 || (flags & ~(uint64_t)(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) ||
+	    (flags & (MCL_CURRENT | MCL_FUTURE)) == 0)
+		return -EINVAL;
+	if (cred_is_root(p->p_ucred))
+		return 0;
+	uint64_t lim = p->p_rlimit[RLIMIT_MEMLOCK].rlim_cur;
+	if (lim == 0)
+		return -EPERM;
+	if ((flags & MCL_CURRENT) && p->p_vmspace->vm_map.size > lim)
+		return -ENOMEM;
+	return 0;
+}
+
+long
+sys_munlockall(struct lwp *lp, const uint64_t *args)
+{
+	(void)lp;
+	(void)args;
+	return 0;
 }

@@ -229,6 +229,14 @@ sys_prctl(struct lwp *lp, const uint64_t *args)
 		if (args[1] != 0 || args[2] != 0 || args[3] != 0 || args[4] != 0)
 			return -EINVAL;
 		return (p->p_flags & P_NO_NEW_PRIVS) != 0;
+	case PR_GET_KEEPCAPS:
+	case PR_SET_KEEPCAPS:
+	case PR_CAPBSET_READ:
+	case PR_CAPBSET_DROP:
+	case PR_GET_SECUREBITS:
+	case PR_SET_SECUREBITS:
+	case PR_CAP_AMBIENT:
+		return prctl_caps(p, args);
 	}
 	kprintf_ratelimited("pid %d: prctl %lu not implemented\n", p->p_pid,
 	    (unsigned long)args[0]);

@@ -16,35 +16,6 @@
 #include "sys/syscall.h"
 #include "kern/uio.h"
 
-/* The clock's time in ns, or -EINVAL for an unknown clock. */
-static int64_t
-clock_ns(struct lwp *lp, int clock)
-{
-	struct timespec ts;
-	uint64_t u, s;
-	int64_t ns;
-	if (vclock_ns(clock, &ns) == 0)
-		return ns;
-	switch (clock) {
-	case CLOCK_REALTIME:
-	case CLOCK_REALTIME_COARSE:
-		nanotime(&ts);
-		return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	case CLOCK_MONOTONIC:
-	case CLOCK_MONOTONIC_RAW:
-	case CLOCK_MONOTONIC_COARSE:
-	case CLOCK_BOOTTIME:
-		return (int64_t)nanouptime();
-	case CLOCK_PROCESS_CPUTIME_ID:
-		proc_cputime(lp->lwp_proc, &u, &s);
-		return (int64_t)(u + s);
-	case CLOCK_THREAD_CPUTIME_ID:
-		lwp_cputime(lp, &u, &s);
-		return (int64_t)(u + s);
-	}
-	return -EINVAL;
-}
-
 long
 sys_clock_gettime(struct lwp *lp, const uint64_t *args)
 {

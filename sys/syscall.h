@@ -191,4 +191,13 @@ void syscall_dispatch(struct lwp *lp);
 int wait_sigmask(struct lwp *lp, uint64_t umask, uint64_t size, ksigset_t *old);
 void wait_sigmask_done(struct lwp *lp, long r, ksigset_t old);
 
+/*
+ * The prctl options on capabilities (sys_cap.c, for sys_prctl):
+ * PR_GET_KEEPCAPS, PR_SET_KEEPCAPS, PR_CAPBSET_READ and PR_CAPBSET_DROP
+ * (which needs CAP_SETPCAP), PR_GET_SECUREBITS and PR_SET_SECUREBITS
+ * (keep-caps only), PR_CAP_AMBIENT (the ambient set is always empty),
+ * with Linux's checks; -EINVAL for another.
+ */
+long prctl_caps(struct proc *p, const uint64_t *args);
+
 #endif /* SYS_SYSCALL_H */

@@ -3,6 +3,7 @@
  */
 #include <time.h>
 
+#include "fs/procfs/procfs.h"
 #include "kern/kernel.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
@@ -124,4 +125,12 @@ ipc_now(void)
 	struct timespec ts;
 	nanotime(&ts);
 	return ts.tv_sec;
+}
+
+void
+sysv_init(void)
+{
+	procfs_register(PFX_SYSVIPC_SHM, shm_procfs);
+	procfs_register(PFX_SYSVIPC_SEM, sem_procfs);
+	procfs_register(PFX_SYSVIPC_MSG, msg_procfs);
 }

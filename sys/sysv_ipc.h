@@ -53,6 +53,16 @@ struct linux_ipc64_perm {
 	uint64_t unused1, unused2;
 };
 
+/*
+ * Registers /proc/sysvipc/{shm,sem,msg} with procfs (boot calls it);
+ * each kind makes its file: shm_procfs, sem_procfs, msg_procfs.
+ */
+void sysv_init(void);
+struct sbuf;
+int shm_procfs(struct sbuf *sb, struct proc *p);
+int sem_procfs(struct sbuf *sb, struct proc *p);
+int msg_procfs(struct sbuf *sb, struct proc *p);
+
 /* The object with identifier id, or NULL (-EINVAL for the caller). */
 struct ipc_obj *ipc_lookup(struct ipc_ids *ids, int id);
 

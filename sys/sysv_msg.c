@@ -11,6 +11,7 @@
 #include <sys/ipc.h>
 #include <sys/msg.h>
 
+#include "fs/procfs/procfs.h"
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
@@ -370,4 +371,26 @@ sys_msgctl(struct lwp *lp, const uint64_t *args)
 		msg_release(mq);
 		return 0;
 	}
+}
+
+/* /proc/sysvipc/msg, in Linux's columns. */
+int
+msg_procfs(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	sbuf_printf(sb, "       key      msqid perms      cbytes       qnum lspid "
+	    "lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n");
+	for (int i = 0; i < msg_ids.ii_nslots; i++) {
+		struct msgq *mq = (struct msgq *)msg_ids.ii_slots[i];
+		if (mq == NULL)
+			continue;
+		const struct ipc_obj *io = &mq->mq_perm;
+		sbuf_printf(sb, "%10d %10d  %4o  %10lu %10lu %5d %5d %5u %5u %5u "
+		    "%5u %10ld %10ld %10ld\n", io->io_key, io->io_id, io->io_mode,
+		    (unsigned long)mq->mq_cbytes, (unsigned long)mq->mq_qnum,
+		    mq->mq_lspid, mq->mq_lrpid, io->io_uid, io->io_gid, io->io_cuid,
+		    io->io_cgid, (long)mq->mq_stime, (long)mq->mq_rtime,
+		    (long)io->io_ctime);
+	}
+	return 0;
 }

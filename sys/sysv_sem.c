@@ -15,6 +15,7 @@
 #include <sys/ipc.h>
 #include <sys/sem.h>
 
+#include "fs/procfs/procfs.h"
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
@@ -530,4 +531,24 @@ sem_exit(struct proc *p)
 		ss->ss_otime = ipc_now();
 		wakeup(ss);
 	}
+}
+
+/* /proc/sysvipc/sem, in Linux's columns. */
+int
+sem_procfs(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	sbuf_printf(sb, "       key      semid perms      nsems   uid   gid  "
+	    "cuid  cgid      otime      ctime\n");
+	for (int i = 0; i < sem_ids.ii_nslots; i++) {
+		struct semset *ss = (struct semset *)sem_ids.ii_slots[i];
+		if (ss == NULL)
+			continue;
+		const struct ipc_obj *io = &ss->ss_perm;
+		sbuf_printf(sb, "%10d %10d  %4o %10d %5u %5u %5u %5u %10ld %10ld\n",
+		    io->io_key, io->io_id, io->io_mode, ss->ss_nsems, io->io_uid,
+		    io->io_gid, io->io_cuid, io->io_cgid, (long)ss->ss_otime,
+		    (long)io->io_ctime);
+	}
+	return 0;
 }

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 
+#include "fs/procfs/procfs.h"
 #include "kern/proc.h"
 #include "kern/ucred.h"
 #include "sys/syscall.h"
@@ -382,4 +383,28 @@ sys_shmctl(struct lwp *lp, const uint64_t *args)
 			ss->ss_perm.io_mode &= ~SHM_LOCKED_MODE;
 		return 0;
 	}
+}
+
+/* /proc/sysvipc/shm, in Linux's columns (ipcs reads it). */
+int
+shm_procfs(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	sbuf_printf(sb, "       key      shmid perms                  size  cpid  "
+	    "lpid nattch   uid   gid  cuid  cgid      atime      dtime      "
+	    "ctime                   rss                  swap\n");
+	for (int i = 0; i < shm_ids.ii_nslots; i++) {
+		struct shmseg *ss = (struct shmseg *)shm_ids.ii_slots[i];
+		if (ss == NULL)
+			continue;
+		const struct ipc_obj *io = &ss->ss_perm;
+		sbuf_printf(sb, "%10d %10d  %4o %21lu %5d %5d  %5lu %5u %5u %5u "
+		    "%5u %10ld %10ld %10ld %21lu %21d\n", io->io_key, io->io_id,
+		    io->io_mode, (unsigned long)ss->ss_size, ss->ss_cpid,
+		    ss->ss_lpid, (unsigned long)shm_nattch(ss), io->io_uid,
+		    io->io_gid, io->io_cuid, io->io_cgid, (long)ss->ss_atime,
+		    (long)ss->ss_dtime, (long)io->io_ctime,
+		    (unsigned long)(ss->ss_obj->resident_page_count * PAGE_SIZE), 0);
+	}
+	return 0;
 }

@@ -187,6 +187,7 @@ vm_fault(struct vmspace *vm, uint64_t va, int fault_type)
 	if (va >= VM_MAX_USER_ADDRESS)
 		return -EFAULT;
 	va = rounddown2(va, PAGE_SIZE);
+	vmcounts.v_faults++;
 again:
 	if (!vm_map_lookup_entry(map, va, &e)) {
 		if ((err = vm_growstack(vm, va)) != 0)

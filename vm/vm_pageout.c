@@ -49,6 +49,7 @@ scan_page(struct vm_object *obj, struct vm_page *m, void *arg)
 
 	if (sc->freed >= sc->want || m->hold_count != 0 || m->wire_count != 0)
 		return;
+	vmcounts.v_pgscan++;
 	if (x->pv != NULL) {
 		if (!sc->unmap || pmap_ts_referenced(m) > 0)
 			return;
@@ -68,6 +69,7 @@ scan_page(struct vm_object *obj, struct vm_page *m, void *arg)
 	x->flags &= ~PGX_REFERENCED;
 	vm_object_page_free(m);
 	sc->freed++;
+	vmcounts.v_pgsteal++;
 }
 
 /* One turn of the clock over the file objects, until sc->want are freed. */

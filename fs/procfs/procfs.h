@@ -30,12 +30,13 @@ struct proc;
 enum pfstype {
 	PFS_ROOT, PFS_SELF, PFS_MOUNTS_LINK,
 	PFS_MEMINFO, PFS_UPTIME, PFS_LOADAVG, PFS_FILESYSTEMS, PFS_CPUINFO,
-	PFS_STAT, PFS_VERSION,
+	PFS_STAT, PFS_VERSION, PFS_VMSTAT,
+	PFS_SYSVIPC, PFS_SYSVIPC_SHM, PFS_SYSVIPC_SEM, PFS_SYSVIPC_MSG,
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
 	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT,
-	PFS_PFDDIR, PFS_PFD, PFS_PTASKDIR, PFS_PAUXV,
+	PFS_PFDDIR, PFS_PFD, PFS_PTASKDIR, PFS_PAUXV, PFS_PMOUNTINFO,
 	PFS_TASK, PFS_TSTAT, PFS_TSTATUS, PFS_TCOMM,	/* tasks' from here on */
 };
 
@@ -110,8 +111,22 @@ struct lwp *procfs_task(struct proc *p, pid_t tid);
 /* The first thread id of p at or above tid, or -1. */
 long procfs_next_task(struct proc *p, long tid);
 
+/*
+ * Files a layer above procfs makes (procfs_sys.c): System V IPC's
+ * /proc/sysvipc/{shm,sem,msg} come from sys/sysv_*.c, which register
+ * their generators at boot; a file whose generator is not registered
+ * reads empty.
+ */
+enum procfs_ext { PFX_SYSVIPC_SHM, PFX_SYSVIPC_SEM, PFX_SYSVIPC_MSG, PFX_MAX };
+void procfs_register(enum procfs_ext which,
+    int (*fill)(struct sbuf *sb, struct proc *p));
+
 /* System-wide files (procfs_sys.c). */
 int procfs_meminfo(struct sbuf *sb, struct proc *p);
+int procfs_vmstat(struct sbuf *sb, struct proc *p);
+int procfs_sysvipc_shm(struct sbuf *sb, struct proc *p);
+int procfs_sysvipc_sem(struct sbuf *sb, struct proc *p);
+int procfs_sysvipc_msg(struct sbuf *sb, struct proc *p);
 int procfs_uptime(struct sbuf *sb, struct proc *p);
 int procfs_loadavg(struct sbuf *sb, struct proc *p);
 int procfs_filesystems(struct sbuf *sb, struct proc *p);
@@ -130,6 +145,7 @@ int procfs_penviron(struct sbuf *sb, struct proc *p);
 int procfs_pauxv(struct sbuf *sb, struct proc *p);
 int procfs_pcomm(struct sbuf *sb, struct proc *p);
 int procfs_pmounts(struct sbuf *sb, struct proc *p);
+int procfs_pmountinfo(struct sbuf *sb, struct proc *p);
 /* /proc/PID/task/TID's: the thread's view of the process's files. */
 int procfs_tstat(struct sbuf *sb, struct proc *p, struct lwp *lp);
 int procfs_tstatus(struct sbuf *sb, struct proc *p, struct lwp *lp);

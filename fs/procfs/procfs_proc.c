@@ -320,6 +320,33 @@ procfs_pmounts(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
+/*
+ * Linux's mountinfo: mount id, parent's id (its own for the root), the
+ * st_dev of its files, the root within the file system (always "/":
+ * there are no bind mounts), where it is mounted as p sees it, its
+ * options, no optional fields, "-", the type, the source and the
+ * superblock's options.
+ */
+int
+procfs_pmountinfo(struct sbuf *sb, struct proc *p)
+{
+	struct vnode *root = p->p_fs.fp_pwd != NULL ? p->p_fs.fp_pwd->pd_rdir :
+	    rootvnode;
+	struct mount *mp;
+
+	TAILQ_FOREACH(mp, &mountlist, mnt_list) {
+		const char *rw = (mp->mnt_flags & MNT_RDONLY) ? "ro" : "rw";
+		int parent = mp->mnt_covered != NULL ?
+		    mp->mnt_covered->v_mount->mnt_id : mp->mnt_id;
+		sbuf_printf(sb, "%d %d %u:%u / ", mp->mnt_id, parent,
+		    linux_major(mp->mnt_dev), linux_minor(mp->mnt_dev));
+		procfs_sbuf_path(sb, root, mp->mnt_root, NULL);
+		sbuf_printf(sb, " %s - %s %s %s\n", rw, mp->mnt_op->vfs_name,
+		    mp->mnt_source, rw);
+	}
+	return 0;
+}
+
 int
 procfs_next_fd(struct proc *p, int fd)
 {

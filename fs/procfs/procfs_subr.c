@@ -22,6 +22,7 @@ static const struct pfsent root_tab[] = {
 	PFS_LINK("self", PFS_SELF),
 	PFS_LINK("mounts", PFS_MOUNTS_LINK),
 	PFS_FILE("meminfo", PFS_MEMINFO, procfs_meminfo),
+	PFS_FILE("vmstat", PFS_VMSTAT, procfs_vmstat),
 	PFS_FILE("uptime", PFS_UPTIME, procfs_uptime),
 	PFS_FILE("loadavg", PFS_LOADAVG, procfs_loadavg),
 	PFS_FILE("filesystems", PFS_FILESYSTEMS, procfs_filesystems),
@@ -29,6 +30,13 @@ static const struct pfsent root_tab[] = {
 	PFS_FILE("stat", PFS_STAT, procfs_stat),
 	PFS_FILE("version", PFS_VERSION, procfs_version),
 	PFS_DIR("sys", PFS_SYS),
+	PFS_DIR("sysvipc", PFS_SYSVIPC),
+};
+
+static const struct pfsent sysvipc_tab[] = {
+	PFS_FILE("shm", PFS_SYSVIPC_SHM, procfs_sysvipc_shm),
+	PFS_FILE("sem", PFS_SYSVIPC_SEM, procfs_sysvipc_sem),
+	PFS_FILE("msg", PFS_SYSVIPC_MSG, procfs_sysvipc_msg),
 };
 
 static const struct pfsent sys_tab[] = {
@@ -51,6 +59,7 @@ static const struct pfsent pid_tab[] = {
 	{ "environ", PFS_PENVIRON, VREG, 0400, procfs_penviron, NULL },
 	{ "auxv", PFS_PAUXV, VREG, 0400, procfs_pauxv, NULL },
 	PFS_FILE("mounts", PFS_PMOUNTS, procfs_pmounts),
+	PFS_FILE("mountinfo", PFS_PMOUNTINFO, procfs_pmountinfo),
 	PFS_LINK("cwd", PFS_PCWD),
 	PFS_LINK("exe", PFS_PEXE),
 	PFS_LINK("root", PFS_PROOT),
@@ -77,6 +86,9 @@ procfs_dir_table(enum pfstype dir, size_t *n)
 	case PFS_SYS_KERNEL:
 		*n = nitems(sys_kernel_tab);
 		return sys_kernel_tab;
+	case PFS_SYSVIPC:
+		*n = nitems(sysvipc_tab);
+		return sysvipc_tab;
 	case PFS_PID:
 		*n = nitems(pid_tab);
 		return pid_tab;

@@ -77,6 +77,73 @@ procfs_meminfo(struct sbuf *sb, struct proc *p)
 	return 0;
 }
 
+/*
+ * Linux's /proc/vmstat, the fields vmstat and similar tools read: the
+ * page allocator's and the page cache's counts, disk traffic in KiB
+ * (pgpgin, pgpgout: the buffer cache's and the pages' transfers), the
+ * pageout daemon's scan (as kswapd's), faults.  There is no swap.
+ */
+int
+procfs_vmstat(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	uint64_t shmem = shmem_pages(), files, filedirty;
+	vm_pageout_stats(&files, &filedirty);
+	uint64_t dirty = (biostats.dirtybytes + PAGE_SIZE - 1) / PAGE_SIZE;
+	const struct { const char *name; uint64_t v; } f[] = {
+		{ "nr_free_pages", vmstats.v_free_count },
+		{ "nr_file_pages", files + shmem },
+		{ "nr_dirty", filedirty + dirty },
+		{ "nr_writeback", 0 },
+		{ "nr_shmem", shmem },
+		{ "pgpgin", biostats.inbytes / 1024 },
+		{ "pgpgout", biostats.outbytes / 1024 },
+		{ "pswpin", 0 },
+		{ "pswpout", 0 },
+		{ "pgalloc_normal", vmcounts.v_pgalloc },
+		{ "pgfree", vmcounts.v_pgfree },
+		{ "pgfault", vmcounts.v_faults },
+		{ "pgscan_kswapd", vmcounts.v_pgscan },
+		{ "pgsteal_kswapd", vmcounts.v_pgsteal },
+	};
+	for (size_t i = 0; i < nitems(f); i++)
+		sbuf_printf(sb, "%s %lu\n", f[i].name, (unsigned long)f[i].v);
+	return 0;
+}
+
+static int (*procfs_ext_fill[PFX_MAX])(struct sbuf *sb, struct proc *p);
+
+void
+procfs_register(enum procfs_ext which, int (*fill)(struct sbuf *sb, struct proc *p))
+{
+	KASSERT(which < PFX_MAX, "procfs_register: no such file");
+	procfs_ext_fill[which] = fill;
+}
+
+static int
+procfs_ext(enum procfs_ext which, struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext_fill[which] != NULL ? procfs_ext_fill[which](sb, p) : 0;
+}
+
+int
+procfs_sysvipc_shm(struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext(PFX_SYSVIPC_SHM, sb, p);
+}
+
+int
+procfs_sysvipc_sem(struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext(PFX_SYSVIPC_SEM, sb, p);
+}
+
+int
+procfs_sysvipc_msg(struct sbuf *sb, struct proc *p)
+{
+	return procfs_ext(PFX_SYSVIPC_MSG, sb, p);
+}
+
 /* Nanoseconds as Linux's "seconds.hundredths". */
 static void
 print_centis(struct sbuf *sb, uint64_t ns, const char *after)

@@ -13,12 +13,12 @@
 # --sock --sock-domain unix asks AF_UNIX for protocol tcp, which Linux
 # refuses too), issue 11's shared memory and IPC (POSIX and System V
 # shared memory, semaphores and message queues, memfd), and the event
-# files (eventfd, timerfd, signalfd, inotify);
-# "waiting", those that do not pass yet (below); "all" (make
+# files (eventfd, timerfd, signalfd, inotify), and the POSIX timers (timer);
+# "waiting", those that do not pass yet (none); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork sockpair sockfd shm-sysv sem sem-sysv msg eventfd timerfd sigfd inotify memfd shm"
+today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify timer"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;

@@ -218,11 +218,11 @@ start_init(struct pty *t, const char *name, bool init_shell)
 		dup2(fd, 2);
 		closefrom(3);
 		if (init_shell)
-			execl(vkernel, vkernel, "-m", "128m", "--initramfs", rootcpio,
+			execl(vkernel, vkernel, "-m", "256m", "--initramfs", rootcpio,
 			    "--", "/bin/sh", "-c", "export PS1='P> '; exec /bin/sh -i",
 			    (char *)NULL);
 		else
-			execl(vkernel, vkernel, "-m", "128m", "--initramfs", rootcpio,
+			execl(vkernel, vkernel, "-m", "256m", "--initramfs", rootcpio,
 			    (char *)NULL);
 		_exit(127);
 	}
