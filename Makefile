@@ -209,7 +209,8 @@ bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	st=0; BUILD=$(BUILD) bench/kernbench.sh || st=1; \
 	    BUILD=$(BUILD) bench/storebench.sh || st=1; \
 	    BUILD=$(BUILD) bench/threadbench.sh || st=1; \
-	    BUILD=$(BUILD) bench/smpbench.sh || st=1; exit $$st
+	    BUILD=$(BUILD) bench/smpbench.sh || st=1; \
+	    BUILD=$(BUILD) bench/filebench.sh || st=1; exit $$st
 
 clean:
 	rm -rf build build-asan

@@ -46,7 +46,13 @@ if ! command -v "$uml" >/dev/null; then
 	fi
 	command -v "$uml" >/dev/null || uml_missing=1
 fi
-if [ -n "$uml_missing" ]; then
+# Installed but unable to run a program here: say why, leave it out.
+uml_why=
+if [ -z "$uml_missing" ] && ! uml_why=$(bench/umlcheck.sh "$uml" "$build/kbench-umlcheck"); then
+	echo "kernbench: UML: unavailable ($uml_why): its column stays empty" >&2
+	uml_missing=1
+fi
+if [ -n "$uml_missing" ] && [ -z "$uml_why" ]; then
 	cat >&2 <<EOF
 kernbench: User-Mode Linux ($uml) is not installed, so its column stays
 kernbench: empty. Install it with (as root):
@@ -162,7 +168,8 @@ row() {
 			    "density $(ratio "$(cell density getpid)" "$2")"
 		fi
 	fi
-	[ -z "$uml_missing" ] || echo "UML not installed: apt-get update && apt-get install -y user-mode-linux"
+	if [ -n "$uml_why" ]; then echo "UML: unavailable ($uml_why)"
+	elif [ -n "$uml_missing" ]; then echo "UML not installed: apt-get update && apt-get install -y user-mode-linux"; fi
 	[ -z "$failed" ] || echo "FAILED:$failed (see $build/kbench-out/)"
 } > "$table"
 cat "$table"

@@ -40,10 +40,10 @@ command -v musl-gcc >/dev/null || { echo "storebench: needs musl-gcc: apt-get in
 PATH=$PATH:/sbin:/usr/sbin
 command -v e2fsck >/dev/null || { echo "storebench: needs e2fsck: apt-get install e2fsprogs" >&2; exit 1; }
 uml=${UML:-linux.uml}
-uml_missing=
-command -v "$uml" >/dev/null || uml_missing=1
+uml_missing=	# why UML cannot run here, if it cannot
+uml_missing=$(bench/umlcheck.sh "$uml" "$build/sbench-umlcheck") || true
 [ -z "$uml_missing" ] ||
-    echo "storebench: User-Mode Linux ($uml) is not installed: its column stays empty" >&2
+    echo "storebench: UML: unavailable ($uml_missing): its column stays empty" >&2
 
 # The guest program and the tarball of 5,000 small files (50 directories
 # of 100, 100 to 8,000 bytes each, 24 MB), made on the host once.
@@ -210,7 +210,7 @@ while [ "$i" -le "$reads" ]; do colds="$colds read$i"; i=$((i + 1)); done
 	echo "files: 10,000 in one directory, per file; tar: busybox tar, 24 MB tarball."
 	echo "vk/nat: times slower than native (target: 1.5x or less for sequential I/O);"
 	echo "UML/vk: times faster than UML (target: 2x or more)."
-	[ -z "$uml_missing" ] || echo "UML not installed: apt-get update && apt-get install -y user-mode-linux"
+	[ -z "$uml_missing" ] || echo "UML: unavailable ($uml_missing)"
 	[ -z "$failed" ] || echo "FAILED:$failed (see $build/sbench-out/)"
 } > "$table"
 cat "$table"
