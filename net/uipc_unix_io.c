@@ -9,7 +9,13 @@
 #include "net/un.h"
 #include "kern/kmem.h"
 
-#define STREAM_CHUNK	(64 * 1024)	/* the largest stream record */
+/*
+ * The largest stream record: with its header, one 16 KiB block.  A
+ * larger record needs a block of higher order, which a fragmented RAM
+ * may not have while plenty is free (a write then failed with ENOMEM
+ * under stress-ng's sockpair).
+ */
+#define STREAM_CHUNK	(4 * PAGE_SIZE - sizeof(struct sbrec))
 
 static bool
 nonblocking(const struct sockmsg *m)

@@ -496,6 +496,8 @@ sec_procps() {
 	kill -0 $$ && echo "kill -0"
 	pidof -x sleep || echo "no sleep"
 	sleep 30 & s=$!
+	# (pkill finds it once the child has become sleep: exec is slow inside)
+	until [ "$(cat /proc/$s/comm 2>/dev/null)" = sleep ]; do :; done
 	pkill -TERM -x sleep; wait $s; echo "pkill $?"
 }
 
