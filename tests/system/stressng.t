@@ -53,9 +53,13 @@ for n in ${STRESSNG_NCPUS:-1}; do
 		# /dev/shm and a written private anonymous 4 MiB beside each:
 		# some 512 MiB, which 512 MiB of RAM cannot hold (a worker
 		# dies of a page fault out of memory and its parent reads
-		# "zero bytes"), no more than Linux's could.
+		# "zero bytes"), no more than Linux's could.  sockpair's
+		# workers each open socket pairs up to RLIMIT_NOFILE's hard
+		# limit (4096: some 2000 pairs) and fill them, up to 208 KiB
+		# each as on Linux: more than 512 MiB again.
 		ram=512m
 		[ "$s" = shm ] && ram=1g
+		[ "$s" = sockpair ] && ram=2g
 		timeout $((secs * 10 + 60)) "$VK" -n "$n" -m $ram --initramfs "$BUILD/stressng.cpio" -- \
 		    /bin/sh -c "cd /tmp && stress-ng --$s 2 --timeout $secs --verify --metrics-brief 2>&1; echo status \$?" \
 		    > "$T/out" 2> "$T/log" < /dev/null
