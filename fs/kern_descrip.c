@@ -344,8 +344,13 @@ kern_close_range(struct fsproc *p, unsigned first, unsigned last, bool cloexec)
 {
 	struct filedesc *fdp = p->fp_fd;
 
-	/* fd_lastfile is read again each turn: a close may sleep. */
-	for (unsigned fd = first; fd <= last && (int)fd <= fdp->fd_lastfile; fd++) {
+	/*
+	 * fd_lastfile is read again each turn: a close may sleep.  The
+	 * comparison is unsigned: a first past INT_MAX is past every file.
+	 */
+	for (unsigned fd = first; fd <= last; fd++) {
+		if (fdp->fd_lastfile < 0 || fd > (unsigned)fdp->fd_lastfile)
+			break;
 		if (fdp->fd_ofiles[fd].fde_file == NULL)
 			continue;
 		if (cloexec)

@@ -97,6 +97,8 @@ main(int argc, char **argv)
 		_exit(127);
 	}
 	waitpid(e, &st, 0);
+	report("first past INT_MAX", cr(0x80000000U, ~0U, 0));
+	report("first and last ~0", cr(~0U, ~0U, CLOSE_RANGE_CLOEXEC));
 	report("close all from 3", cr(3, ~0U, 0));
 	show("end");
 	return 0;
