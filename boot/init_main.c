@@ -170,6 +170,7 @@ kernel_main(const struct boot_args *ba)
 	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
 	shutdown_signals_init();
+	sig_init();
 	sysv_init();
 
 	proc_limit_init(vmstats.v_free_count);
