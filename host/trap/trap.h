@@ -99,6 +99,12 @@ struct trap_thread {
 	int schedfd;			/* /proc/PID/task/TID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* its CPU time at the 1st strike */
 
+	/*
+	 * The last report came from the trampoline (trap_patch.c): the
+	 * registers are in the slot's record, there is no frame.
+	 */
+	bool utrap;
+
 	/* The frame of the last trap, validated (pointers into ctl). */
 	ucontext_t *uc;
 	siginfo_t *si;
@@ -213,6 +219,23 @@ int trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
     struct vextframe *vf);
 int trap_wait_report(struct vmspace_host *vh, struct trap_thread *t,
     bool booting);
+
+/* trap_patch.c */
+bool trap_utrap_on(void);
+/* True if signo (the report just taken) is a trampoline's. */
+bool trap_utrap_report(struct vmspace_host *vh, struct trap_thread *t);
+void trap_utrap_get(struct vmspace_host *vh, struct trap_thread *t,
+    struct trapframe *tf, struct vextframe *vf);
+/* A signal-path patched call (the trampoline's ud2): true if it is one. */
+bool trap_utrap_fallback(struct trap_thread *t, struct trapframe *tf);
+/* Resumes a trampoline-parked thread with tf, if a jump can: true if done. */
+bool trap_utrap_put(struct trap_thread *t, const struct trapframe *tf,
+    const struct vextframe *vf);
+/*
+ * Makes a trampoline-parked thread park in its handler, with a frame
+ * (its FPU state, a full register load).  0, or -1 if the stub is dead.
+ */
+int trap_utrap_settle(struct vmspace_host *vh, struct trap_thread *t);
 
 /* trap_audit.c */
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);
