@@ -104,6 +104,7 @@ struct trap_thread {
 	 * registers are in the slot's record, there is no frame.
 	 */
 	bool utrap;
+	uint64_t charged_at;		/* when its run last read the CPU clock */
 
 	/* The frame of the last trap, validated (pointers into ctl). */
 	ucontext_t *uc;

@@ -39,6 +39,7 @@
 #define TRAP_KICK_CHECK_NS	2000000UL	/* a kicked guest is looked at */
 #define TRAP_POLL_NS		20000000UL
 #define TRAP_BOOT_WAIT_NS	5000000000UL
+#define TRAP_UTRAP_CHARGE_NS	1000000UL	/* CPU time after patched calls */
 
 static void
 trap_kick(struct vmspace_host *vh, struct trap_thread *t)
@@ -376,7 +377,17 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	} while (!trap_decode(vh, t, tf, vf));
 	if (trap_dead(vh))		/* killed while serving a fault */
 		goto dead;
-	tf->tf_cputime = trap_charge(vh);
+	/*
+	 * Reading the stub's CPU clock is a host system call, dearer than a
+	 * whole patched call: after a trampoline's report it is read at most
+	 * once a millisecond, and the next reading charges what was left.
+	 */
+	tf->tf_cputime = 0;
+	uint64_t now = host_nanotime();
+	if (!t->utrap || now - t->charged_at >= TRAP_UTRAP_CHARGE_NS) {
+		t->charged_at = now;
+		tf->tf_cputime = trap_charge(vh);
+	}
 	return 0;
 dead:
 	trap_dead_frame(tf);
