@@ -172,6 +172,13 @@ trap_utrap_fallback(struct trap_thread *t, struct trapframe *tf)
 	return true;
 }
 
+static inline void
+put_if(uint64_t *w, uint64_t v)
+{
+	if (*w != v)
+		*w = v;
+}
+
 bool
 trap_utrap_put(struct trap_thread *t, const struct trapframe *tf,
     const struct vextframe *vf)
@@ -181,27 +188,29 @@ trap_utrap_put(struct trap_thread *t, const struct trapframe *tf,
 	    tf->tf_rcx != tf->tf_rip || tf->tf_r11 != tf->tf_rflags ||
 	    rflags_clean(tf->tf_rflags) != tf->tf_rflags)
 		return false;
+	/*
+	 * Only what changed is written: the record's lines the guest left
+	 * alone stay in its core's cache (stub_entry.S, put_if).
+	 */
 	struct stub_utrap *u = utrap_record(t);
-	u->reg[UT_RAX] = tf->tf_rax;
-	u->reg[UT_RBX] = tf->tf_rbx;
-	u->reg[UT_RCX] = tf->tf_rcx;
-	u->reg[UT_RDX] = tf->tf_rdx;
-	u->reg[UT_RSI] = tf->tf_rsi;
-	u->reg[UT_RDI] = tf->tf_rdi;
-	u->reg[UT_RBP] = tf->tf_rbp;
-	u->reg[UT_RSP] = tf->tf_rsp;
-	u->reg[UT_R8] = tf->tf_r8;
-	u->reg[UT_R9] = tf->tf_r9;
-	u->reg[UT_R10] = tf->tf_r10;
-	u->reg[UT_R11] = tf->tf_r11;
-	u->reg[UT_R12] = tf->tf_r12;
-	u->reg[UT_R13] = tf->tf_r13;
-	u->reg[UT_R14] = tf->tf_r14;
-	u->reg[UT_R15] = tf->tf_r15;
-	u->rip = tf->tf_rip;
-	u->rflags = tf->tf_rflags;
-	u->convert = 0;
-	if (vf != NULL) {
+	const uint64_t reg[16] = {
+		[UT_RAX] = tf->tf_rax, [UT_RBX] = tf->tf_rbx,
+		[UT_RCX] = tf->tf_rcx, [UT_RDX] = tf->tf_rdx,
+		[UT_RSI] = tf->tf_rsi, [UT_RDI] = tf->tf_rdi,
+		[UT_RBP] = tf->tf_rbp, [UT_RSP] = tf->tf_rsp,
+		[UT_R8] = tf->tf_r8, [UT_R9] = tf->tf_r9,
+		[UT_R10] = tf->tf_r10, [UT_R11] = tf->tf_r11,
+		[UT_R12] = tf->tf_r12, [UT_R13] = tf->tf_r13,
+		[UT_R14] = tf->tf_r14, [UT_R15] = tf->tf_r15,
+	};
+	for (int i = 0; i < 16; i++)
+		put_if(&u->reg[i], reg[i]);
+	put_if(&u->rip, tf->tf_rip);
+	put_if(&u->rflags, tf->tf_rflags);
+	put_if(&u->convert, 0);
+	/* The bases the stub has are those it reported: load only others. */
+	if (vf != NULL && (vf->vx_fsbase != t->thr->fsbase ||
+	    vf->vx_gsbase != t->thr->gsbase)) {
 		t->thr->set_fsbase = vf->vx_fsbase;
 		t->thr->set_gsbase = vf->vx_gsbase;
 		t->thr->set_bases = 1;

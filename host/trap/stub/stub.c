@@ -27,9 +27,10 @@
 #include "../../hostsync.h"
 #include "../stub_abi.h"
 
+#define SYS_open		2
+#define SYS_close		3
 #define SYS_exit		60
 #define SYS_mmap		9
-#define SYS_mprotect		10
 #define SYS_munmap		11
 #define SYS_rt_sigaction	13
 #define SYS_rt_sigprocmask	14
@@ -45,7 +46,8 @@
 #define PROT_WRITE		2
 #define MAP_SHARED		0x01
 #define MAP_PRIVATE		0x02
-#define MAP_ANONYMOUS		0x20
+#define O_RDONLY		0
+#define O_CLOEXEC		02000000
 #define MAP_FIXED_NOREPLACE	0x100000
 #define SA_SIGINFO		0x00000004
 #define SA_ONSTACK		0x08000000
@@ -85,6 +87,7 @@ void stub_leave_host_stack(void) __attribute__((noreturn));
 extern char stub_restorer[];
 extern char __stub_end[];
 extern char stub_utrap_restore[], stub_utrap_trap[], stub_utrap_end[];
+extern char stub_utrap_table[];
 int stub_utrap_wait(struct stub_thread *t);
 
 static inline long
@@ -241,8 +244,11 @@ store_bases(struct stub_thread *t)
 
 	__asm__ volatile ("rdfsbase %0" : "=r"(fs));
 	__asm__ volatile ("rdgsbase %0" : "=r"(gs));
-	t->fsbase = fs;
-	t->gsbase = gs == (uint64_t)t ? 0 : gs;
+	gs = gs == (uint64_t)t ? 0 : gs;
+	if (t->fsbase != fs)
+		t->fsbase = fs;
+	if (t->gsbase != gs)
+		t->gsbase = gs;
 }
 
 static inline __attribute__((always_inline)) void
@@ -336,8 +342,6 @@ stub_utrap_wait(struct stub_thread *t)
 
 	store_bases(t);
 	t->signo = STUB_SIG_UTRAP;
-	t->siginfo = 0;
-	t->ucontext = 0;
 	post_report(t);
 	wait_reply(t, false);
 	if (t->quit)
@@ -353,22 +357,21 @@ stub_utrap_wait(struct stub_thread *t)
 
 /*
  * The trampoline table (stub_abi.h): one read-only page of pointers below
- * the guest's lowest address, entry k to trampoline entry k.
+ * the guest's lowest address, entry k to trampoline entry k.  It is a
+ * page of our own image (stub_entry.S), mapped from the file we run: the
+ * image maps from offset 0 at STUB_BASE.
  */
 static void
 map_utrap_table(void)
 {
 	if (!boot_page()->utrap)
 		return;
-	uint64_t *tab = (uint64_t *)STUB_UTRAP_TABLE;
-	if (sys6(SYS_mmap, STUB_UTRAP_TABLE, STUB_PAGE, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) !=
-	    (long)STUB_UTRAP_TABLE)
+	long fd = sys3(SYS_open, "/proc/self/exe", O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0 || sys6(SYS_mmap, STUB_UTRAP_TABLE, STUB_PAGE, PROT_READ,
+	    MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd,
+	    (long)((uint64_t)stub_utrap_table - STUB_BASE)) != (long)STUB_UTRAP_TABLE)
 		die(STUB_EXIT_CTL);
-	for (uint64_t k = 0; k < STUB_UTRAP_N; k++)
-		tab[k] = STUB_UTRAP_ENTRY(k);
-	if (sys3(SYS_mprotect, STUB_UTRAP_TABLE, STUB_PAGE, PROT_READ) != 0)
-		die(STUB_EXIT_CTL);
+	sys1(SYS_close, fd);
 }
 
 static void

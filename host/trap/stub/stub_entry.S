@@ -220,6 +220,18 @@ stub_mapper:
 	ud2
 
 /*
+ * Stores reg at off(base) only if it differs: a line the vkernel has read
+ * and nobody changed stays in both cores' caches, so a round trip moves
+ * only the lines that changed (rax, mostly).
+ */
+.macro put_if reg, off, base
+	cmp	\reg, \off(\base)
+	je	9f
+	mov	\reg, \off(\base)
+9:
+.endm
+
+/*
  * The trampoline of patched system calls (stub_abi.h, trap_patch.c).
  * Entry k is what table entry k points to: it names k in r11 (which the
  * syscall instruction it replaces clobbers anyway, as it does rax and
@@ -263,21 +275,21 @@ stub_utrap:
 	test	$(STUB_THREAD_SIZE - 1), %ecx
 	jnz	stub_utrap_bad
 	add	%rax, %rcx			/* the slot page */
-	mov	%rbx, STUB_UT_REG(UT_RBX)(%rcx)
-	mov	%rdx, STUB_UT_REG(UT_RDX)(%rcx)
-	mov	%rsi, STUB_UT_REG(UT_RSI)(%rcx)
-	mov	%rdi, STUB_UT_REG(UT_RDI)(%rcx)
-	mov	%rbp, STUB_UT_REG(UT_RBP)(%rcx)
-	mov	%rsp, STUB_UT_REG(UT_RSP)(%rcx)
-	mov	%r8, STUB_UT_REG(UT_R8)(%rcx)
-	mov	%r9, STUB_UT_REG(UT_R9)(%rcx)
-	mov	%r10, STUB_UT_REG(UT_R10)(%rcx)
-	mov	%r12, STUB_UT_REG(UT_R12)(%rcx)
-	mov	%r13, STUB_UT_REG(UT_R13)(%rcx)
-	mov	%r14, STUB_UT_REG(UT_R14)(%rcx)
-	mov	%r15, STUB_UT_REG(UT_R15)(%rcx)
+	put_if	%rbx, STUB_UT_REG(UT_RBX), %rcx
+	put_if	%rdx, STUB_UT_REG(UT_RDX), %rcx
+	put_if	%rsi, STUB_UT_REG(UT_RSI), %rcx
+	put_if	%rdi, STUB_UT_REG(UT_RDI), %rcx
+	put_if	%rbp, STUB_UT_REG(UT_RBP), %rcx
+	put_if	%rsp, STUB_UT_REG(UT_RSP), %rcx
+	put_if	%r8, STUB_UT_REG(UT_R8), %rcx
+	put_if	%r9, STUB_UT_REG(UT_R9), %rcx
+	put_if	%r10, STUB_UT_REG(UT_R10), %rcx
+	put_if	%r12, STUB_UT_REG(UT_R12), %rcx
+	put_if	%r13, STUB_UT_REG(UT_R13), %rcx
+	put_if	%r14, STUB_UT_REG(UT_R14), %rcx
+	put_if	%r15, STUB_UT_REG(UT_R15), %rcx
 	mov	%r11d, %eax
-	mov	%rax, STUB_UT_ENTRY(%rcx)
+	put_if	%rax, STUB_UT_ENTRY, %rcx
 	shr	$32, %r11
 	/* On the top of the slot's signal stack, free while no handler runs. */
 	lea	STUB_THREAD_SIZE(%rcx), %rsp
@@ -291,7 +303,7 @@ stub_utrap:
 	test	$1, %r11b
 	jz	1f
 	or	$0x800, %rax
-1:	mov	%rax, STUB_UT_RFLAGS(%rcx)
+1:	put_if	%rax, STUB_UT_RFLAGS, %rcx
 	mov	%rcx, %rdi
 	call	stub_utrap_wait
 	/*
@@ -338,6 +350,21 @@ stub_utrap_bad:
 	ud2
 	.globl	stub_utrap_end
 stub_utrap_end:
+
+/*
+ * The table's page, as the stub maps it at STUB_UTRAP_TABLE from its own
+ * image (stub.c): page cache shared by every stub, no memory of its own.
+ */
+	.section .rodata.utrap, "a"
+	.balign	STUB_PAGE
+	.globl	stub_utrap_table
+stub_utrap_table:
+	.set	utk, 0
+	.rept	STUB_UTRAP_N
+	.quad	STUB_UTRAP_ENTRY0 + 16 * utk
+	.set	utk, utk + 1
+	.endr
+	.balign	STUB_PAGE
 
 /*
  * Continues the start on the top of the signal stack, so that the host's
