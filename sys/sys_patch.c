@@ -45,12 +45,14 @@
  *   notice.  The file and every other process's text are untouched (the
  *   patch goes to the process's own copy, vm_text_page).
  *
- * - What stays on the signal path: anything not matching the pattern, and
+ * - What stays on the signal path: anything not matching the pattern;
  *   calls that replace the whole register set or make a new context
  *   (rt_sigreturn, clone, clone3, fork, vfork, execve, execveat,
- *   restart_syscall).  The host resumes a patched call by a jump only
- *   when the registers allow it; a signal frame, a sigreturn or anything
- *   needing the FPU state has the thread trap into its handler first.
+ *   restart_syscall) and those made once (exit, exit_group); and a
+ *   site's first call: it is patched at its second.  The host resumes
+ *   a patched call by a jump only when the registers allow it; a signal
+ *   frame, a sigreturn or anything needing the FPU state has the thread
+ *   trap into its handler first.
  */
 #include <string.h>
 
@@ -77,6 +79,8 @@ nr_patchable(uint64_t nr)
 	case SYS_execve:
 	case SYS_execveat:
 	case SYS_restart_syscall:
+	case SYS_exit:
+	case SYS_exit_group:
 		return false;
 	}
 	return nr < SYS_MAXSYSCALL;
@@ -150,6 +154,13 @@ syspatch_syscall(struct lwp *lp)
 		vm_patch_reject(vm, site);
 		return;
 	}
+	/*
+	 * A site is patched on its second call: the copy of the page and
+	 * the invalidation cost more than a call, and many sites of a short
+	 * process (a fork's child, a command of a shell script) run once.
+	 */
+	if (!vm_patch_seen(vm, site))
+		return;
 	bool whole = (site & 15) + PATCH_LEN <= 16;
 	bool alone = vm->vm_refcnt == 1 && p->p_nlwps == 1;
 	if (!whole && !alone)

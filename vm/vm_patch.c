@@ -26,6 +26,7 @@ struct vm_patch_site {
 struct vm_patch {
 	unsigned n, max;
 	uint64_t reject[VM_PATCH_NREJECT];	/* by address, direct-mapped */
+	uint64_t seen[VM_PATCH_NREJECT];	/* sites called once, the same way */
 	struct vm_patch_site site[];
 };
 
@@ -47,6 +48,19 @@ vm_patch_reject(struct vmspace *vm, uint64_t site)
 {
 	if (vm->vm_patch != NULL)
 		vm->vm_patch->reject[reject_slot(site)] = site + 1;
+}
+
+bool
+vm_patch_seen(struct vmspace *vm, uint64_t site)
+{
+	struct vm_patch *p = vm->vm_patch;
+	if (p == NULL)
+		return false;
+	uint64_t *w = &p->seen[reject_slot(site)];
+	if (*w == site + 1)
+		return true;
+	*w = site + 1;
+	return false;
 }
 
 bool
