@@ -170,6 +170,32 @@ forks(void)
 	    WEXITSTATUS(st) == 0 ? "right" : "wrong", RAW0(39) == pid ? "right" : "wrong");
 }
 
+/*
+ * With a gs base of its own (vkernel's trampoline then takes the signal
+ * path) and back to 0: the same answers, and the base reads back as set.
+ */
+static void
+gsbase(void)
+{
+	static char area[64];
+	unsigned long got = 1;
+	int bad = 0;
+	long pid = getpid();
+
+	syscall(SYS_arch_prctl, 0x1001 /* ARCH_SET_GS */, area);
+	for (int i = 0; i < 1000; i++)
+		bad += RAW0(39) != pid;
+	syscall(SYS_arch_prctl, 0x1004 /* ARCH_GET_GS */, &got);
+	printf("gs set: %d wrong, reads back %s\n", bad,
+	    got == (unsigned long)area ? "as set" : "otherwise");
+	syscall(SYS_arch_prctl, 0x1001, 0UL);
+	bad = 0;
+	for (int i = 0; i < 1000; i++)
+		bad += RAW0(39) != pid;
+	syscall(SYS_arch_prctl, 0x1004, &got);
+	printf("gs 0: %d wrong, reads back %lu\n", bad, got);
+}
+
 int
 main(void)
 {
@@ -181,6 +207,7 @@ main(void)
 		blocking_read(0);
 		stopped_sleep();
 		forks();
+		gsbase();
 	}
 	return 0;
 }
