@@ -335,8 +335,11 @@ int vm_patch_init(struct vmspace *vm, unsigned max);
  */
 bool vm_patch_rejected(struct vmspace *vm, uint64_t site);
 void vm_patch_reject(struct vmspace *vm, uint64_t site);
-/* True if site was called before (remembered as vm_patch_rejected's). */
-bool vm_patch_seen(struct vmspace *vm, uint64_t site);
+/*
+ * Counts a call from site: how many there were, this one included (at
+ * most 255; sites are remembered as vm_patch_rejected's, a few at once).
+ */
+unsigned vm_patch_calls(struct vmspace *vm, uint64_t site);
 void vm_patch_free(struct vmspace *vm);
 
 /*

@@ -26,7 +26,8 @@ struct vm_patch_site {
 struct vm_patch {
 	unsigned n, max;
 	uint64_t reject[VM_PATCH_NREJECT];	/* by address, direct-mapped */
-	uint64_t seen[VM_PATCH_NREJECT];	/* sites called once, the same way */
+	uint64_t seen[VM_PATCH_NREJECT];	/* sites being counted */
+	uint8_t calls[VM_PATCH_NREJECT];	/* ... and their calls so far */
 	struct vm_patch_site site[];
 };
 
@@ -50,17 +51,20 @@ vm_patch_reject(struct vmspace *vm, uint64_t site)
 		vm->vm_patch->reject[reject_slot(site)] = site + 1;
 }
 
-bool
-vm_patch_seen(struct vmspace *vm, uint64_t site)
+unsigned
+vm_patch_calls(struct vmspace *vm, uint64_t site)
 {
 	struct vm_patch *p = vm->vm_patch;
 	if (p == NULL)
-		return false;
-	uint64_t *w = &p->seen[reject_slot(site)];
-	if (*w == site + 1)
-		return true;
-	*w = site + 1;
-	return false;
+		return 0;
+	unsigned i = reject_slot(site);
+	if (p->seen[i] != site + 1) {
+		p->seen[i] = site + 1;
+		p->calls[i] = 0;
+	}
+	if (p->calls[i] < UINT8_MAX)
+		p->calls[i]++;
+	return p->calls[i];
 }
 
 bool

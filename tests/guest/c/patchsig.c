@@ -82,12 +82,25 @@ static int pfd[2];
 static volatile long rd_ret, rd_err;
 static volatile int rd_done;
 
+/* One site for every read: warmed up, then blocked in. */
+__attribute__((noinline)) static long
+raw_read(int fd, char *c)
+{
+	return RAW3(0, fd, c, 1);
+}
+
+__attribute__((noinline)) static long
+raw_nanosleep(const struct timespec *ts)
+{
+	return RAW3(35, ts, NULL, 0);
+}
+
 static void *
 reader(void *arg)
 {
 	char c = 0;
 	(void)arg;
-	long r = RAW3(0, pfd[0], &c, 1);	/* read */
+	long r = raw_read(pfd[0], &c);
 	rd_ret = r < 0 ? -1 : r;
 	rd_err = r < 0 ? -r : 0;
 	rd_done = 1;
@@ -106,6 +119,12 @@ blocking_read(int flags)
 	sa.sa_flags = flags;
 	sigaction(SIGUSR2, &sa, NULL);
 	pipe(pfd);
+	/* Enough calls from the site for vkernel to patch it (16). */
+	for (int i = 0; i < 20; i++) {
+		char c;
+		if (write(pfd[1], "w", 1) != 1 || raw_read(pfd[0], &c) != 1)
+			printf("warm-up read failed\n");
+	}
 	rd_done = 0;
 	pthread_create(&t, NULL, reader, NULL);
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -130,13 +149,13 @@ stopped_sleep(void)
 {
 	/* Patched here first: the child sleeps through the trampoline. */
 	struct timespec z = { 0, 1 };
-	for (int i = 0; i < 2; i++)
-		RAW3(35, &z, NULL, 0);
+	for (int i = 0; i < 20; i++)
+		raw_nanosleep(&z);
 	pid_t c = fork();
 	if (c == 0) {
 		struct timespec ts = { 0, 300 * 1000 * 1000 }, t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		long r = RAW3(35, &ts, NULL, 0);
+		long r = raw_nanosleep(&ts);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 		_exit(r == 0 && ms >= 290 ? 0 : 1);
