@@ -52,8 +52,7 @@ usage(FILE *f)
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
 "               (or F), as strace prints it; LIST as strace's -e trace=\n"
 "  --patch=on|off  rewrite guests' \"mov $nr,%%eax; syscall\" into jumps to a\n"
-"               trampoline that needs no host signal (default: on with\n"
-"               -l latency, off with -l density)\n");
+"               trampoline that needs no host signal (default: on)\n");
 }
 
 int
@@ -149,11 +148,11 @@ main(int argc, char **argv)
 	if (cpu_configure(ncpus, place, 100) < 0)
 		err(EX_OSERR, "virtual CPUs");
 	/*
-	 * Patching saves the host signal of each call (docs/design.md,
-	 * "Patched system calls"); it pays most where the hand-off is a
-	 * spin on another core.
+	 * Patching saves the host signal of each call in both placements,
+	 * for a page or two of RAM per process (docs/design.md, "Patched
+	 * system calls").
 	 */
-	vmspace_patch_enable(patch >= 0 ? patch == 1 : place == CPU_PLACE_LATENCY);
+	vmspace_patch_enable(patch != 0);
 	if (intr_start() < 0)
 		err(EX_OSERR, "event thread");
 	host_log("%llu MiB RAM, %d CPU%s, %s placement, %s backend",
