@@ -154,7 +154,7 @@ rdtsc(void)
  * (WW_POSTED), or with WW_WAKE when the vkernel still has work to do
  * before it replies: then we spin again.
  */
-static inline __attribute__((always_inline)) void
+static void
 wait_reply(struct stub_thread *t, bool consume)
 {
 	const struct stub_cmd *c = cmd_page();
@@ -204,7 +204,7 @@ boot_page(void)
  * of 0 (every Linux program's) leaves the host's at the thread's slot,
  * where the trampoline finds its record; the handler reports it as 0.
  */
-static inline __attribute__((always_inline)) void
+static void
 load_bases(struct stub_thread *t)
 {
 	if (!t->set_bases)
@@ -251,11 +251,21 @@ store_bases(struct stub_thread *t)
 		t->gsbase = gs;
 }
 
-static inline __attribute__((always_inline)) void
-post_report(struct stub_thread *t)
+/*
+ * Posts the report the caller wrote and waits for the reply (taking it
+ * if consume); the bases the vkernel set are loaded, and a thread told
+ * to quit exits.
+ */
+static void
+report(struct stub_thread *t, bool consume)
 {
 	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
 		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
+	wait_reply(t, consume);
+	if (t->quit)
+		for (;;)
+			sys1(SYS_exit, 0);
+	load_bases(t);
 }
 
 /*
@@ -319,12 +329,7 @@ stub_handler(int sig, void *si, void *uc)
 	t->ucontext = (uint64_t)uc;
 	if (cmd_page()->fsgsbase)
 		store_bases(t);
-	post_report(t);
-	wait_reply(t, true);
-	if (t->quit)
-		for (;;)
-			sys1(SYS_exit, 0);
-	load_bases(t);
+	report(t, true);
 }
 
 /*
@@ -342,12 +347,7 @@ stub_utrap_wait(struct stub_thread *t)
 
 	store_bases(t);
 	t->signo = STUB_SIG_UTRAP;
-	post_report(t);
-	wait_reply(t, false);
-	if (t->quit)
-		for (;;)
-			sys1(SYS_exit, 0);
-	load_bases(t);
+	report(t, false);
 	if (__atomic_load_n(&u->convert, __ATOMIC_ACQUIRE)) {
 		u->convert = 0;
 		return 1;
