@@ -25,7 +25,8 @@
  * seccomp programs), trap_frame.c (the signal frame: registers and FPU),
  * trap_run.c (running a guest thread until it traps), trap_fault.c (the
  * vpagetable walk and fault service), trap_mapper.c (command batches and
- * the host-mapping budget).
+ * the host-mapping budget), trap_patch.c (patched system calls: the
+ * trampoline's reports and resumes).
  */
 #ifndef HOST_TRAP_TRAP_H
 #define HOST_TRAP_TRAP_H
