@@ -36,6 +36,7 @@ usage(FILE *f)
 "usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
 "               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
 "               [--initramfs file.cpio] [--backend trap] [--strace[=spec]]\n"
+"               [--patch=on|off]\n"
 "               [-- init [args...]]\n"
 "  -m size      RAM (k, m, g suffixes; default 256m)\n"
 "  -i file      back RAM with this file instead of anonymous memory\n"
@@ -49,7 +50,9 @@ usage(FILE *f)
 "  -v           verbose boot\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
-"               (or F), as strace prints it; LIST as strace's -e trace=\n");
+"               (or F), as strace prints it; LIST as strace's -e trace=\n"
+"  --patch=on|off  rewrite guests' \"mov $nr,%%eax; syscall\" into jumps to a\n"
+"               trampoline that needs no host signal (default: on)\n");
 }
 
 int
@@ -60,11 +63,12 @@ main(int argc, char **argv)
 		{ "initramfs", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "strace", optional_argument, NULL, 'S' },
+		{ "patch", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t ramsize = PHYSMEM_DEFAULT;
 	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
-	int ncpus = 1, place = CPU_PLACE_LATENCY, c;
+	int ncpus = 1, place = CPU_PLACE_LATENCY, patch = -1, c;
 	const char *why;
 	int64_t v;
 
@@ -117,6 +121,14 @@ main(int argc, char **argv)
 			if (strace_config(optarg != NULL ? optarg : "", &why) < 0)
 				errx(EX_USAGE, "--strace=%s: %s", optarg, why);
 			break;
+		case 'P':
+			if (strcmp(optarg, "on") == 0)
+				patch = 1;
+			else if (strcmp(optarg, "off") == 0)
+				patch = 0;
+			else
+				errx(EX_USAGE, "--patch=%s: on or off", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -135,6 +147,12 @@ main(int argc, char **argv)
 		    memimage ? " in " : "", memimage ? memimage : "");
 	if (cpu_configure(ncpus, place, 100) < 0)
 		err(EX_OSERR, "virtual CPUs");
+	/*
+	 * Patching saves the host signal of each call in both placements,
+	 * for a page or two of RAM per process (docs/design.md, "Patched
+	 * system calls").
+	 */
+	vmspace_patch_enable(patch != 0);
 	if (intr_start() < 0)
 		err(EX_OSERR, "event thread");
 	host_log("%llu MiB RAM, %d CPU%s, %s placement, %s backend",

@@ -105,6 +105,12 @@ struct vcpu;
 /* tf_err for T_SYSCALL: which system-call ABI the guest used */
 #define SYSCALL_ABI_X86_64	0
 #define SYSCALL_ABI_I386	1	/* int $0x80, sysenter, compat-mode syscall */
+/*
+ * A patched call (vmspace_patch): it came through trampoline entry
+ * tf_addr; tf_rip, tf_rax, tf_rcx and tf_r11 are the kernel's to fill
+ * from what it patched there.
+ */
+#define SYSCALL_ABI_PATCHED	2
 
 /* User segment selectors (the host's GDT, Linux's layout), as in tf_cs/tf_ss. */
 #define GSEL_UCODE32		0x23	/* compatibility (32-bit) mode */
@@ -251,5 +257,18 @@ int vmspace_thread_max(void);
 
 /* A clean FPU image (FNINIT state, MXCSR 0x1f80) for a new thread. */
 void vmspace_fpu_init(struct vextframe *vf);
+
+/*
+ * Not in Table 1: system-call patching (the trap backend's trampoline,
+ * host/trap/trap_patch.c).  vmspace_patch_enable asks for it (before the
+ * first vmspace is made); it is on only if the host allows it (user
+ * fsgsbase, and an mmap_min_addr below the table).  vmspace_patch_table
+ * says where the table of trampoline pointers is in every vmspace and
+ * how many entries it has: "jmp *(table + 8k)" enters the kernel as
+ * T_SYSCALL with SYSCALL_ABI_PATCHED and tf_addr k.  Returns false (and
+ * nothing) when patching is off.
+ */
+void vmspace_patch_enable(bool on);
+bool vmspace_patch_table(uint64_t *table, unsigned *nentries);
 
 #endif /* HOST_VMSPACE_H */

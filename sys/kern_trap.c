@@ -85,6 +85,8 @@ static void
 trap_pagefault(struct lwp *lp)
 {
 	struct trapframe *tf = &lp->lwp_tf;
+	if (tf->tf_addr < VM_MIN_USER_ADDRESS && syspatch_fault(lp))
+		return;
 	int error = vm_fault(lp->lwp_proc->p_vmspace, tf->tf_addr,
 	    vm_fault_type(tf->tf_err));
 
@@ -140,10 +142,15 @@ trap_dispatch(struct lwp *lp)
 {
 	switch (lp->lwp_tf.tf_trapno) {
 	case T_SYSCALL:
-		if (lp->lwp_tf.tf_err == SYSCALL_ABI_I386)
+		if (lp->lwp_tf.tf_err == SYSCALL_ABI_I386) {
 			trap_syscall32(lp);
-		else
+		} else if (lp->lwp_tf.tf_err == SYSCALL_ABI_PATCHED) {
+			if (syspatch_enter(lp) == 0)
+				syscall_dispatch(lp);
+		} else {
+			syspatch_syscall(lp);
 			syscall_dispatch(lp);
+		}
 		break;
 	case T_PAGEFLT:
 		trap_pagefault(lp);

@@ -200,4 +200,17 @@ void wait_sigmask_done(struct lwp *lp, long r, ksigset_t old);
  */
 long prctl_caps(struct proc *p, const uint64_t *args);
 
+/*
+ * System-call patching (sys_patch.c).  syspatch_syscall: a call that came
+ * by the signal path; patches its site if it can (before the call runs).
+ * syspatch_enter: a patched call (SYSCALL_ABI_PATCHED) becomes the call
+ * its site makes, 0; or -1 with SIGSEGV sent.  syspatch_fault: a page
+ * fault of a thread caught halfway into a patched site, or restarting a
+ * patched call, sent back to it; false if the fault is no such thing.
+ */
+void syspatch_syscall(struct lwp *lp);
+int syspatch_enter(struct lwp *lp);
+bool syspatch_fault(struct lwp *lp);
+extern uint64_t syspatch_count;
+
 #endif /* SYS_SYSCALL_H */

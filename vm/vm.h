@@ -67,6 +67,7 @@ struct vmspace {
 	uint64_t vm_image_start, vm_image_end;
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
 	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
+	struct vm_patch *vm_patch;	/* patched system calls (vm_patch.c) */
 };
 
 /*
@@ -276,6 +277,8 @@ vm_fault_type(uint64_t pgex)
  * gap above the mapping below.  On failure nothing is left half done.
  */
 int vm_fault(struct vmspace *vm, uint64_t va, int fault_type);
+/* With VM_PROT_WRITE: a private copy of the page, protection unchanged. */
+#define VM_FAULT_COPY	0x100
 
 /*
  * Copies between the kernel and a process's memory, walking its
@@ -309,5 +312,44 @@ int vm_copyinstr(struct vmspace *vm, uint64_t uaddr, char *kbuf,
  * the kernel next sleeps (the page may be unmapped then).
  */
 uint8_t *vm_user_page(struct vmspace *vm, uint64_t va, bool write);
+
+/*
+ * Patched system calls (vm_patch.c, sys/sys_patch.c): the table of what
+ * each trampoline entry k stands for in this address space, a call site
+ * and its number.  Copied by fork, emptied by exec.
+ *
+ * vm_patch_lookup: entry k's site and number; false if k is unused.
+ * vm_patch_add: the entry of (site, nr), a new one if none has it yet
+ * (at most max); -ENOSPC when all are used, -ENOMEM.
+ */
+bool vm_patch_lookup(struct vmspace *vm, unsigned k, uint64_t *site,
+    uint32_t *nr);
+int vm_patch_add(struct vmspace *vm, uint64_t site, uint32_t nr, unsigned max);
+int vm_patch_fork(struct vmspace *dst, const struct vmspace *src);
+/* Makes the table (max entries) now: 0 or -ENOMEM. */
+int vm_patch_init(struct vmspace *vm, unsigned max);
+/*
+ * A site found not to hold the pattern (a cache of a few, per address
+ * space, so that the signal path does not read it at each call); only
+ * once the table exists.
+ */
+bool vm_patch_rejected(struct vmspace *vm, uint64_t site);
+void vm_patch_reject(struct vmspace *vm, uint64_t site);
+/*
+ * Counts a call from site: how many there were, this one included (at
+ * most 255; sites are remembered as vm_patch_rejected's, a few at once).
+ */
+unsigned vm_patch_calls(struct vmspace *vm, uint64_t site);
+void vm_patch_free(struct vmspace *vm);
+
+/*
+ * The kernel's pointer to the page at va of a private, executable,
+ * non-writable mapping of a file (program text), made the process's own
+ * copy first, so that the kernel may write it: the file and its page
+ * cache never change, and other processes keep the file's page.  NULL if
+ * va is not such a page.  The pointer is good until the kernel next
+ * sleeps, as vm_user_page's.
+ */
+uint8_t *vm_text_page(struct vmspace *vm, uint64_t va);
 
 #endif /* VM_VM_H */

@@ -183,7 +183,15 @@ vm_fault(struct vmspace *vm, uint64_t va, int fault_type)
 	struct vm_map_entry *e;
 	struct vm_page *m;
 	int err;
+	/*
+	 * VM_FAULT_COPY: the kernel is about to write the page of a private
+	 * mapping the process itself may not write (vm_text_page): it gets
+	 * its own copy as a write would give it, mapped with the entry's
+	 * protection, never the file's page.
+	 */
+	bool copy = (fault_type & VM_FAULT_COPY) != 0;
 
+	fault_type &= ~VM_FAULT_COPY;
 	if (va >= VM_MAX_USER_ADDRESS)
 		return -EFAULT;
 	va = rounddown2(va, PAGE_SIZE);
@@ -195,11 +203,14 @@ again:
 		if (!vm_map_lookup_entry(map, va, &e))
 			panic("vm_fault: %#lx not mapped after growing", va);
 	}
-	if (!prot_allows(e->protection, fault_type))
+	if (copy && (!(e->eflags & MAP_ENTRY_COW) || !prot_allows(e->protection,
+	    VM_PROT_READ)))
+		return -EACCES;
+	if (!copy && !prot_allows(e->protection, fault_type))
 		return -EACCES;
 	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
-	if (pte != NULL && vpte_allows(__atomic_load_n(pte, __ATOMIC_ACQUIRE),
-	    fault_type))
+	if (!copy && pte != NULL && vpte_allows(__atomic_load_n(pte,
+	    __ATOMIC_ACQUIRE), fault_type))
 		return 0;	/* the host lost its mapping, or another CPU won */
 
 	/* What the VPTE grants: on x86 a writable page is readable too. */

@@ -70,6 +70,7 @@ vmspace_free(struct vmspace *vm)
 	    vm_map_max(&vm->vm_map));
 	vm_map_fini(&vm->vm_map);
 	pmap_release(&vm->vm_pmap);
+	vm_patch_free(vm);
 	kmem_cache_free(vmspace_cache, vm);
 }
 
@@ -97,6 +98,7 @@ vmspace_exec(struct vmspace *vm)
 	KASSERT(vm->vm_refcnt == 1, "vmspace_exec: shared vmspace");
 	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
 	    vm_map_max(&vm->vm_map));
+	vm_patch_free(vm);
 	vmspace_reset(vm);
 }
 
@@ -162,6 +164,8 @@ vmspace_fork(struct vmspace *vm1)
 		err = fork_entry(vm1, e, &vm2->vm_map, &lo, &hi);
 	/* Before anyone runs: the parent must not write shared pages. */
 	pmap_invalidate(&vm1->vm_pmap, lo, hi);
+	if (err == 0)
+		err = vm_patch_fork(vm2, vm1);
 	if (err != 0) {
 		vmspace_free(vm2);
 		return NULL;

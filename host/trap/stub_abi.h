@@ -43,6 +43,51 @@
 #define STUB_RESTORER		(STUB_TEXT + 0x40)	/* mov $15,%eax; syscall */
 #define STUB_MAPPER		(STUB_TEXT + 0x80)	/* the mapper thread's code */
 
+/*
+ * System-call patching (trap_patch.c): a guest's "mov $nr,%eax; syscall"
+ * (b8 imm32 0f 05) may become "jmp *STUB_UTRAP_TABLE+8k" (ff 24 25 disp32),
+ * which enters trampoline entry k in the stub's code and hands the
+ * registers to the vkernel in the thread's slot, with no host signal.
+ * The table is one read-only page below VM_MIN_USER_ADDRESS (the guest
+ * can never map there; the host's mmap_min_addr must allow it), entry k
+ * holding STUB_UTRAP_ENTRY(k).  Its address is chosen so that the
+ * patch's bytes 5 and 6 are 00 00 ("add %al,(%rax)"): a thread that ran
+ * the old mov (rax: a system-call number) and then meets them faults on
+ * a page no one can map, which the kernel recognises (trap_patch.c).
+ */
+#define STUB_UTRAP_TABLE	STUB_UL(0xe000)
+#define STUB_UTRAP_N		512	/* entries: one page of pointers */
+#define STUB_UTRAP_ENTRY0	(STUB_TEXT + 0x1000)
+#define STUB_UTRAP_ENTRY(k)	(STUB_UTRAP_ENTRY0 + 16 * (k))
+#define STUB_UTRAP_CODE		(STUB_UTRAP_ENTRY(STUB_UTRAP_N))
+#define STUB_UTRAP_BAD		(STUB_UTRAP_CODE + 0x200)	/* ud2: gs is no slot */
+/* The slot page's trampoline record (struct stub_utrap), its offset. */
+#define STUB_UT_OFF		0x200
+#define STUB_UT_REG(i)		(STUB_UT_OFF + 8 * (i))	/* REG_* order below */
+#define STUB_UT_RIP		(STUB_UT_OFF + 8 * 16)
+#define STUB_UT_RFLAGS		(STUB_UT_OFF + 8 * 17)
+#define STUB_UT_ENTRY		(STUB_UT_OFF + 8 * 18)
+#define STUB_UT_CONVERT		(STUB_UT_OFF + 8 * 19)
+/* Register order in the record. */
+#define UT_RAX	0
+#define UT_RBX	1
+#define UT_RCX	2
+#define UT_RDX	3
+#define UT_RSI	4
+#define UT_RDI	5
+#define UT_RBP	6
+#define UT_RSP	7
+#define UT_R8	8
+#define UT_R9	9
+#define UT_R10	10
+#define UT_R11	11
+#define UT_R12	12
+#define UT_R13	13
+#define UT_R14	14
+#define UT_R15	15
+/* stub_thread.signo of a trampoline's report: no signal, no frame. */
+#define STUB_SIG_UTRAP		0x100
+
 #define STUB_PAGE		STUB_UL(4096)
 #define STUB_CMD		STUB_IMAGE_END
 #define STUB_CMD_SIZE		(16 * STUB_PAGE)
@@ -97,7 +142,7 @@
 #define STUB_AREA_SIZE		(STUB_AREA_HDR + STUB_AREA_OPS * STUB_OP_SIZE)
 
 #define STUB_BOOT		(STUB_CMD + STUB_CMD_SIZE - STUB_PAGE)
-#define STUB_BOOT_INSNS		((STUB_PAGE - 32) / 8)
+#define STUB_BOOT_INSNS		((STUB_PAGE - 40) / 8)
 
 #ifndef __ASSEMBLER__
 struct stub_op {
@@ -140,6 +185,8 @@ struct stub_fprog {
 struct stub_boot {
 	struct stub_fprog guest;	/* the guest thread's filter */
 	struct stub_fprog mapper;	/* the mapper thread's filter */
+	uint32_t utrap;		/* map the trampoline table; gs: the slot */
+	uint32_t pad2;
 	uint64_t insns[STUB_BOOT_INSNS];
 };
 
@@ -184,7 +231,25 @@ struct stub_thread {
 	uint32_t tid;
 };
 
+/*
+ * A trampoline's report (STUB_SIG_UTRAP), at STUB_UT_OFF in the slot
+ * page: the guest's registers as the patched call left them, and the
+ * ones to resume with, written by the vkernel before the reply.
+ * Guest-writable like the rest of the slot: read once, and trusted no
+ * more than registers the guest could have loaded itself.
+ */
+struct stub_utrap {
+	uint64_t reg[16];	/* UT_RAX... */
+	uint64_t rip;		/* resume: where the trampoline jumps */
+	uint64_t rflags;	/* at entry; resume: what the trampoline loads */
+	uint64_t entry;		/* k: the table entry the guest came through */
+	uint64_t convert;	/* with the reply: trap (int3) instead of resuming */
+};
+
 _Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");
+_Static_assert(sizeof(struct stub_thread) <= STUB_UT_OFF, "trampoline record overlaps");
+_Static_assert(STUB_UT_CONVERT == STUB_UT_OFF + __builtin_offsetof(struct stub_utrap, convert),
+    "trampoline record layout");
 _Static_assert(sizeof(struct stub_area) == STUB_AREA_SIZE, "stub_area layout");
 _Static_assert(sizeof(struct stub_cmd) <= STUB_BOOT - STUB_CMD, "commands overlap boot");
 _Static_assert(sizeof(struct stub_boot) <= STUB_PAGE, "boot page");

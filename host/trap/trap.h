@@ -25,7 +25,8 @@
  * seccomp programs), trap_frame.c (the signal frame: registers and FPU),
  * trap_run.c (running a guest thread until it traps), trap_fault.c (the
  * vpagetable walk and fault service), trap_mapper.c (command batches and
- * the host-mapping budget).
+ * the host-mapping budget), trap_patch.c (patched system calls: the
+ * trampoline's reports and resumes).
  */
 #ifndef HOST_TRAP_TRAP_H
 #define HOST_TRAP_TRAP_H
@@ -98,6 +99,13 @@ struct trap_thread {
 	int syscallfd;			/* /proc/PID/task/TID/syscall, or -1 */
 	int schedfd;			/* /proc/PID/task/TID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* its CPU time at the 1st strike */
+
+	/*
+	 * The last report came from the trampoline (trap_patch.c): the
+	 * registers are in the slot's record, there is no frame.
+	 */
+	bool utrap;
+	uint64_t charged_at;		/* when its run last read the CPU clock */
 
 	/* The frame of the last trap, validated (pointers into ctl). */
 	ucontext_t *uc;
@@ -213,6 +221,23 @@ int trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
     struct vextframe *vf);
 int trap_wait_report(struct vmspace_host *vh, struct trap_thread *t,
     bool booting);
+
+/* trap_patch.c */
+bool trap_utrap_on(void);
+/* True if signo (the report just taken) is a trampoline's. */
+bool trap_utrap_report(struct vmspace_host *vh, struct trap_thread *t);
+void trap_utrap_get(struct vmspace_host *vh, struct trap_thread *t,
+    struct trapframe *tf, struct vextframe *vf);
+/* A signal-path patched call (the trampoline's ud2): true if it is one. */
+bool trap_utrap_fallback(struct trap_thread *t, struct trapframe *tf);
+/* Resumes a trampoline-parked thread with tf, if a jump can: true if done. */
+bool trap_utrap_put(struct trap_thread *t, const struct trapframe *tf,
+    const struct vextframe *vf);
+/*
+ * Makes a trampoline-parked thread park in its handler, with a frame
+ * (its FPU state, a full register load).  0, or -1 if the stub is dead.
+ */
+int trap_utrap_settle(struct vmspace_host *vh, struct trap_thread *t);
 
 /* trap_audit.c */
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);

@@ -325,6 +325,7 @@ trap_filter_build(struct stub_boot *boot)
 		return -1;
 	uint64_t base = STUB_BOOT + offsetof(struct stub_boot, insns);
 	boot->guest = (struct stub_fprog){ .len = (uint16_t)ng, .filter = base };
+	boot->utrap = trap_utrap_on();
 	boot->mapper = (struct stub_fprog){ .len = (uint16_t)nm,
 	    .filter = base + (uint64_t)ng * sizeof(struct sock_filter) };
 	return 0;

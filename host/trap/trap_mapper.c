@@ -202,6 +202,14 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	if (trap_dead(vh))
 		goto dead;
+	/*
+	 * Nothing of the guest's lies below VM_MIN_USER_ADDRESS, and the
+	 * trampoline table does (trap_patch.c): it stays.
+	 */
+	if (start < VM_MIN_USER_ADDRESS)
+		start = VM_MIN_USER_ADDRESS;
+	if (end <= start)
+		return 0;
 	trap_hostmap_note_unmap(vh, start, end);
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
 	    s < TRAP_NSLOTS && (s << TRAP_SLOT_SHIFT) < end; s++) {

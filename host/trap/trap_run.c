@@ -39,6 +39,7 @@
 #define TRAP_KICK_CHECK_NS	2000000UL	/* a kicked guest is looked at */
 #define TRAP_POLL_NS		20000000UL
 #define TRAP_BOOT_WAIT_NS	5000000000UL
+#define TRAP_UTRAP_CHARGE_NS	1000000UL	/* CPU time after patched calls */
 
 static void
 trap_kick(struct vmspace_host *vh, struct trap_thread *t)
@@ -117,6 +118,15 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 	__atomic_and_fetch(req, ~WW_POSTED, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&t->thr->kick, 0, __ATOMIC_SEQ_CST);
 	trap_parked(t);
+	/* A trampoline's report has no frame (trap_patch.c). */
+	t->utrap = !booting && trap_utrap_report(vh, t);
+	if (t->utrap) {
+		t->uc = NULL;
+		t->si = NULL;
+		t->fpu = NULL;
+		t->fpu_size = 0;
+		return 0;
+	}
 	if (trap_frame_take(vh, t) < 0) {
 		trap_kill(vh, "stub reported a bad frame");
 		return -1;
@@ -193,6 +203,10 @@ static bool
 trap_decode(struct vmspace_host *vh, struct trap_thread *t,
     struct trapframe *tf, struct vextframe *vf)
 {
+	if (t->utrap) {
+		trap_utrap_get(vh, t, tf, vf);
+		return true;
+	}
 	const greg_t *g = t->uc->uc_mcontext.gregs;
 	const siginfo_t *si = t->si;
 	uint64_t signo = t->thr->signo;
@@ -242,6 +256,8 @@ trap_decode(struct vmspace_host *vh, struct trap_thread *t,
 	}
 	__atomic_fetch_add(&vh->nreturned, 1, __ATOMIC_RELAXED);
 	trap_frame_get(vh, t, tf, vf);
+	if (signo == SIGILL)
+		(void)trap_utrap_fallback(t, tf);
 	return true;
 }
 
@@ -325,11 +341,20 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	/* Its first run: what the stub used booting is not the guest's. */
 	if (__atomic_load_n(&vh->cputime, __ATOMIC_ACQUIRE) == 0)
 		(void)trap_charge(vh);
-	if ((tf->tf_xflags & PGEX_FPFAULT) || (t->fresh && vf != NULL))
+	/*
+	 * A thread parked in the trampoline resumes by a jump if it can;
+	 * for anything more it first traps into its handler (trap_patch.c).
+	 */
+	bool fpu = (tf->tf_xflags & PGEX_FPFAULT) || (t->fresh && vf != NULL);
+	if (t->utrap && (fpu || !trap_utrap_put(t, tf, vf)) &&
+	    trap_utrap_settle(vh, t) < 0)
+		goto dead;
+	if (fpu)
 		trap_fpu_load(t, vf);
 	t->fresh = false;
 	trap_follow_cpu(vh, t);
-	trap_frame_put(t, tf, vf);
+	if (!t->utrap)
+		trap_frame_put(t, tf, vf);
 	t->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
 	if (t->kfault_va != UINT64_MAX && tf->tf_rip != t->kfault_rip)
 		t->kfault_va = UINT64_MAX;	/* off to a signal handler */
@@ -352,7 +377,17 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	} while (!trap_decode(vh, t, tf, vf));
 	if (trap_dead(vh))		/* killed while serving a fault */
 		goto dead;
-	tf->tf_cputime = trap_charge(vh);
+	/*
+	 * Reading the stub's CPU clock is a host system call, dearer than a
+	 * whole patched call: after a trampoline's report it is read at most
+	 * once a millisecond, and the next reading charges what was left.
+	 */
+	tf->tf_cputime = 0;
+	uint64_t now = host_nanotime();
+	if (!t->utrap || now - t->charged_at >= TRAP_UTRAP_CHARGE_NS) {
+		t->charged_at = now;
+		tf->tf_cputime = trap_charge(vh);
+	}
 	return 0;
 dead:
 	trap_dead_frame(tf);

@@ -58,6 +58,11 @@ trap_fpsave(struct vmspace_host *vh, int n, struct vextframe *vf)
 	struct trap_thread *t = trap_thread_get(vh, n);
 	if (t == NULL)
 		return -1;
+	if (!trap_dead(vh) && __atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) &&
+	    trap_utrap_settle(vh, t) < 0) {
+		errno = ESRCH;
+		return -1;
+	}
 	if (trap_dead(vh) || !__atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) ||
 	    t->fpu == NULL) {
 		errno = ESRCH;

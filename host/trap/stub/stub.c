@@ -22,9 +22,13 @@
  * registers.
  */
 #define STUB_FREESTANDING
+#include <stdbool.h>
+
 #include "../../hostsync.h"
 #include "../stub_abi.h"
 
+#define SYS_open		2
+#define SYS_close		3
 #define SYS_exit		60
 #define SYS_mmap		9
 #define SYS_munmap		11
@@ -41,6 +45,9 @@
 #define PROT_READ		1
 #define PROT_WRITE		2
 #define MAP_SHARED		0x01
+#define MAP_PRIVATE		0x02
+#define O_RDONLY		0
+#define O_CLOEXEC		02000000
 #define MAP_FIXED_NOREPLACE	0x100000
 #define SA_SIGINFO		0x00000004
 #define SA_ONSTACK		0x08000000
@@ -79,6 +86,9 @@ long stub_clone_mapper(void);
 void stub_leave_host_stack(void) __attribute__((noreturn));
 extern char stub_restorer[];
 extern char __stub_end[];
+extern char stub_utrap_restore[], stub_utrap_trap[], stub_utrap_end[];
+extern char stub_utrap_table[];
+int stub_utrap_wait(struct stub_thread *t);
 
 static inline long
 sys6(long nr, long a, long b, long c, long d, long e, long f)
@@ -145,7 +155,7 @@ rdtsc(void)
  * before it replies: then we spin again.
  */
 static void
-wait_reply(struct stub_thread *t)
+wait_reply(struct stub_thread *t, bool consume)
 {
 	const struct stub_cmd *c = cmd_page();
 	uint64_t t0 = rdtsc(), spin = c->spin_tsc;
@@ -153,7 +163,8 @@ wait_reply(struct stub_thread *t)
 	for (;;) {
 		uint32_t v = __atomic_load_n(&t->reply, __ATOMIC_ACQUIRE);
 		if (v & WW_POSTED) {
-			__atomic_store_n(&t->reply, 0, __ATOMIC_RELEASE);
+			if (consume)
+				__atomic_store_n(&t->reply, 0, __ATOMIC_RELEASE);
 			return;
 		}
 		if (v & WW_MAPPER) {
@@ -182,6 +193,17 @@ wait_reply(struct stub_thread *t)
 	}
 }
 
+static inline const struct stub_boot *
+boot_page(void)
+{
+	return (const struct stub_boot *)STUB_BOOT;
+}
+
+/*
+ * Loads the bases the vkernel asked for.  With patching, a guest gs base
+ * of 0 (every Linux program's) leaves the host's at the thread's slot,
+ * where the trampoline finds its record; the handler reports it as 0.
+ */
 static void
 load_bases(struct stub_thread *t)
 {
@@ -189,8 +211,11 @@ load_bases(struct stub_thread *t)
 		return;
 	t->set_bases = 0;
 	if (cmd_page()->fsgsbase) {
+		uint64_t gs = t->set_gsbase;
+		if (gs == 0 && boot_page()->utrap)
+			gs = (uint64_t)t;
 		__asm__ volatile ("wrfsbase %0" : : "r"(t->set_fsbase));
-		__asm__ volatile ("wrgsbase %0" : : "r"(t->set_gsbase));
+		__asm__ volatile ("wrgsbase %0" : : "r"(gs));
 	} else {
 		sys2(SYS_arch_prctl, ARCH_SET_FS, t->set_fsbase);
 		sys2(SYS_arch_prctl, ARCH_SET_GS, t->set_gsbase);
@@ -201,6 +226,94 @@ load_bases(struct stub_thread *t)
  * Every signal of the guest thread comes here, on the signal stack, with
  * all signals blocked.  A kick the vkernel no longer wants is dropped.
  */
+/* The general registers of a signal frame (ucontext_t.uc_mcontext). */
+#define UC_GREGS	40
+enum { G_R8, G_R9, G_R10, G_R11, G_R12, G_R13, G_R14, G_R15, G_RDI, G_RSI,
+	G_RBP, G_RBX, G_RDX, G_RAX, G_RCX, G_RSP, G_RIP, G_EFL };
+
+static inline struct stub_utrap *
+utrap_record(struct stub_thread *t)
+{
+	return (struct stub_utrap *)((char *)t + STUB_UT_OFF);
+}
+
+static inline void
+store_bases(struct stub_thread *t)
+{
+	uint64_t fs, gs;
+
+	__asm__ volatile ("rdfsbase %0" : "=r"(fs));
+	__asm__ volatile ("rdgsbase %0" : "=r"(gs));
+	gs = gs == (uint64_t)t ? 0 : gs;
+	if (t->fsbase != fs)
+		t->fsbase = fs;
+	if (t->gsbase != gs)
+		t->gsbase = gs;
+}
+
+/*
+ * Posts the report the caller wrote and waits for the reply (taking it
+ * if consume); the bases the vkernel set are loaded, and a thread told
+ * to quit exits.
+ */
+static void
+report(struct stub_thread *t, bool consume)
+{
+	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
+		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
+	wait_reply(t, consume);
+	if (t->quit)
+		for (;;)
+			sys1(SYS_exit, 0);
+	load_bases(t);
+}
+
+/*
+ * A kick that interrupted the trampoline (stub_entry.S).  Before the
+ * vkernel replied, the trampoline's report stands for the kick's: drop
+ * it (the thread reports anyway).  Once it replied, the thread is its
+ * resumed guest: the frame becomes that guest (the record's registers,
+ * the reply taken), as if the kick had come just after the jump back, so
+ * the kick is answered and no stub address ever shows in a guest's
+ * state.  Returns true if the kick is to be dropped.
+ */
+static bool
+utrap_kicked(struct stub_thread *t, uint64_t *g)
+{
+	uint64_t rip = g[G_RIP], rsp = g[G_RSP];
+	uint64_t stack = (uint64_t)t + STUB_PAGE;
+	bool resumed = rip >= (uint64_t)stub_utrap_restore &&
+	    rip < (uint64_t)stub_utrap_trap;
+
+	if (!resumed) {
+		bool inside = (rip >= STUB_UTRAP_ENTRY0 &&
+		    rip < (uint64_t)stub_utrap_end) ||
+		    (rsp >= stack && rsp <= (uint64_t)t + STUB_THREAD_SIZE);
+		if (!inside)
+			return false;
+		if (!(__atomic_load_n(&t->reply, __ATOMIC_ACQUIRE) & WW_POSTED) ||
+		    rip >= (uint64_t)stub_utrap_trap)
+			return true;
+	}
+	__atomic_store_n(&t->reply, 0, __ATOMIC_RELEASE);
+	load_bases(t);
+	struct stub_utrap *u = utrap_record(t);
+	static const unsigned char from[16] = {
+		[UT_RAX] = G_RAX, [UT_RBX] = G_RBX, [UT_RCX] = G_RCX,
+		[UT_RDX] = G_RDX, [UT_RSI] = G_RSI, [UT_RDI] = G_RDI,
+		[UT_RBP] = G_RBP, [UT_RSP] = G_RSP, [UT_R8] = G_R8,
+		[UT_R9] = G_R9, [UT_R10] = G_R10, [UT_R11] = G_R11,
+		[UT_R12] = G_R12, [UT_R13] = G_R13, [UT_R14] = G_R14,
+		[UT_R15] = G_R15,
+	};
+	for (int i = 0; i < 16; i++)
+		g[from[i]] = u->reg[i];
+	g[G_RIP] = u->rip;
+	g[G_EFL] = u->rflags;
+	u->convert = 0;
+	return false;
+}
+
 static void
 stub_handler(int sig, void *si, void *uc)
 {
@@ -208,23 +321,57 @@ stub_handler(int sig, void *si, void *uc)
 
 	if (sig == STUB_SIGKICK && !__atomic_load_n(&t->kick, __ATOMIC_ACQUIRE))
 		return;
+	if (sig == STUB_SIGKICK && boot_page()->utrap &&
+	    utrap_kicked(t, (uint64_t *)((char *)uc + UC_GREGS)))
+		return;
 	t->signo = (uint64_t)sig;
 	t->siginfo = (uint64_t)si;
 	t->ucontext = (uint64_t)uc;
-	if (cmd_page()->fsgsbase) {
-		uint64_t fs, gs;
-		__asm__ volatile ("rdfsbase %0" : "=r"(fs));
-		__asm__ volatile ("rdgsbase %0" : "=r"(gs));
-		t->fsbase = fs;
-		t->gsbase = gs;
+	if (cmd_page()->fsgsbase)
+		store_bases(t);
+	report(t, true);
+}
+
+/*
+ * The trampoline's wait (stub_entry.S), on the top of the slot's signal
+ * stack, its record saved: reports a patched system call, with no frame,
+ * and waits for the reply as the handler does (the audit sees the same
+ * futex wait).  The reply is taken by the caller, so that a kick until
+ * then finds it still posted (utrap_kicked).  Returns 1 if the vkernel
+ * asks for a signal frame instead of the resume.
+ */
+int
+stub_utrap_wait(struct stub_thread *t)
+{
+	struct stub_utrap *u = utrap_record(t);
+
+	store_bases(t);
+	t->signo = STUB_SIG_UTRAP;
+	report(t, false);
+	if (__atomic_load_n(&u->convert, __ATOMIC_ACQUIRE)) {
+		u->convert = 0;
+		return 1;
 	}
-	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
-		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
-	wait_reply(t);
-	if (t->quit)
-		for (;;)
-			sys1(SYS_exit, 0);
-	load_bases(t);
+	return 0;
+}
+
+/*
+ * The trampoline table (stub_abi.h): one read-only page of pointers below
+ * the guest's lowest address, entry k to trampoline entry k.  It is a
+ * page of our own image (stub_entry.S), mapped from the file we run: the
+ * image maps from offset 0 at STUB_BASE.
+ */
+static void
+map_utrap_table(void)
+{
+	if (!boot_page()->utrap)
+		return;
+	long fd = sys3(SYS_open, "/proc/self/exe", O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0 || sys6(SYS_mmap, STUB_UTRAP_TABLE, STUB_PAGE, PROT_READ,
+	    MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd,
+	    (long)((uint64_t)stub_utrap_table - STUB_BASE)) != (long)STUB_UTRAP_TABLE)
+		die(STUB_EXIT_CTL);
+	sys1(SYS_close, fd);
 }
 
 static void
@@ -286,6 +433,7 @@ stub_start_guest(void)
 
 	if (sys2(SYS_munmap, STUB_CTL_END, STUB_HOST_TOP - STUB_CTL_END) != 0)
 		die(STUB_EXIT_LAYOUT);
+	map_utrap_table();
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
 	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
 		die(STUB_EXIT_FILTER);

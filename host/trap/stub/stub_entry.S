@@ -220,6 +220,153 @@ stub_mapper:
 	ud2
 
 /*
+ * Stores reg at off(base) only if it differs: a line the vkernel has read
+ * and nobody changed stays in both cores' caches, so a round trip moves
+ * only the lines that changed (rax, mostly).
+ */
+.macro put_if reg, off, base
+	cmp	\reg, \off(\base)
+	je	9f
+	mov	\reg, \off(\base)
+9:
+.endm
+
+/*
+ * The trampoline of patched system calls (stub_abi.h, trap_patch.c).
+ * Entry k is what table entry k points to: it names k in r11 (which the
+ * syscall instruction it replaces clobbers anyway, as it does rax and
+ * rcx) and joins the common part.  No guest stack is touched (its red
+ * zone is live): the registers go to the record in the thread's slot,
+ * found from the host's gs base, which the stub keeps at the slot while
+ * the guest's own is 0 (stub.c, load_bases); any other gs base takes the
+ * signal path (the ud2 at stub_utrap_bad).
+ *
+ * Nothing here is a privilege: a guest may jump anywhere in it with any
+ * registers.  It writes only a slot (the guest can write every slot
+ * itself), and its only system calls are the handler's futex calls on
+ * slot words, which the guest filter allows from any stub address; a
+ * forged report is a system call of that thread with the guest's own
+ * registers, which the kernel checks as any other (trap_patch.c).
+ */
+	.org	STUB_UTRAP_ENTRY0 - STUB_TEXT
+	.set	utk, 0
+	.rept	STUB_UTRAP_N
+	.org	STUB_UTRAP_ENTRY0 - STUB_TEXT + 16 * utk
+	mov	$utk, %r11d
+	jmp	stub_utrap
+	.set	utk, utk + 1
+	.endr
+
+	.org	STUB_UTRAP_CODE - STUB_TEXT
+	.globl	stub_utrap
+stub_utrap:
+	/* The arithmetic flags first: everything below changes them. */
+	lahf
+	seto	%al
+	movzwl	%ax, %eax
+	shl	$32, %rax
+	or	%rax, %r11			/* r11 = k | (OF, lahf) << 32 */
+	rdgsbase %rcx
+	movabs	$STUB_THREAD, %rax
+	sub	%rax, %rcx
+	jb	stub_utrap_bad
+	cmp	$(STUB_MAXTHREADS * STUB_THREAD_SIZE), %rcx
+	jae	stub_utrap_bad
+	test	$(STUB_THREAD_SIZE - 1), %ecx
+	jnz	stub_utrap_bad
+	add	%rax, %rcx			/* the slot page */
+	put_if	%rbx, STUB_UT_REG(UT_RBX), %rcx
+	put_if	%rdx, STUB_UT_REG(UT_RDX), %rcx
+	put_if	%rsi, STUB_UT_REG(UT_RSI), %rcx
+	put_if	%rdi, STUB_UT_REG(UT_RDI), %rcx
+	put_if	%rbp, STUB_UT_REG(UT_RBP), %rcx
+	put_if	%rsp, STUB_UT_REG(UT_RSP), %rcx
+	put_if	%r8, STUB_UT_REG(UT_R8), %rcx
+	put_if	%r9, STUB_UT_REG(UT_R9), %rcx
+	put_if	%r10, STUB_UT_REG(UT_R10), %rcx
+	put_if	%r12, STUB_UT_REG(UT_R12), %rcx
+	put_if	%r13, STUB_UT_REG(UT_R13), %rcx
+	put_if	%r14, STUB_UT_REG(UT_R14), %rcx
+	put_if	%r15, STUB_UT_REG(UT_R15), %rcx
+	mov	%r11d, %eax
+	put_if	%rax, STUB_UT_ENTRY, %rcx
+	shr	$32, %r11
+	/* On the top of the slot's signal stack, free while no handler runs. */
+	lea	STUB_THREAD_SIZE(%rcx), %rsp
+	pushfq
+	pop	%rax
+	and	$~0x8d5, %rax			/* OF SF ZF AF PF CF: from lahf */
+	mov	%r11, %rdx
+	shr	$8, %rdx
+	and	$0xd5, %edx
+	or	%rdx, %rax
+	test	$1, %r11b
+	jz	1f
+	or	$0x800, %rax
+1:	put_if	%rax, STUB_UT_RFLAGS, %rcx
+	mov	%rcx, %rdi
+	call	stub_utrap_wait
+	/*
+	 * The reply is in: from here on the thread is the vkernel's resumed
+	 * guest (the handler completes the resume if a kick comes now).
+	 */
+	.globl	stub_utrap_restore
+stub_utrap_restore:
+	lea	-STUB_THREAD_SIZE(%rsp), %r11
+	movl	$0, 4(%r11)			/* thread->reply: consumed */
+	test	%eax, %eax
+	jnz	2f
+	pushq	STUB_UT_RFLAGS(%r11)
+	popfq
+	mov	STUB_UT_REG(UT_RAX)(%r11), %rax
+	mov	STUB_UT_REG(UT_RBX)(%r11), %rbx
+	mov	STUB_UT_REG(UT_RDX)(%r11), %rdx
+	mov	STUB_UT_REG(UT_RSI)(%r11), %rsi
+	mov	STUB_UT_REG(UT_RDI)(%r11), %rdi
+	mov	STUB_UT_REG(UT_RBP)(%r11), %rbp
+	mov	STUB_UT_REG(UT_R8)(%r11), %r8
+	mov	STUB_UT_REG(UT_R9)(%r11), %r9
+	mov	STUB_UT_REG(UT_R10)(%r11), %r10
+	mov	STUB_UT_REG(UT_R12)(%r11), %r12
+	mov	STUB_UT_REG(UT_R13)(%r11), %r13
+	mov	STUB_UT_REG(UT_R14)(%r11), %r14
+	mov	STUB_UT_REG(UT_R15)(%r11), %r15
+	mov	STUB_UT_REG(UT_RSP)(%r11), %rsp
+	/* As after syscall: rcx = rip, r11 = rflags (the vkernel checked). */
+	mov	STUB_UT_RIP(%r11), %rcx
+	mov	STUB_UT_REG(UT_R11)(%r11), %r11
+	jmp	*%rcx
+	/*
+	 * The vkernel wants a signal frame (it needs the FPU state, or to
+	 * resume with registers no jump can load): trap into the handler.
+	 */
+	.globl	stub_utrap_trap
+stub_utrap_trap:
+2:	int3
+	ud2
+	/* The gs base is not a slot: the system call goes by the signal path. */
+	.org	STUB_UTRAP_BAD - STUB_TEXT
+stub_utrap_bad:
+	ud2
+	.globl	stub_utrap_end
+stub_utrap_end:
+
+/*
+ * The table's page, as the stub maps it at STUB_UTRAP_TABLE from its own
+ * image (stub.c): page cache shared by every stub, no memory of its own.
+ */
+	.section .rodata.utrap, "a"
+	.balign	STUB_PAGE
+	.globl	stub_utrap_table
+stub_utrap_table:
+	.set	utk, 0
+	.rept	STUB_UTRAP_N
+	.quad	STUB_UTRAP_ENTRY0 + 16 * utk
+	.set	utk, utk + 1
+	.endr
+	.balign	STUB_PAGE
+
+/*
  * Continues the start on the top of the signal stack, so that the host's
  * stack can go.  The first trap's frame lands below us there; the guest
  * thread never comes back to this frame.

@@ -1,0 +1,12 @@
+# System-call patching (sys/sys_patch.c, inside/c/patchtrap.c), with musl
+# and with glibc: a patched site reads back patched (the documented
+# deviation) while a fresh exec of the file is untouched, and jumps into
+# the trampoline with forged registers get a signal or the site's own
+# call, nothing more.  Patching is on: the tests run in the latency
+# placement, whose default it is.  Status 1 if anything failed.
+fail=0
+for p in /t/inside/bin/patchtrap /t/inside/bin/patchtrap.glibc; do
+	$p text || { echo "FAIL $(basename $p) text"; fail=1; }
+	$p abuse || { echo "FAIL $(basename $p) abuse"; fail=1; }
+done
+exit $fail

@@ -1,0 +1,175 @@
+/*
+ * What the kernel needs of the VM system to patch system calls
+ * (sys/sys_patch.c): the table of what each trampoline entry stands for
+ * in an address space, and a way to write program text that never
+ * reaches the file.
+ *
+ * Program text is a private mapping of a file: its pages are the page
+ * cache's, shared by every process running the program.  A patch goes
+ * into the process's own copy of the page, made as a write fault would
+ * make it (vm_fault with VM_FAULT_COPY), so the file, its page cache and
+ * the other processes never see it.  Fork shares the copy as any private
+ * page (and the table with it); exec starts afresh.
+ */
+#include "kern/kmem.h"
+#include "vm/vm.h"
+#include "vm/vm_map.h"
+#include "vm/vm_object.h"
+
+struct vm_patch_site {
+	uint64_t site;		/* the address of the patched mov */
+	uint32_t nr;		/* the call it makes */
+};
+
+#define VM_PATCH_NREJECT	64	/* sites found not to match, remembered */
+
+struct vm_patch {
+	unsigned n, max;
+	uint64_t reject[VM_PATCH_NREJECT];	/* by address, direct-mapped */
+	uint64_t seen[VM_PATCH_NREJECT];	/* sites being counted */
+	uint8_t calls[VM_PATCH_NREJECT];	/* ... and their calls so far */
+	struct vm_patch_site site[];
+};
+
+static unsigned
+reject_slot(uint64_t site)
+{
+	return (unsigned)((site ^ (site >> 7)) % VM_PATCH_NREJECT);
+}
+
+bool
+vm_patch_rejected(struct vmspace *vm, uint64_t site)
+{
+	return vm->vm_patch != NULL &&
+	    vm->vm_patch->reject[reject_slot(site)] == site + 1;
+}
+
+void
+vm_patch_reject(struct vmspace *vm, uint64_t site)
+{
+	if (vm->vm_patch != NULL)
+		vm->vm_patch->reject[reject_slot(site)] = site + 1;
+}
+
+unsigned
+vm_patch_calls(struct vmspace *vm, uint64_t site)
+{
+	struct vm_patch *p = vm->vm_patch;
+	if (p == NULL)
+		return 0;
+	unsigned i = reject_slot(site);
+	if (p->seen[i] != site + 1) {
+		p->seen[i] = site + 1;
+		p->calls[i] = 0;
+	}
+	if (p->calls[i] < UINT8_MAX)
+		p->calls[i]++;
+	return p->calls[i];
+}
+
+bool
+vm_patch_lookup(struct vmspace *vm, unsigned k, uint64_t *site, uint32_t *nr)
+{
+	struct vm_patch *p = vm->vm_patch;
+
+	if (p == NULL || k >= p->n)
+		return false;
+	*site = p->site[k].site;
+	*nr = p->site[k].nr;
+	return true;
+}
+
+int
+vm_patch_init(struct vmspace *vm, unsigned max)
+{
+	if (vm->vm_patch != NULL)
+		return 0;
+	struct vm_patch *p = kmalloc(sizeof(*p) + max * sizeof(p->site[0]),
+	    KM_ZERO);
+	if (p == NULL)
+		return -ENOMEM;
+	p->max = max;
+	vm->vm_patch = p;
+	return 0;
+}
+
+int
+vm_patch_add(struct vmspace *vm, uint64_t site, uint32_t nr, unsigned max)
+{
+	struct vm_patch *p = vm->vm_patch;
+
+	if (p == NULL) {
+		int err = vm_patch_init(vm, max);
+		if (err != 0)
+			return err;
+		p = vm->vm_patch;
+	}
+	for (unsigned k = 0; k < p->n; k++)
+		if (p->site[k].site == site && p->site[k].nr == nr)
+			return (int)k;
+	if (p->n >= p->max || p->n >= max)
+		return -ENOSPC;
+	p->site[p->n] = (struct vm_patch_site){ site, nr };
+	return (int)p->n++;
+}
+
+int
+vm_patch_fork(struct vmspace *dst, const struct vmspace *src)
+{
+	const struct vm_patch *p = src->vm_patch;
+
+	if (p == NULL)
+		return 0;
+	size_t size = sizeof(*p) + p->max * sizeof(p->site[0]);
+	struct vm_patch *q = kmalloc(size, 0);
+	if (q == NULL)
+		return -ENOMEM;
+	memcpy(q, p, size);
+	dst->vm_patch = q;
+	return 0;
+}
+
+void
+vm_patch_free(struct vmspace *vm)
+{
+	kfree(vm->vm_patch);
+	vm->vm_patch = NULL;
+}
+
+/* The object at the bottom of e's chain is a file's. */
+static bool
+entry_is_file(const struct vm_map_entry *e)
+{
+	const struct vm_object *obj = e->object;
+
+	while (obj != NULL && obj->backing_object != NULL)
+		obj = obj->backing_object;
+	return obj != NULL && obj->type == OBJT_VNODE;
+}
+
+uint8_t *
+vm_text_page(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map_entry *e;
+
+	va = rounddown2(va, PAGE_SIZE);
+	if (va >= VM_MAX_USER_ADDRESS || !vm_map_lookup_entry(&vm->vm_map, va, &e))
+		return NULL;
+	if ((e->protection & (VM_PROT_EXECUTE | VM_PROT_WRITE)) != VM_PROT_EXECUTE ||
+	    !(e->eflags & MAP_ENTRY_COW) || !entry_is_file(e))
+		return NULL;
+	if (vm_fault(vm, va, VM_PROT_WRITE | VM_FAULT_COPY) != 0)
+		return NULL;
+	/* The fault may have slept: look again. */
+	if (!vm_map_lookup_entry(&vm->vm_map, va, &e) || e->object == NULL ||
+	    e->object->type != OBJT_ANON)
+		return NULL;
+	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
+	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
+	if (!(v & VPTE_V) || !physmem_valid(v & VPTE_FRAME, PAGE_SIZE))
+		return NULL;
+	struct vm_page *m = PHYS_TO_VM_PAGE(v & VPTE_FRAME);
+	if (m->object != e->object)
+		return NULL;
+	return PHYS_TO_DMAP(v & VPTE_FRAME);
+}
