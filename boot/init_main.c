@@ -8,6 +8,7 @@
 
 #include "dev/console.h"
 #include "dev/disk.h"
+#include "dev/kmsg.h"
 #include "dev/vkd.h"
 #include "fs/buf.h"
 #include "fs/cdev.h"
@@ -144,6 +145,7 @@ kernel_main(const struct boot_args *ba)
 	vm_init();
 	vdso_init();
 	vfs_init();
+	kmsg_init();
 	(void)vfs_register(&procfs_vfsops);
 	bio_init();
 	vm_pageout_start();

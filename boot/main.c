@@ -24,6 +24,7 @@
 #include "host/physmem.h"
 #include "host/vmspace_backend.h"
 #include "kern/init.h"
+#include "kern/kernel.h"
 #include "sys/sys_trace.h"
 
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
@@ -105,6 +106,7 @@ main(int argc, char **argv)
 			break;
 		case 'v':
 			host_verbose = 1;
+			console_loglevel = CONSOLE_LOGLEVEL_VERBOSE;
 			break;
 		case 'B':
 			if (vmspace_backend_select(optarg) < 0)
@@ -137,7 +139,7 @@ main(int argc, char **argv)
 		err(EX_OSERR, "virtual CPUs");
 	if (intr_start() < 0)
 		err(EX_OSERR, "event thread");
-	host_log("%llu MiB RAM, %d CPU%s, %s placement, %s backend",
+	kprintf("vkernel: %llu MiB RAM, %d CPU%s, %s placement, %s backend\n",
 	    (unsigned long long)(ramsize >> 20), ncpus, ncpus > 1 ? "s" : "",
 	    cpu_placement_name(place), vmspace_backend_name());
 

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "host/cons_host.h"
+#include "host/hostlog.h"
 
 static struct termios saved;
 static int saved_ok;		/* 1 while the terminal may be raw */
@@ -60,6 +61,7 @@ cons_host_restore(void)
 {
 	if (__atomic_exchange_n(&saved_ok, 0, __ATOMIC_SEQ_CST))
 		(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	host_log_onlcr = 0;
 }
 
 static void
@@ -121,6 +123,8 @@ cons_host_init(void (*drain)(void))
 		cons_host_restore();
 		return CONS_BGTTY;
 	}
+	/* The kernel's lines on standard error need the CR OPOST gave. */
+	host_log_onlcr = isatty(STDERR_FILENO);
 	return CONS_TTY;
 }
 
