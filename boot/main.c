@@ -5,6 +5,9 @@
  *
  * PID 1 is /sbin/init, or the command after "--"; vkernel exits with its
  * status (128 + the signal if it was killed), so it can be scripted.
+ * halt and power off exit with 0; a reboot executes the vkernel again
+ * with the same arguments, in the same process, as DragonFly's does
+ * (docs/vkernel.8).
  */
 #include <err.h>
 #include <errno.h>
@@ -18,6 +21,8 @@
 
 #include "dev/vkd.h"
 #include "host/cpu.h"
+#include "host/cons_host.h"
+#include "host/hostexit.h"
 #include "host/hostfile.h"
 #include "host/hostlog.h"
 #include "host/intr.h"
@@ -63,6 +68,11 @@ main(int argc, char **argv)
 		{ "strace", optional_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* The arguments as given, for a reboot (getopt may permute argv). */
+	char **saved_argv = calloc((size_t)argc + 1, sizeof(char *));
+	if (saved_argv == NULL)
+		err(EX_OSERR, "arguments");
+	memcpy(saved_argv, argv, (size_t)argc * sizeof(char *));
 	uint64_t ramsize = PHYSMEM_DEFAULT;
 	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
 	int ncpus = 1, place = CPU_PLACE_LATENCY, c;
@@ -129,8 +139,13 @@ main(int argc, char **argv)
 	}
 
 	if (pidfile != NULL) {
-		if (host_pidfile(pidfile) < 0)
-			err(EX_CANTCREAT, "%s", pidfile);
+		long holder = 0;
+		int error = host_pidfile(pidfile, &holder);
+		if (error == -EBUSY)
+			errx(EX_UNAVAILABLE, "-p %s: held by a running vkernel, pid %ld",
+			    pidfile, holder);
+		if (error < 0)
+			errx(EX_CANTCREAT, "-p %s: %s", pidfile, strerror(-error));
 	}
 	if (physmem_init(ramsize, memimage) < 0)
 		err(EX_OSERR, "RAM of %llu bytes%s%s", (unsigned long long)ramsize,
@@ -153,6 +168,15 @@ main(int argc, char **argv)
 	int status = kernel_main(&ba);
 	vmspace_pool(0);
 	intr_stop();
+	if (status >= 0 && kern_shutdown_restart()) {
+		/* The disks were flushed by the shutdown; exec closes them. */
+		host_log("rebooting");
+		cons_host_finish();
+		int error = host_reexec(saved_argv);
+		errx(EX_OSERR, "reboot: cannot execute /proc/self/exe: %s",
+		    strerror(-error));
+	}
+	free(saved_argv);
 	if (status < 0)
 		return EX_SOFTWARE;
 	if (WIFSIGNALED(status))
