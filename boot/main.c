@@ -40,22 +40,28 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
-"               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
-"               [--initramfs file.cpio] [--backend trap] [--strace[=spec]]\n"
-"               [-- init [args...]]\n"
+"               [-r diskimage[:ro]]... [-I interface]... [-p pidfile]\n"
+"               [-e name=value] [--initramfs file.cpio] [--backend trap]\n"
+"               [--strace[=spec]] [-- init [args...]]\n"
+"  -h, --help   this list\n"
 "  -m size      RAM (k, m, g suffixes; default 256m)\n"
 "  -i file      back RAM with this file instead of anonymous memory\n"
 "  -n ncpus     virtual CPUs (default 1)\n"
 "  -l place     latency: CPUs and guests on separate cores, spinning;\n"
 "               density: each CPU and its guests share one core\n"
 "  -r image     disk image, vkd0, vkd1... (repeatable; image:ro: read-only)\n"
-"  -I tap       network interface (not implemented yet)\n"
-"  -p file      write the vkernel's pid to file\n"
-"  -e name=val  kernel environment variable\n"
-"  -v           verbose boot\n"
+"  -I tapN[:addr[/mask]] | slirp[,hostfwd=tcp::H-:G][,restrict=on]\n"
+"               network interface, vke0, vke1... (repeatable)\n"
+"  -p file      write the vkernel's pid to file, locked while it runs;\n"
+"               removed when it exits\n"
+"  -e name=val  kernel environment variable (accepted, not used yet)\n"
+"  -v           verbose: every kernel message on standard error as it\n"
+"               is logged (else errors only), and the host layer's\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
+"  --backend b  the vmspace backend (trap)\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
-"               (or F), as strace prints it; LIST as strace's -e trace=\n");
+"               (or F), as strace prints it; LIST as strace's -e trace=\n"
+"See vkernel(8) (docs/vkernel.8).\n");
 }
 
 int
