@@ -17,12 +17,10 @@
 
 int console_loglevel = CONSOLE_LOGLEVEL_QUIET;
 
-void
-log_emit(int facility, int level, const char *text, size_t len)
+/* One line on the console; out of line, so its buffer is on the stack only then. */
+static __attribute__((noinline)) void
+log_console(const char *text, size_t len)
 {
-	msgbuf_append(facility, level, text, len);
-	if (level >= __atomic_load_n(&console_loglevel, __ATOMIC_RELAXED))
-		return;
 	char buf[MSG_TEXT_MAX + 32];
 	uint64_t t = sched_uptime();
 	int n = snprintf(buf, sizeof(buf), "[%5lu.%06lu] %.*s\n",
@@ -30,6 +28,14 @@ log_emit(int facility, int level, const char *text, size_t len)
 	    (int)MIN(len, (size_t)MSG_TEXT_MAX), text);
 	if (n > 0)
 		host_console_log(buf, MIN((size_t)n, sizeof(buf) - 1));
+}
+
+void
+log_emit(int facility, int level, const char *text, size_t len)
+{
+	msgbuf_append(facility, level, text, len);
+	if (level < __atomic_load_n(&console_loglevel, __ATOMIC_RELAXED))
+		log_console(text, len);
 }
 
 void
