@@ -35,6 +35,9 @@
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
 #define VMSPACE_POOL	2
 
+/* The arguments as given, for a reboot (getopt may permute argv). */
+static char **saved_argv;
+
 static void
 usage(FILE *f)
 {
@@ -74,8 +77,7 @@ main(int argc, char **argv)
 		{ "strace", optional_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	/* The arguments as given, for a reboot (getopt may permute argv). */
-	char **saved_argv = calloc((size_t)argc + 1, sizeof(char *));
+	saved_argv = calloc((size_t)argc + 1, sizeof(char *));
 	if (saved_argv == NULL)
 		err(EX_OSERR, "arguments");
 	memcpy(saved_argv, argv, (size_t)argc * sizeof(char *));
@@ -182,7 +184,6 @@ main(int argc, char **argv)
 		errx(EX_OSERR, "reboot: cannot execute /proc/self/exe: %s",
 		    strerror(-error));
 	}
-	free(saved_argv);
 	if (status < 0)
 		return EX_SOFTWARE;
 	if (WIFSIGNALED(status))
