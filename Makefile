@@ -17,6 +17,9 @@
 #   make fuzz-images  1,000 damaged ext2 images, under ASan/UBSan
 #   make fuzz-durability  kill -9 during fsync loops, 100 times
 #                   (FUZZ_SEED: the first seed; each run is reproducible)
+#   make install    build/vkernel to $(DESTDIR)$(PREFIX)/bin and its manual
+#                   page docs/vkernel.8 to $(DESTDIR)$(PREFIX)/share/man/man8
+#                   (PREFIX=/usr/local); make uninstall removes them
 
 CC       ?= cc
 BUILD    ?= build
@@ -56,7 +59,7 @@ BENCH_OBJS := $(call obj,$(BENCH_SRCS)) $(BUILD)/tests/unit/vmtest.o
 STUB_OBJS := $(BUILD)/stub/stub_entry.o $(BUILD)/stub/stub.o
 
 .PHONY: all run run-debian test test-threads asan fuzz bench clean fuzz-abi fuzz-images \
-	fuzz-durability fuzz-abi-run fuzz-images-run
+	fuzz-durability fuzz-abi-run fuzz-images-run install uninstall
 all: $(BUILD)/vkernel
 
 $(BUILD)/vkernel: $(KERN_OBJS) $(CORE_OBJS)
@@ -217,6 +220,19 @@ bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	    BUILD=$(BUILD) bench/threadbench.sh || st=1; \
 	    BUILD=$(BUILD) bench/smpbench.sh || st=1; \
 	    BUILD=$(BUILD) bench/filebench.sh || st=1; exit $$st
+
+# The stub and the vDSO are inside the binary: it and its page are all.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+
+install: $(BUILD)/vkernel
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 755 $(BUILD)/vkernel $(DESTDIR)$(BINDIR)/vkernel
+	install -m 644 docs/vkernel.8 $(DESTDIR)$(MANDIR)/man8/vkernel.8
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/vkernel $(DESTDIR)$(MANDIR)/man8/vkernel.8
 
 clean:
 	rm -rf build build-asan

@@ -8,6 +8,7 @@
 
 #include "dev/console.h"
 #include "dev/disk.h"
+#include "dev/kmsg.h"
 #include "dev/vkd.h"
 #include "fs/buf.h"
 #include "fs/cdev.h"
@@ -45,13 +46,13 @@ load_initramfs(const char *path)
 	size_t len;
 	int error = host_file_map(path, &buf, &len);
 	if (error < 0) {
-		kprintf("initramfs %s: %s\n", path, strerror(-error));
+		kprintf(KERN_ERR "initramfs %s: %s\n", path, strerror(-error));
 		return error == -ENOENT ? -ENOENT : -EIO;
 	}
 	error = initramfs_load(rootvnode, buf, len);
 	host_file_unmap(buf, len);
 	if (error < 0)
-		kprintf("initramfs %s: cannot load (%d)\n", path, error);
+		kprintf(KERN_ERR "initramfs %s: cannot load (%d)\n", path, error);
 	return error;
 }
 
@@ -68,7 +69,7 @@ start_init(void *arg)
 		error = kern_openat(&p->p_fs, p->p_ucred, AT_FDCWD, "/dev/console",
 		    O_RDWR, 0);
 		if (error < 0) {
-			kprintf("init: cannot open /dev/console (%d)\n", error);
+			kprintf(KERN_ERR "init: cannot open /dev/console (%d)\n", error);
 			break;
 		}
 	}
@@ -95,7 +96,7 @@ start_init(void *arg)
 		strace_init_exec(lp, bootargs->init_argv[0], bootargs->init_argv,
 		    (int)ea.ea_envc, error);
 	if (error < 0) {
-		kprintf("init: cannot exec %s (%d)\n", bootargs->init_argv[0], error);
+		kprintf(KERN_ERR "init: cannot exec %s (%d)\n", bootargs->init_argv[0], error);
 		exit1(W_EXITCODE(127, 0));
 	}
 	kprintf("init: %s started\n", bootargs->init_argv[0]);
@@ -145,6 +146,7 @@ kernel_main(const struct boot_args *ba)
 	vm_init();
 	vdso_init();
 	vfs_init();
+	kmsg_init();
 	(void)vfs_register(&procfs_vfsops);
 	bio_init();
 	vm_pageout_start();
@@ -156,21 +158,21 @@ kernel_main(const struct boot_args *ba)
 		return -1;
 	}
 	if (vkd_attach() < 0) {
-		kprintf("cannot attach the disks\n");
+		kprintf(KERN_ERR "cannot attach the disks\n");
 		return -1;
 	}
 	/* The first disk is the root, unless an initramfs is given. */
 	const char *rootdisk = ba->initramfs == NULL && disk_lookup("vkd0") != NULL ?
 	    "vkd0" : NULL;
 	if (vfs_mountroot(rootdisk) < 0) {
-		kprintf("cannot mount the root file system\n");
+		kprintf(KERN_ERR "cannot mount the root file system\n");
 		return -1;
 	}
 	if (ba->initramfs != NULL && load_initramfs(ba->initramfs) < 0)
 		return -1;
 	int error = console_init();
 	if (error < 0) {
-		kprintf("cannot set up the console (%d)\n", error);
+		kprintf(KERN_ERR "cannot set up the console (%d)\n", error);
 		return -1;
 	}
 	if (vfs_mountboot() < 0 || intr_init() < 0)
@@ -182,7 +184,7 @@ kernel_main(const struct boot_args *ba)
 	proc_limit_init(vmstats.v_free_count);
 	initproc = create_init();
 	if (initproc == NULL) {
-		kprintf("cannot create init\n");
+		kprintf(KERN_ERR "cannot create init\n");
 		return -1;
 	}
 	sched_init();
@@ -192,6 +194,6 @@ kernel_main(const struct boot_args *ba)
 	cpu_join();
 	/* Normally a no-op: kern_shutdown synced.  This polls. */
 	if (bsync(NULL, 1) < 0)
-		kprintf("shutdown: some blocks were not written\n");
+		kprintf(KERN_ERR "shutdown: some blocks were not written\n");
 	return kern_shutdown_status();
 }

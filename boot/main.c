@@ -5,6 +5,9 @@
  *
  * PID 1 is /sbin/init, or the command after "--"; vkernel exits with its
  * status (128 + the signal if it was killed), so it can be scripted.
+ * halt and power off exit with 0; a reboot executes the vkernel again
+ * with the same arguments, in the same process, as DragonFly's does
+ * (docs/vkernel.8).
  */
 #include <err.h>
 #include <errno.h>
@@ -18,41 +21,52 @@
 
 #include "dev/vkd.h"
 #include "host/cpu.h"
+#include "host/cons_host.h"
+#include "host/hostexit.h"
 #include "host/hostfile.h"
 #include "host/hostlog.h"
 #include "host/intr.h"
 #include "host/physmem.h"
 #include "host/vmspace_backend.h"
 #include "kern/init.h"
+#include "kern/kernel.h"
 #include "sys/sys_trace.h"
 
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
 #define VMSPACE_POOL	2
+
+/* The arguments as given, for a reboot (getopt may permute argv). */
+static char **saved_argv;
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
 "usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
-"               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
-"               [--initramfs file.cpio] [--backend trap] [--strace[=spec]]\n"
-"               [--patch=on|off]\n"
-"               [-- init [args...]]\n"
+"               [-r diskimage[:ro]]... [-I interface]... [-p pidfile]\n"
+"               [-e name=value] [--initramfs file.cpio] [--backend trap]\n"
+"               [--strace[=spec]] [--patch=on|off] [-- init [args...]]\n"
+"  -h, --help   this list\n"
 "  -m size      RAM (k, m, g suffixes; default 256m)\n"
 "  -i file      back RAM with this file instead of anonymous memory\n"
 "  -n ncpus     virtual CPUs (default 1)\n"
 "  -l place     latency: CPUs and guests on separate cores, spinning;\n"
 "               density: each CPU and its guests share one core\n"
 "  -r image     disk image, vkd0, vkd1... (repeatable; image:ro: read-only)\n"
-"  -I tap       network interface (not implemented yet)\n"
-"  -p file      write the vkernel's pid to file\n"
-"  -e name=val  kernel environment variable\n"
-"  -v           verbose boot\n"
+"  -I tapN[:addr[/mask]] | slirp[,hostfwd=tcp::H-:G][,restrict=on]\n"
+"               network interface, vke0, vke1... (repeatable)\n"
+"  -p file      write the vkernel's pid to file, locked while it runs;\n"
+"               removed when it exits\n"
+"  -e name=val  kernel environment variable (accepted, not used yet)\n"
+"  -v           verbose: every kernel message on standard error as it\n"
+"               is logged (else errors only), and the host layer's\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
+"  --backend b  the vmspace backend (trap)\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
 "               (or F), as strace prints it; LIST as strace's -e trace=\n"
 "  --patch=on|off  rewrite guests' \"mov $nr,%%eax; syscall\" into jumps to a\n"
-"               trampoline that needs no host signal (default: on)\n");
+"               trampoline that needs no host signal (default: on)\n"
+"See vkernel(8) (docs/vkernel.8).\n");
 }
 
 int
@@ -66,6 +80,10 @@ main(int argc, char **argv)
 		{ "patch", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
+	saved_argv = calloc((size_t)argc + 1, sizeof(char *));
+	if (saved_argv == NULL)
+		err(EX_OSERR, "arguments");
+	memcpy(saved_argv, argv, (size_t)argc * sizeof(char *));
 	uint64_t ramsize = PHYSMEM_DEFAULT;
 	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
 	int ncpus = 1, place = CPU_PLACE_LATENCY, patch = -1, c;
@@ -109,6 +127,7 @@ main(int argc, char **argv)
 			break;
 		case 'v':
 			host_verbose = 1;
+			console_loglevel = CONSOLE_LOGLEVEL_VERBOSE;
 			break;
 		case 'B':
 			if (vmspace_backend_select(optarg) < 0)
@@ -139,8 +158,13 @@ main(int argc, char **argv)
 	}
 
 	if (pidfile != NULL) {
-		if (host_pidfile(pidfile) < 0)
-			err(EX_CANTCREAT, "%s", pidfile);
+		long holder = 0;
+		int error = host_pidfile(pidfile, &holder);
+		if (error == -EBUSY)
+			errx(EX_UNAVAILABLE, "-p %s: held by a running vkernel, pid %ld",
+			    pidfile, holder);
+		if (error < 0)
+			errx(EX_CANTCREAT, "-p %s: %s", pidfile, strerror(-error));
 	}
 	if (physmem_init(ramsize, memimage) < 0)
 		err(EX_OSERR, "RAM of %llu bytes%s%s", (unsigned long long)ramsize,
@@ -155,7 +179,7 @@ main(int argc, char **argv)
 	vmspace_patch_enable(patch != 0);
 	if (intr_start() < 0)
 		err(EX_OSERR, "event thread");
-	host_log("%llu MiB RAM, %d CPU%s, %s placement, %s backend",
+	kprintf("vkernel: %llu MiB RAM, %d CPU%s, %s placement, %s backend\n",
 	    (unsigned long long)(ramsize >> 20), ncpus, ncpus > 1 ? "s" : "",
 	    cpu_placement_name(place), vmspace_backend_name());
 
@@ -169,6 +193,14 @@ main(int argc, char **argv)
 	int status = kernel_main(&ba);
 	vmspace_pool(0);
 	intr_stop();
+	if (status >= 0 && kern_shutdown_restart()) {
+		/* The disks were flushed by the shutdown; exec closes them. */
+		host_log("rebooting");
+		cons_host_finish();
+		int error = host_reexec(saved_argv);
+		errx(EX_OSERR, "reboot: cannot execute /proc/self/exe: %s",
+		    strerror(-error));
+	}
 	if (status < 0)
 		return EX_SOFTWARE;
 	if (WIFSIGNALED(status))

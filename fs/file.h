@@ -85,6 +85,7 @@ struct file {
 	const struct fileops *f_ops;
 	struct vnode *f_vnode;	/* referenced; NULL for an anonymous pipe */
 	void *f_data;		/* the pipe, the device, the socket */
+	void *f_devpriv;	/* a device's state for this open (d_open, d_close) */
 	struct epitem *f_epitems;	/* its epoll registrations (eventpoll.c) */
 	struct inotify_fileref *f_inotify;	/* its name, for inotify.c */
 };

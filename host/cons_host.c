@@ -22,16 +22,12 @@
 #include <sys/stat.h>
 
 #include "host/cons_host.h"
+#include "host/hostexit.h"
+#include "host/hostlog.h"
 
 static struct termios saved;
 static int saved_ok;		/* 1 while the terminal may be raw */
 static void (*drain_fn)(void);
-
-static const int fatal_sigs[] = {
-	SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGPIPE, SIGALRM,
-	SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS,
-};
-static struct sigaction old_act[NSIG];
 
 static bool
 in_front(void)
@@ -60,31 +56,15 @@ cons_host_restore(void)
 {
 	if (__atomic_exchange_n(&saved_ok, 0, __ATOMIC_SEQ_CST))
 		(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	host_log_onlcr = 0;
 }
 
-static void
-cons_host_exit(void)
+void
+cons_host_finish(void)
 {
 	if (drain_fn != NULL)
 		drain_fn();
 	cons_host_restore();
-}
-
-/*
- * A fatal signal: the terminal first, then the signal's own course under
- * the action it had (the default, or a sanitizer's).  A fault the CPU
- * raised happens again on return; any other is sent again.
- */
-static void
-fatal_handler(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	cons_host_restore();
-	sigaction(sig, &old_act[sig], NULL);
-	bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
-	    sig == SIGFPE;
-	if (!fault || si == NULL || si->si_code <= 0)
-		raise(sig);
 }
 
 enum cons_mode
@@ -96,31 +76,14 @@ cons_host_init(void (*drain)(void))
 		return CONS_BGTTY;
 	drain_fn = drain;
 	saved_ok = 1;
-	atexit(cons_host_exit);
-	for (unsigned i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = fatal_handler;
-		sa.sa_flags = SA_SIGINFO;
-		sigemptyset(&sa.sa_mask);
-		int sig = fatal_sigs[i];
-		if (sigaction(sig, NULL, &old_act[sig]) < 0 ||
-		    old_act[sig].sa_handler == SIG_IGN)
-			continue;
-		/*
-		 * A handler someone else put there (a sanitizer's) is chained
-		 * to for the faults and abort, which end the process anyway;
-		 * on the others (a profiler's SIGPROF) it is left alone.
-		 */
-		if (old_act[sig].sa_handler != SIG_DFL && sig != SIGSEGV &&
-		    sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGABRT)
-			continue;
-		(void)sigaction(sig, &sa, NULL);
-	}
+	atexit(cons_host_finish);
+	(void)host_on_fatal(cons_host_restore);
 	if (make_raw() < 0) {
 		cons_host_restore();
 		return CONS_BGTTY;
 	}
+	/* The kernel's lines on standard error need the CR OPOST gave. */
+	host_log_onlcr = isatty(STDERR_FILENO);
 	return CONS_TTY;
 }
 

@@ -27,6 +27,12 @@ enum cons_mode cons_host_init(void (*drain)(void));
 /* Puts the saved termios back (async-signal safe; idempotent). */
 void cons_host_restore(void);
 
+/*
+ * What exit does for the console: writes out the output still queued
+ * (drain), then puts the saved termios back.  Before a reboot's re-exec.
+ */
+void cons_host_finish(void);
+
 /* After the vkernel was stopped and continued: raw again if in front. */
 void cons_host_resume(void);
 

@@ -3,11 +3,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/hostexit.h"
 #include "host/hostfile.h"
 
 int
@@ -39,12 +44,45 @@ host_file_unmap(void *buf, size_t len)
 		munmap(buf, len);
 }
 
-int
-host_pidfile(const char *path)
+static char pidfile_path[PATH_MAX];
+static int pidfile_held;
+
+/* At exit and on a fatal signal: async-signal safe. */
+static void
+pidfile_remove(void)
 {
-	FILE *f = fopen(path, "w");
-	if (f == NULL)
-		return -1;
-	fprintf(f, "%d\n", (int)getpid());
-	return fclose(f) == 0 ? 0 : -1;
+	if (__atomic_exchange_n(&pidfile_held, 0, __ATOMIC_SEQ_CST))
+		(void)unlink(pidfile_path);
+}
+
+int
+host_pidfile(const char *path, long *holder)
+{
+	if (strlen(path) >= sizeof(pidfile_path))
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int error = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		char buf[24];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		*holder = strtol(buf, NULL, 10);
+		close(fd);
+		return error;
+	}
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		int error = -errno;
+		close(fd);
+		return error;
+	}
+	/* fd stays open: the lock lasts as long as we do. */
+	strcpy(pidfile_path, path);
+	pidfile_held = 1;
+	atexit(pidfile_remove);
+	(void)host_on_fatal(pidfile_remove);
+	return 0;
 }

@@ -11,7 +11,30 @@
 #include "hostlog.h"
 
 int host_verbose;
+int host_log_onlcr;
 static int trace_fd = STDERR_FILENO;
+
+void
+host_console_log(const char *buf, size_t len)
+{
+	char out[2048];
+	size_t n = 0;
+
+	if (!__atomic_load_n(&host_log_onlcr, __ATOMIC_RELAXED)) {
+		(void)!write(STDERR_FILENO, buf, len);
+		return;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (n + 2 > sizeof(out)) {
+			(void)!write(STDERR_FILENO, out, n);
+			n = 0;
+		}
+		if (buf[i] == '\n')
+			out[n++] = '\r';
+		out[n++] = buf[i];
+	}
+	(void)!write(STDERR_FILENO, out, n);
+}
 
 static void
 host_vlog(const char *fmt, va_list ap)
@@ -22,7 +45,7 @@ host_vlog(const char *fmt, va_list ap)
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
-	(void)!write(STDERR_FILENO, buf, (size_t)n);
+	host_console_log(buf, (size_t)n);
 }
 
 void

@@ -10,6 +10,15 @@
 extern int host_verbose;	/* -v: also print host_debug messages */
 
 void host_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Writes the kernel's console lines (len bytes, whole lines) to standard
+ * error, with one write(2).  While the host terminal is raw and standard
+ * error is a terminal (host_log_onlcr), each newline goes out as CR LF,
+ * as the terminal's own ONLCR would.  host_log and host_debug do the same.
+ */
+void host_console_log(const char *buf, size_t len);
+extern int host_log_onlcr;
 void host_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

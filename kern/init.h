@@ -4,6 +4,8 @@
 #ifndef KERN_INIT_H
 #define KERN_INIT_H
 
+#include <stdbool.h>
+
 struct boot_args {
 	const char *initramfs;		/* host path of a cpio newc archive */
 	char *const *init_argv;		/* PID 1's argv; argv[0] is its path */
@@ -27,9 +29,10 @@ void kern_shutdown(int xstat);
 
 /*
  * reboot(2) by the calling process: PID 1 is killed, so the machine shuts
- * down (kern_shutdown) and vkernel exits with 0; the caller exits too.
+ * down (kern_shutdown); the caller exits too.  Then vkernel exits with 0
+ * (halt, power off) or, with restart, boots again (kern_shutdown_restart).
  */
-void kern_reboot(void) __attribute__((noreturn));
+void kern_reboot(bool restart) __attribute__((noreturn));
 
 /*
  * Makes the vkernel process's SIGTERM and SIGHUP shut the machine down
@@ -39,5 +42,12 @@ void shutdown_signals_init(void);
 
 /* What vkernel exits with: PID 1's wait status, or 0 after reboot(2). */
 int kern_shutdown_status(void);
+
+/*
+ * After kernel_main returned: true if reboot(2) asked for a restart, so
+ * that the host side boots the machine again (boot/main.c re-executes
+ * the vkernel with the same arguments, as DragonFly's does).
+ */
+bool kern_shutdown_restart(void);
 
 #endif /* KERN_INIT_H */

@@ -16,6 +16,7 @@
 #include "kern/init.h"
 #include "kern/interrupt.h"
 #include "kern/kernel.h"
+#include "kern/msgbuf.h"
 #include "kern/thread.h"
 
 #define INTR_KERNEL	(INTR_TICK | INTR_KICK | INTR_HALT | INTR_SIGNAL)
@@ -63,8 +64,10 @@ static void
 kern_intr(struct vcpu *cpu, uint32_t bits)
 {
 	(void)cpu;
-	if (bits & INTR_TICK)
+	if (bits & INTR_TICK) {
 		vmspace_audit();
+		msgbuf_wakeup();	/* readers of the log, woken where it is safe */
+	}
 	for (int i = 0; i < nintrhand; i++)
 		if (bits & intrhand[i].ih_bit)
 			intrhand[i].ih_fn(intrhand[i].ih_arg, bits);

@@ -1,9 +1,9 @@
 /*
- * The kernel log and panic.  The log is a ring in RAM-independent static
- * storage for now (it must work before the page allocator does); with -v
- * each line also goes to standard error.  Each line is stored as Linux's
- * syslog(2) gives it, "<6>[    1.234567] text" (KERN_INFO, seconds since
- * boot), for dmesg.
+ * The kernel log and panic.  kprintf puts each line of its message into
+ * the message buffer (subr_msgbuf.c) as a record of its own, with the
+ * level its format starts with (KERN_INFO when it names none), and
+ * prints the lines whose level is below console_loglevel on the host's
+ * standard error as Linux's console shows them, "[    1.234567] text".
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,81 +12,36 @@
 
 #include "host/hostlog.h"
 #include "kern/kernel.h"
+#include "kern/msgbuf.h"
 #include "kern/thread.h"
 
-static char klog[KLOG_SIZE];
-static uint64_t klog_pos;		/* bytes ever written */
-static bool klog_midline;		/* the last line has no newline yet */
+int console_loglevel = CONSOLE_LOGLEVEL_QUIET;
 
-static void
-klog_put(const char *s, size_t n)
+/* One line on the console; out of line, so its buffer is on the stack only then. */
+static __attribute__((noinline)) void
+log_console(const char *text, size_t len)
 {
-	for (size_t i = 0; i < n; i++)
-		klog[(klog_pos + i) % KLOG_SIZE] = s[i];
-	klog_pos += n;
+	char buf[MSG_TEXT_MAX + 32];
+	uint64_t t = sched_uptime();
+	int n = snprintf(buf, sizeof(buf), "[%5lu.%06lu] %.*s\n",
+	    (unsigned long)(t / 1000000000u), (unsigned long)(t % 1000000000u / 1000),
+	    (int)MIN(len, (size_t)MSG_TEXT_MAX), text);
+	if (n > 0)
+		host_console_log(buf, MIN((size_t)n, sizeof(buf) - 1));
 }
 
-/* Appends text, each line that begins here with its level and time. */
-static void
-klog_append(const char *s, size_t n)
+void
+log_emit(int facility, int level, const char *text, size_t len)
 {
-	while (n > 0) {
-		if (!klog_midline) {
-			char head[40];
-			uint64_t t = sched_uptime();
-			int h = snprintf(head, sizeof(head), "<6>[%5lu.%06lu] ",
-			    (unsigned long)(t / 1000000000u),
-			    (unsigned long)(t % 1000000000u / 1000));
-			klog_put(head, (size_t)h);
-			klog_midline = true;
-		}
-		const char *nl = memchr(s, '\n', n);
-		size_t len = nl != NULL ? (size_t)(nl - s) + 1 : n;
-		klog_put(s, len);
-		if (nl != NULL)
-			klog_midline = false;
-		s += len;
-		n -= len;
-	}
-}
-
-uint64_t
-klog_end(void)
-{
-	return klog_pos;
-}
-
-uint64_t
-klog_start(uint64_t from)
-{
-	uint64_t oldest = klog_pos > KLOG_SIZE ? klog_pos - KLOG_SIZE : 0;
-	if (from <= oldest) {
-		if (oldest == 0)
-			return 0;
-		/* The ring has cut whatever line held its oldest byte. */
-		from = oldest;
-		while (from < klog_pos && klog[from % KLOG_SIZE] != '\n')
-			from++;
-		return from < klog_pos ? from + 1 : from;
-	}
-	while (from < klog_pos && klog[(from - 1) % KLOG_SIZE] != '\n')
-		from++;
-	return from;
-}
-
-size_t
-klog_copy(uint64_t from, char *dst, size_t len)
-{
-	size_t n = 0;
-	for (uint64_t i = klog_start(from); i < klog_pos && n < len; i++)
-		dst[n++] = klog[i % KLOG_SIZE];
-	return n;
+	msgbuf_append(facility, level, text, len);
+	if (level < __atomic_load_n(&console_loglevel, __ATOMIC_RELAXED))
+		log_console(text, len);
 }
 
 void
 kprintf(const char *fmt, ...)
 {
-	char buf[512];
+	char buf[MSG_TEXT_MAX + 8];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -96,9 +51,20 @@ kprintf(const char *fmt, ...)
 		return;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	klog_append(buf, (size_t)n);
-	if (host_verbose)
-		fputs(buf, stderr);
+	const char *s = buf, *end = buf + n;
+	int level = LOGLEVEL_INFO;
+	/* KERN_<level>; KERN_CONT only says "no level of its own". */
+	if (n >= 2 && buf[0] == KERN_SOH[0]) {
+		if (buf[1] >= '0' && buf[1] <= '7')
+			level = buf[1] - '0';
+		s += 2;
+	}
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *eol = nl != NULL ? nl : end;
+		log_emit(LOG_FAC_KERN, level, s, (size_t)(eol - s));
+		s = nl != NULL ? nl + 1 : end;
+	}
 }
 
 bool

@@ -67,19 +67,45 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
 		    __FILE__, __LINE__, msg);				\
 } while (0)
 
-/* The kernel log (dmesg); printed on the console with -v. */
+/*
+ * The kernel log (dmesg): each line of the message is a record of the
+ * message buffer (kern/msgbuf.h), at the level the format starts with
+ * (KERN_ERR "text\n"; KERN_INFO without one), and is printed on the
+ * console (the host's standard error) when its level is below
+ * console_loglevel.  A message without a final newline is a record of
+ * its own; KERN_CONT is accepted and names no level.  Works anywhere,
+ * before the CPUs start and without the big lock.
+ */
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+#define KERN_SOH	"\001"
+#define KERN_EMERG	KERN_SOH "0"
+#define KERN_ALERT	KERN_SOH "1"
+#define KERN_CRIT	KERN_SOH "2"
+#define KERN_ERR	KERN_SOH "3"
+#define KERN_WARNING	KERN_SOH "4"
+#define KERN_NOTICE	KERN_SOH "5"
+#define KERN_INFO	KERN_SOH "6"
+#define KERN_DEBUG	KERN_SOH "7"
+#define KERN_CONT	KERN_SOH "c"
+#define LOGLEVEL_INFO	6
+
 /*
- * Reading the log, by byte positions since boot: klog_end is the next to
- * be written; klog_start(from) the first whole line at or after from
- * that the ring still holds; klog_copy copies from there up to len
- * bytes into dst and returns how many.
+ * Lines below this level are printed on the console: 4 (errors and
+ * worse, Linux's "quiet") by default, 8 (everything) with -v; syslog(2)
+ * changes it (dmesg -n).
  */
-uint64_t klog_end(void);
-uint64_t klog_start(uint64_t from);
-size_t klog_copy(uint64_t from, char *dst, size_t len);
-#define KLOG_SIZE	16384
+extern int console_loglevel;
+#define CONSOLE_LOGLEVEL_QUIET		4
+#define CONSOLE_LOGLEVEL_VERBOSE	8
+#define CONSOLE_LOGLEVEL_MIN		1
+
+/*
+ * One record of the given facility and level (text without a final
+ * newline) into the message buffer, and onto the console as kprintf's
+ * lines: what kprintf and /dev/kmsg's writers do with a line.
+ */
+void log_emit(int facility, int level, const char *text, size_t len);
 
 /*
  * For lines a guest can cause at will (an option vkernel does not

@@ -24,11 +24,18 @@
 
 static int shutdown_status = -1;	/* what vkernel exits with */
 static bool reboot_requested;
+static bool restart_requested;		/* reboot(2) RB_AUTOBOOT */
 
 int
 kern_shutdown_status(void)
 {
 	return shutdown_status;
+}
+
+bool
+kern_shutdown_restart(void)
+{
+	return restart_requested;
 }
 
 static void
@@ -85,10 +92,11 @@ shutdown_signals_init(void)
 }
 
 void
-kern_reboot(void)
+kern_reboot(bool restart)
 {
 	if (!reboot_requested) {
 		reboot_requested = true;
+		restart_requested = restart;
 		shutdown_status = W_EXITCODE(0, 0);
 		psignal_proc(initproc, SIGKILL);
 	}

@@ -10,8 +10,9 @@
 #include "sys/syscall.h"
 
 /*
- * reboot(2).  Halting, powering off and restarting all stop the virtual
- * machine and vkernel exits with 0: restarting it is the host's business.
+ * reboot(2).  Halting and powering off stop the virtual machine and
+ * vkernel exits with 0; restarting stops it and boots it again, the
+ * vkernel executing itself anew with the same arguments.
  */
 long
 sys_reboot(struct lwp *lp, const uint64_t *args)
@@ -38,5 +39,6 @@ sys_reboot(struct lwp *lp, const uint64_t *args)
 	}
 	kprintf("reboot(2) by pid %d (%s): %s\n", lp->lwp_proc->p_pid,
 	    lp->lwp_proc->p_comm, what);
-	kern_reboot();
+	kern_reboot((uint32_t)args[2] == RB_AUTOBOOT ||
+	    (uint32_t)args[2] == 0xa1b2c3d4);
 }

@@ -33,7 +33,7 @@ enum pfstype {
 	PFS_STAT, PFS_VERSION, PFS_VMSTAT,
 	PFS_SYSVIPC, PFS_SYSVIPC_SHM, PFS_SYSVIPC_SEM, PFS_SYSVIPC_MSG,
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
-	PFS_OSTYPE,
+	PFS_OSTYPE, PFS_KMSG, PFS_PRINTK, PFS_DMESG_RESTRICT,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
 	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT,
 	PFS_PFDDIR, PFS_PFD, PFS_PTASKDIR, PFS_PAUXV, PFS_PMOUNTINFO,
@@ -136,6 +136,8 @@ int procfs_version(struct sbuf *sb, struct proc *p);
 int procfs_pid_max(struct sbuf *sb, struct proc *p);
 int procfs_osrelease(struct sbuf *sb, struct proc *p);
 int procfs_ostype(struct sbuf *sb, struct proc *p);
+int procfs_printk(struct sbuf *sb, struct proc *p);
+int procfs_dmesg_restrict(struct sbuf *sb, struct proc *p);
 
 /* Per-process files (procfs_proc.c). */
 int procfs_pstat(struct sbuf *sb, struct proc *p);

@@ -29,6 +29,7 @@ static const struct pfsent root_tab[] = {
 	PFS_FILE("cpuinfo", PFS_CPUINFO, procfs_cpuinfo),
 	PFS_FILE("stat", PFS_STAT, procfs_stat),
 	PFS_FILE("version", PFS_VERSION, procfs_version),
+	{ "kmsg", PFS_KMSG, VREG, 0400, NULL, NULL },	/* dev/kmsg.c */
 	PFS_DIR("sys", PFS_SYS),
 	PFS_DIR("sysvipc", PFS_SYSVIPC),
 };
@@ -47,6 +48,8 @@ static const struct pfsent sys_kernel_tab[] = {
 	PFS_FILE("pid_max", PFS_PID_MAX, procfs_pid_max),
 	PFS_FILE("osrelease", PFS_OSRELEASE, procfs_osrelease),
 	PFS_FILE("ostype", PFS_OSTYPE, procfs_ostype),
+	PFS_FILE("printk", PFS_PRINTK, procfs_printk),
+	PFS_FILE("dmesg_restrict", PFS_DMESG_RESTRICT, procfs_dmesg_restrict),
 };
 
 static const struct pfsent pid_tab[] = {

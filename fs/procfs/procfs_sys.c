@@ -8,6 +8,7 @@
 
 #include "fs/bio_var.h"
 #include "fs/procfs/procfs.h"
+#include "kern/syslog.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "host/cpu.h"
 #include "kern/proc.h"
@@ -302,5 +303,22 @@ procfs_ostype(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
 	sbuf_printf(sb, "Linux\n");
+	return 0;
+}
+
+/* console_loglevel, default_message_loglevel, minimum, default console */
+int
+procfs_printk(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	sbuf_printf(sb, "%d\t4\t%d\t7\n", console_loglevel, CONSOLE_LOGLEVEL_MIN);
+	return 0;
+}
+
+int
+procfs_dmesg_restrict(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	sbuf_printf(sb, "%d\n", dmesg_restrict);
 	return 0;
 }

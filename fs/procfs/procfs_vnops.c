@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fs/poll.h"
+#include "dev/kmsg.h"
 #include "fs/procfs/procfs.h"
 #include "fs/vfs.h"
 #include "kern/proc.h"
@@ -219,6 +220,8 @@ procfs_generate(struct vnode *vp, struct sbuf *sb)
 
 	if (pn->pn_pid != 0 && (p = procfs_proc(pn->pn_pid)) == NULL)
 		return -ESRCH;
+	if (pn->pn_ent->pe_fill == NULL && pn->pn_ent->pe_tfill == NULL)
+		return -EINVAL;		/* a stream (kmsg): read only when open */
 	struct lwp *lp = NULL;
 	if (pn->pn_ent->pe_tfill != NULL &&
 	    (lp = procfs_task(p, pn->pn_fd)) == NULL)
@@ -326,6 +329,8 @@ procfs_open(struct vnode *vp, struct file *fp)
 {
 	if (vp->v_type != VREG)
 		return 0;
+	if (VTOPN(vp)->pn_type == PFS_KMSG)
+		return kmsg_proc_open(fp);
 	if (FWRITE(fp))
 		return -EACCES;		/* nothing here takes writes */
 	struct sbuf *sb = kmalloc(sizeof(*sb), 0);

@@ -501,12 +501,35 @@ sec_procps() {
 	pkill -TERM -x sleep; wait $s; echo "pkill $?"
 }
 
+# util-linux dmesg: /dev/kmsg by default, syslog(2) with -S (natively the
+# chroot has no /dev/kmsg and it falls back to syslog(2)).  The host's
+# log and the machine's differ, so only the shape of the lines is
+# printed; nothing is cleared nor the console level changed (natively
+# that would be the host's).
+sec_dmesg() {
+	shape() {
+		sed -E 's/^\[ *[0-9]+\.[0-9]{6}\] .*/[time] text/
+		    s/^<[0-9]+>\[ *[0-9]+\.[0-9]{6}\] .*/<prio>[time] text/
+		    s/^[a-z]+ *:[a-z]+ *: \[ *[0-9]+\.[0-9]{6}\] .*/fac :level : [time] text/' |
+		    sort | uniq -c | sed -E 's/^ *1 /line: /; s/^ *[0-9]+ /lines: /'
+	}
+	dmesg | head -20 | shape
+	dmesg -S | head -20 | shape
+	dmesg -r | head -20 | shape
+	dmesg -x | head -20 | shape
+	dmesg --level=emerg,alert,crit,err,warn,notice,info,debug | head -20 | shape
+	dmesg -S --raw | head -1 | shape
+	dmesg -n 9; echo "dmesg -n 9: $?"
+	dmesg --level=nosuch; echo "bad level: $?"
+	su nobody -s /bin/sh -c 'dmesg -S' 2>&1 | sed 's/^dmesg: //'
+}
+
 # Sourced by each section's bash for the functions alone.
 [ "${1:-}" = --functions ] && return 0
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all="bash coreutils tar py_basic py_threads py_subprocess py_sqlite py_mmap
 py_mmap_shared py_signal py_pool perl gcc dpkg stress_vm stress_mmap
-stress_mmap_file stress_hdd stress_dir stress_msg procps"
+stress_mmap_file stress_hdd stress_dir stress_msg procps dmesg"
 scratch=${SCRATCH:-/tmp/work}
 for s in ${*:-$all}; do
 	echo "== $s"

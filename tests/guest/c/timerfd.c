@@ -110,7 +110,9 @@ main(void)
 	printf("  cancel-on-set disarmed: ok\n");
 	/* A blocking read waits for the expiry. */
 	arm(fd, 0, 20 * MS, 0);
-	printf("  blocking read: %zd count %llu\n", read(fd, &n, 8), (unsigned long long)n);
+	/* (read before printing n: printf's arguments are unsequenced) */
+	ssize_t got = read(fd, &n, 8);
+	printf("  blocking read: %zd count %llu\n", got, (unsigned long long)n);
 	close(fd);
 	return 0;
 }
