@@ -43,6 +43,15 @@ struct vcpu {
 	int host_core;		/* host core it is pinned to, or -1 */
 	int stub_core;		/* host core for its guests' stubs, or -1 */
 	uint64_t spin_ns;	/* bounded spin before any sleep */
+	/*
+	 * The guest thread (vmspace id, thread) this CPU ran last, and the
+	 * one it ran before the run under way if that was another: the
+	 * generic layer's (host/vmspace.c, vmspace_handoff).
+	 */
+	void *run_id;
+	int run_n;
+	void *handoff_id;
+	int handoff_n;
 	uint64_t ticks;		/* ticks received (atomic) */
 	void (*main)(struct vcpu *, void *);
 	void *arg;

@@ -214,6 +214,9 @@ int trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 int trap_wait_report(struct vmspace_host *vh, struct trap_thread *t,
     bool booting);
 
+/* trap_handoff.c */
+void trap_yield(struct vmspace_host *vh, int n);
+
 /* trap_audit.c */
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
