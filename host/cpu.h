@@ -50,6 +50,12 @@ struct vcpu {
 	 */
 	void *run_id;
 	int run_n;
+	/*
+	 * A CPU to kick (INTR_KICK) once this one, running a guest, stops
+	 * spinning for it and sleeps (cpu_sleep): the scheduler's, set and
+	 * cleared by this CPU's own thread (kern_sched.c, sched_user_enter).
+	 */
+	struct vcpu *kick_owed;
 	void *handoff_id;
 	int handoff_n;
 	uint64_t ticks;		/* ticks received (atomic) */
