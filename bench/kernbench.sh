@@ -154,7 +154,7 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
 		if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.1fx", a / b }'
 }
-fmt='%-26s %8s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s\n'
+fmt='%-29s %8s %8s %8s %8s %8s %7s %7s %7s %7s %7s %7s\n'
 row() {
 	name=$1 n=$2 lat=$3 den=$4 up=$5 u=$6
 	printf "$fmt" "$name" "$n" "$lat" "$den" "$up" "$u" \
