@@ -6,6 +6,7 @@
 # first error UML printed ("userspace - ptrace set fp regs failed" when
 # the host's ptrace refuses UML's register state).  The benchmarks leave
 # UML's column empty then and say why, instead of failing.
+# UML_PRELOAD: a library to preload into UML alone (bench/umlxstate.so).
 set -eu
 uml=$1 dir=$2
 command -v "$uml" >/dev/null || { echo "$uml not installed (apt-get install user-mode-linux)"; exit 1; }
@@ -14,7 +15,7 @@ trap 'rm -rf "$dir"' EXIT
 printf '#include <stdio.h>\nint main(void) { puts("umlcheck: ran"); return 0; }\n' > "$dir/probe.c"
 gcc -static -O2 -o "$dir/root/probe" "$dir/probe.c"
 tools/mkinitramfs "$dir/probe.cpio" "$dir/root" >/dev/null 2>&1
-timeout -k 5 60 "$uml" mem=64M initrd="$dir/probe.cpio" rdinit=/probe \
+timeout -k 5 60 env ${UML_PRELOAD:+LD_PRELOAD="$UML_PRELOAD"} "$uml" mem=64M initrd="$dir/probe.cpio" rdinit=/probe \
     con0=fd:0,fd:1 con=null quiet < /dev/null > "$dir/out" 2>&1 || true
 tr -d '\r' < "$dir/out" | grep -q '^umlcheck: ran' && exit 0
 # The first error, past the harmless ones of every boot without devices.

@@ -212,6 +212,12 @@ cpu_sleep(struct vcpu *cpu, uint32_t *w, uint32_t want, uint64_t timeout_ns)
 		return;
 	}
 
+	/* The guest did not come back within the spin: the owed kick goes. */
+	if (cpu->kick_owed != NULL) {
+		cpu_post(cpu->kick_owed, INTR_KICK);
+		cpu->kick_owed = NULL;
+	}
+
 	/* Mark both words sleeping, each only from a value with nothing for us. */
 	uint32_t iv = 0, v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
 	if (!__atomic_compare_exchange_n(&cpu->idleword, &iv, WW_SLEEPING, 0,

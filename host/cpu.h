@@ -43,6 +43,21 @@ struct vcpu {
 	int host_core;		/* host core it is pinned to, or -1 */
 	int stub_core;		/* host core for its guests' stubs, or -1 */
 	uint64_t spin_ns;	/* bounded spin before any sleep */
+	/*
+	 * The guest thread (vmspace id, thread) this CPU ran last, and the
+	 * one it ran before the run under way if that was another: the
+	 * generic layer's (host/vmspace.c, vmspace_handoff).
+	 */
+	void *run_id;
+	int run_n;
+	/*
+	 * A CPU to kick (INTR_KICK) once this one, running a guest, stops
+	 * spinning for it and sleeps (cpu_sleep): the scheduler's, set and
+	 * cleared by this CPU's own thread (kern_sched.c, sched_user_enter).
+	 */
+	struct vcpu *kick_owed;
+	void *handoff_id;
+	int handoff_n;
 	uint64_t ticks;		/* ticks received (atomic) */
 	void (*main)(struct vcpu *, void *);
 	void *arg;

@@ -26,6 +26,7 @@
 #define WW_SLEEPING	2u
 #define WW_WAKE		4u
 #define WW_MAPPER	8u	/* stub reply word only: wake the mapper first */
+#define WW_YIELD	16u	/* stub reply word only: stop spinning, sleep */
 
 #ifndef STUB_FREESTANDING
 #include <errno.h>

@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "clock.h"
+#include "cpu.h"
 #include "physmem.h"
 #include "vmspace.h"
 #include "vmspace_backend.h"
@@ -241,6 +242,43 @@ vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf)
 	return vmspace_thread_ctl(id, 0, cmd, tf, vf);
 }
 
+/*
+ * Remembers which guest thread the calling CPU runs now, and, if it ran
+ * another before, that one for vmspace_handoff.  Only where guests spin
+ * for their replies (latency placement): in density nothing spins.
+ */
+static void
+handoff_note(void *id, int n)
+{
+	struct vcpu *cpu = cpu_self();
+
+	if (cpu == NULL || cpu->spin_ns == 0)
+		return;
+	cpu->handoff_id = NULL;
+	if (cpu->run_id != NULL && (cpu->run_id != id || cpu->run_n != n)) {
+		cpu->handoff_id = cpu->run_id;
+		cpu->handoff_n = cpu->run_n;
+	}
+	cpu->run_id = id;
+	cpu->run_n = n;
+}
+
+void
+vmspace_handoff(void)
+{
+	struct vcpu *cpu = cpu_self();
+
+	if (cpu == NULL || cpu->handoff_id == NULL || backend->yield == NULL)
+		return;
+	/* Under the lock: vmspace_destroy takes it out of the registry first. */
+	pthread_mutex_lock(&vmspace_lock);
+	struct vmspace_ent *e = *vmspace_slot(cpu->handoff_id);
+	if (e != NULL)
+		backend->yield(e->vh, cpu->handoff_n);
+	pthread_mutex_unlock(&vmspace_lock);
+	cpu->handoff_id = NULL;
+}
+
 int
 vmspace_thread_ctl(void *id, int n, int cmd, struct trapframe *tf,
     struct vextframe *vf)
@@ -260,6 +298,7 @@ vmspace_thread_ctl(void *id, int n, int cmd, struct trapframe *tf,
 		if (vf != NULL && (!canonical(vf->vx_fsbase) ||
 		    !canonical(vf->vx_gsbase)))
 			break;
+		handoff_note(id, n);
 		return backend->run(vh, n, tf, vf);
 	case VMSPACE_CTL_FPSAVE:
 		if (vf == NULL)

@@ -32,6 +32,12 @@ struct vmspace_ops {
 	int (*run)(struct vmspace_host *vh, int n, struct trapframe *tf,
 	    struct vextframe *vf);
 	int (*fpsave)(struct vmspace_host *vh, int n, struct vextframe *vf);
+	/*
+	 * Optional: thread n, parked, will not be resumed soon: it should
+	 * stop spinning for its reply.  Called under the registry's lock
+	 * (vh stays valid meanwhile), so it must neither block nor sleep.
+	 */
+	void (*yield)(struct vmspace_host *vh, int n);
 	/* [start, end) becomes governed by the vpagetable. */
 	int (*map)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	/* Host translations of [start, end) must go; unmap also ungoverns. */
@@ -45,6 +51,16 @@ struct vmspace_ops {
 };
 
 extern const struct vmspace_ops trap_vmspace_ops;
+
+/*
+ * For a backend's run, once the thread it runs has been told to go: if
+ * the calling CPU ran another guest thread before this one (a hand-off
+ * between guests on one CPU: a pipe, a wait, a futex), that thread,
+ * still parked, is told to stop spinning (see vmspace_ops.yield), so
+ * that the host core the two share goes to the thread just woken
+ * instead of idling it behind a spin.  Nothing if it is gone.
+ */
+void vmspace_handoff(void);
 
 /* The backend state of vmspace id, or NULL: for tests and the benchmark. */
 struct vmspace_host *vmspace_host_of(void *id);

@@ -28,6 +28,8 @@ struct sched_pcpu {
 	struct thread *pc_curthread;
 	struct thread *dead;		/* to free once off its stack */
 	bool pc_kicked;			/* idle, and kicked for queued work */
+	bool pc_kick_owed;		/* woke a thread for an idle CPU: see sched_setrunnable */
+	uint64_t pc_owed_since;		/* ... since then (nanouptime) */
 	int pc_state;			/* CP_USER (a guest runs), CP_SYS or CP_IDLE */
 	uint64_t pc_since;		/* when it entered pc_state */
 	uint64_t pc_time[CPUSTATES];	/* ns in each state, until pc_since */
@@ -134,6 +136,22 @@ curthread_get(void)
 	return mypcpu() != NULL ? mypcpu()->pc_curthread : NULL;
 }
 
+/* An idle CPU, not already kicked, that may run a thread waiting, or NULL. */
+static struct sched_pcpu *
+sched_idle_cpu(void)
+{
+	if (runq_length() == 0)
+		return NULL;
+	for (int i = 0; i < cpu_count(); i++) {
+		struct sched_pcpu *pc = &pcpus[i];
+		if (pc == mypcpu() || pc->cpu == NULL || pc->pc_kicked ||
+		    pc->pc_curthread != &pc->idle || !runq_runnable(i))
+			continue;
+		return pc;
+	}
+	return NULL;
+}
+
 /*
  * Kicks one idle CPU, not already kicked, that may run a thread waiting
  * on the queue: the CPU that queued it may keep its own thread for a
@@ -142,18 +160,28 @@ curthread_get(void)
 static void
 sched_kick_idle(void)
 {
-	if (runq_length() == 0)
-		return;
-	for (int i = 0; i < cpu_count(); i++) {
-		struct sched_pcpu *pc = &pcpus[i];
-		if (pc == mypcpu() || pc->cpu == NULL || pc->pc_kicked ||
-		    pc->pc_curthread != &pc->idle || !runq_runnable(i))
-			continue;
+	struct sched_pcpu *pc = sched_idle_cpu();
+	if (pc != NULL) {
 		pc->pc_kicked = true;
 		cpu_post(pc->cpu, INTR_KICK);
-		return;
 	}
 }
+
+/*
+ * A guest thread that wakes another (a pipe write, a futex wake, an exit
+ * its parent waits for) often blocks soon after, in that call or in its
+ * next one (the write's reader answers, the waker reads): the woken
+ * thread then runs here and the hand-off stays on this CPU and its host
+ * cores, where kicking an idle CPU would wake a thread on another core
+ * (40-60 us) to run it while this one goes idle.  So the kick is owed,
+ * not sent: if the call blocks, mi_switch takes the thread here; if it
+ * returns to user mode, the kick goes only once the guest runs longer
+ * than this CPU spins for it (cpu_sleep, via vcpu.kick_owed), or at once
+ * if it has been owed SCHED_OWED_NS already (a waker that makes short
+ * calls on and on).  Wakers that are no guest thread's call (interrupts
+ * on an idle CPU, kernel threads) kick at once.
+ */
+#define SCHED_OWED_NS	100000ULL
 
 void
 sched_setrunnable(struct thread *td)
@@ -161,6 +189,15 @@ sched_setrunnable(struct thread *td)
 	KASSERT(td->td_state == TDS_NEW || td->td_state == TDS_SLEEPING,
 	    "thread made runnable twice or after death");
 	runq_add(td);
+	struct sched_pcpu *pc = mypcpu();
+	if (pc != NULL && pc->pc_curthread != NULL &&
+	    pc->pc_curthread->td_lwp != NULL && pc->pc_state == CP_SYS) {
+		if (!pc->pc_kick_owed) {
+			pc->pc_kick_owed = true;
+			pc->pc_owed_since = nanouptime();
+		}
+		return;
+	}
 	/* Not this CPU: it looks at the queue when its thread stops. */
 	sched_kick_idle();
 }
@@ -196,7 +233,21 @@ cpustate_enter(struct sched_pcpu *pc, int st, uint64_t now)
 void
 sched_user_enter(void)
 {
-	cpustate_enter(mypcpu(), CP_USER, nanouptime());
+	struct sched_pcpu *pc = mypcpu();
+	uint64_t now = nanouptime();
+	if (pc->pc_kick_owed) {		/* it did not block (see sched_setrunnable) */
+		struct sched_pcpu *idle = sched_idle_cpu();
+		if (idle == NULL) {
+			pc->pc_kick_owed = false;
+		} else if (now - pc->pc_owed_since >= SCHED_OWED_NS) {
+			pc->pc_kick_owed = false;
+			idle->pc_kicked = true;
+			cpu_post(idle->cpu, INTR_KICK);
+		} else {
+			pc->cpu->kick_owed = idle->cpu;
+		}
+	}
+	cpustate_enter(pc, CP_USER, now);
 	kernel_unlock();
 }
 
@@ -208,6 +259,8 @@ sched_user_exit(uint64_t cputime)
 	kernel_lock();
 	struct sched_pcpu *pc = mypcpu();
 	uint64_t ran = now - pc->pc_since, user = MIN(cputime, ran);
+
+	pc->cpu->kick_owed = NULL;	/* back in time: the kernel decides again */
 
 	pc->pc_time[CP_USER] += user;
 	pc->pc_time[CP_STEAL] += ran - user;
@@ -272,6 +325,8 @@ mi_switch(void)
 
 	KASSERT(!(td->td_flags & TDF_IDLE), "the idle thread cannot block");
 	/* What it left, an idle CPU may take (a yielder kept from here). */
+	mypcpu()->pc_kick_owed = false;
+	mypcpu()->cpu->kick_owed = NULL;
 	sched_kick_idle();
 	if (next == td) {		/* it yielded and is still owed the CPU */
 		td->td_state = TDS_RUNNING;

@@ -16,6 +16,13 @@
 #include "vm/vm_object.h"
 
 #define VM_FAULT_AHEAD	8	/* pages, as the host layer's fault-around */
+/*
+ * Pages a read fault puts in the pmap around it: two of the host layer's
+ * fault-around groups, so that a process reading through memory (a mapped
+ * file) comes here once per 16 pages, the host serving the second group
+ * from the pmap without the kernel.
+ */
+#define VM_PREFAULT	16
 
 /* Whether an entry with protection prot allows an access of type. */
 static bool
@@ -118,8 +125,8 @@ static void
 vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
     int prot)
 {
-	uint64_t first = rounddown2(va, VM_FAULT_AHEAD * PAGE_SIZE);
-	for (uint64_t a = first; a < first + VM_FAULT_AHEAD * PAGE_SIZE;
+	uint64_t first = rounddown2(va, VM_PREFAULT * PAGE_SIZE);
+	for (uint64_t a = first; a < first + VM_PREFAULT * PAGE_SIZE;
 	    a += PAGE_SIZE) {
 		if (a == va || a < e->start || a >= e->end)
 			continue;

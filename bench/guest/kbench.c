@@ -8,7 +8,8 @@
  *
  * As PID 1 (UML's rdinit=, vkernel's init) it powers the machine off at
  * the end. fork+exec runs "exit0", a tiny static program that must sit in
- * the same directory as kbench.
+ * the same directory as kbench. If macro.sh and bb/ (busybox's sh, md5sum
+ * and rm) sit there too, the shell macro runs last, timed whole, in ms.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -111,6 +112,7 @@ b_fork(int n)
 }
 
 static char exit0[256];
+static char dir[256];	/* kbench's directory, with its slash */
 
 static double
 b_forkexec(int n)
@@ -310,6 +312,33 @@ b_thread(int n)
 	return (now_us() - t) / n;
 }
 
+/*
+ * The shell macro (macro.sh): one whole run, in milliseconds, or -1 if
+ * it is not there. Its applets come from bb/ beside us, links to the
+ * same busybox natively and inside.
+ */
+static double
+b_macro(void)
+{
+	char sh[300], script[300], path[300], work[64];
+	snprintf(sh, sizeof(sh), "%sbb/sh", dir);
+	snprintf(script, sizeof(script), "%smacro.sh", dir);
+	snprintf(path, sizeof(path), "PATH=%sbb", dir);
+	snprintf(work, sizeof(work), "/tmp/kbench-macro.%d", (int)getpid());
+	if (access(sh, X_OK) != 0 || access(script, R_OK) != 0)
+		return -1;
+	double t = now_us();
+	pid_t p = fork();
+	if (p == 0) {
+		char *av[] = { "sh", script, work, NULL };
+		char *ev[] = { path, NULL };
+		execve(sh, av, ev);
+		_exit(127);
+	}
+	reap(p);
+	return (now_us() - t) / 1000;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -317,6 +346,7 @@ main(int argc, char **argv)
 	const char *slash = strrchr(argv[0], '/');
 	int dirlen = slash ? (int)(slash - argv[0] + 1) : 0;
 	snprintf(exit0, sizeof(exit0), "%.*sexit0", dirlen, argv[0]);
+	snprintf(dir, sizeof(dir), "%.*s", dirlen, argv[0]);
 	int mib = argc > 1 ? atoi(argv[1]) : 256;
 	if (mib <= 0)
 		mib = 256;
@@ -335,6 +365,9 @@ main(int argc, char **argv)
 	/* the rounds after the warm-up one */
 	qsort(munmap_us + 1, (size_t)munmap_n - 1, sizeof(double), cmp);
 	report("munmap-per-mapping", "%.2f", munmap_us[1 + (munmap_n - 1) / 2]);
+	double macro = b_macro();
+	if (macro >= 0)
+		report("shell-macro", "%.0f", macro);
 	if (hint_misses)
 		printf("# %d mappings missed their hint: they may have merged\n",
 		    hint_misses);

@@ -42,6 +42,7 @@ struct ext2_node {
 	struct ext2_dinode n_din;
 	uint32_t n_lastalloc;		/* allocation goal: last block given */
 	uint64_t n_nextread;		/* the page a sequential reader reads next */
+	uint64_t n_lastfault;		/* the last page a fault had to read, + 1 */
 	struct ext2_ra *n_ra;		/* read-ahead in flight, or NULL */
 	void *n_owner;			/* the thread holding ext2_ilock */
 	TAILQ_ENTRY(ext2_node) n_hash;

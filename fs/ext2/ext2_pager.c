@@ -10,7 +10,10 @@
  * waited for, and the disk merges neighbours into one host call.  A
  * sequential reader reads EXT2_READAHEAD pages at a time, a fault
  * EXT2_FAULTAHEAD (the pages after it are likely next), and write-back
- * gets its dirty pages in batches (vnode_pager_clean).
+ * gets its dirty pages in batches (vnode_pager_clean).  Faults that go
+ * through a file in order (a mapped read) start the next window's read
+ * in the background as read(2) does, so the disk works while the
+ * process reads the pages it has.
  *
  * Blocks are allocated by write(2), before it copies (so ENOSPC reaches
  * the writer, as Linux's ext2 says it), and at write-back for a hole
@@ -286,16 +289,34 @@ ext2_getpages(struct vnode *vp, uint64_t pindex, uint32_t count,
 	return 0;
 }
 
+/*
+ * A fault that needs page pindex.  The pages it reads with it are mapped
+ * by the faults after it without coming here (vm_fault_prefault and the
+ * host's fault-around), so a mapped read comes here once per window:
+ * the page of a fault is sequential when it lies within two windows past
+ * the last one read (or is the first of the file), and then the next
+ * window is read ahead, which the next fault here waits for, if at all.
+ */
 static int
 ext2_pager_getpage(struct vm_object *obj, uint64_t pindex, struct vm_page **mp)
 {
 	struct vnode *vp = obj->handle;
+	struct ext2_node *np = VTON(vp);
 	bool taken = ext2_ilock_cond(vp);
 	int error;
-	if (vp->v_size == 0 || pindex > (vp->v_size - 1) >> PAGE_SHIFT)
+	if (vp->v_size == 0 || pindex > (vp->v_size - 1) >> PAGE_SHIFT) {
 		error = -EIO;		/* wholly past the end: SIGBUS */
-	else
+	} else {
+		bool sequential = pindex == 0 || (pindex >= np->n_lastfault &&
+		    pindex < np->n_lastfault + 2 * EXT2_READAHEAD);
+		np->n_lastfault = pindex + 1;
 		error = ext2_getpages(vp, pindex, EXT2_FAULTAHEAD, mp);
+		if (error == 0 && sequential) {
+			(*mp)->hold_count++;	/* its allocations may reclaim */
+			ext2_readahead(vp, pindex);
+			(*mp)->hold_count--;
+		}
+	}
 	ext2_iunlock_cond(vp, taken);
 	return error;
 }

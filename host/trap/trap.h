@@ -239,6 +239,9 @@ bool trap_utrap_put(struct trap_thread *t, const struct trapframe *tf,
  */
 int trap_utrap_settle(struct vmspace_host *vh, struct trap_thread *t);
 
+/* trap_handoff.c */
+void trap_yield(struct vmspace_host *vh, int n);
+
 /* trap_audit.c */
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);
 void trap_audit(struct vmspace_host *vh, uint64_t now);

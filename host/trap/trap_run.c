@@ -31,6 +31,7 @@
 #include "host/hostlog.h"
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
+#include "host/vmspace_backend.h"
 
 #ifndef AUDIT_ARCH_I386
 #define AUDIT_ARCH_I386 0x40000003U
@@ -371,6 +372,7 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	host_mutex_unlock(&vh->lock);
 	if (r < 0)
 		goto dead;
+	vmspace_handoff();	/* the guest this CPU ran before stops spinning */
 	do {
 		if (trap_wait_report(vh, t, false) < 0)
 			goto dead;

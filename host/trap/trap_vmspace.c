@@ -183,6 +183,7 @@ const struct vmspace_ops trap_vmspace_ops = {
 	.thread_destroy = trap_thread_destroy,
 	.run = trap_run,
 	.fpsave = trap_fpsave,
+	.yield = trap_yield,
 	.map = trap_map,
 	.inval = trap_inval_op,
 	.unmap = trap_unmap,

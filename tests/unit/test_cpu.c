@@ -1098,3 +1098,77 @@ TEST(vmspace_pool_keeps_stubs_ready)
 	CHECK_EQ(j.inval_rc, 0);
 	CHECK_EQ(j.seen, 0);
 }
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * Hand-offs on one CPU (host/trap/trap_handoff.c): in latency placement a
+ * parked guest spins for its reply; when its CPU goes on to run another
+ * guest thread, the first stops spinning and sleeps, leaving the core
+ * to the one just resumed.  Guest A spins (a long spin, so that without
+ * the hand-off it would still spin) until B runs: then A's thread must
+ * be asleep (S) well before its spin would have ended.
+ */
+#define HANDOFF_SPIN_NS	(4 * SEC)
+
+/* The state letter of task tid of pid in /proc, or 0. */
+static char
+task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+static void
+handoff_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	struct trap_params p = { .fault_around = 8, .stub_core = -1,
+	    .spin_ns = HANDOFF_SPIN_NS };
+	struct vmt a;
+	if (vmt_create(&a, &p) < 0) {
+		j->failed_setup = 1;
+		store(&j->state, 1000);
+		return;
+	}
+	vmt_code(&a, GUEST_CODE(trap_int3));
+	vmt_stack(&a);
+	if (!job_vmspace(j, GUEST_CODE(trap_int3))) {
+		vmt_destroy(&a);
+		return;
+	}
+	pid_t apid = vmt_host(&a)->pid;
+	j->trap[0] = vmt_run(&a);	/* A reports and spins for its reply */
+	job_run(cpu, j, 1);		/* B runs: A should stop spinning */
+	uint64_t t0 = host_nanotime();
+	char st;
+	while ((st = task_state(apid, apid)) != 'S' &&
+	    host_nanotime() - t0 < HANDOFF_SPIN_NS / 4)
+		sleep_ns(MS);
+	j->seen = st;
+	j->ns[2] = host_nanotime() - t0;
+	vmt_destroy(&a);
+	job_done(j);
+}
+
+TEST(cpu_handoff_stops_spin)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_LATENCY, 0, handoff_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.trap[0], T_BPTFLT);
+	CHECK_EQ(j.trap[1], T_BPTFLT);
+	CHECK_EQ(j.seen, 'S');
+	printf("  guest A asleep %.1f ms after B ran (its spin: %lu ms)\n",
+	    j.ns[2] / 1e6, HANDOFF_SPIN_NS / MS);
+}

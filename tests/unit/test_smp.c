@@ -263,3 +263,76 @@ TEST(smp_cpu_times_by_state)
 	CHECK(t.after[CP_SYS] >= t.before[CP_SYS]);
 	CHECK_EQ(t.after[CP_IDLE], t.before[CP_IDLE]);	/* this CPU never idled */
 }
+
+/*
+ * A guest thread's call that wakes another and blocks soon after keeps
+ * the woken thread on its own CPU (kern_sched.c, sched_setrunnable): the
+ * idle CPU is not kicked while the waker is back in user mode for less
+ * than its CPU spins (here: it never sleeps for the guest), so the woken
+ * thread runs where the waker blocks.  A waker whose guest runs longer
+ * (cpu_sleep: the spin is over) sends the kick, and an idle CPU runs it.
+ */
+struct owed {
+	int ran_on[2];		/* where the woken thread ran, per case */
+	int waker_on[2];	/* where the waker woke it */
+	int woken[2];
+	int fake_lwp;		/* stands for the main thread's guest thread */
+	int k;			/* the case the woken thread serves */
+};
+
+static void
+owed_sleeper(void *arg)
+{
+	struct owed *o = arg;
+	int k = o->k;
+	o->ran_on[k] = curthread->td_cpu->id;
+	o->woken[k] = 1;
+	wakeup(&o->woken[k]);
+}
+
+static void
+owed_main(void *arg)
+{
+	struct owed *o = arg;
+	/* Every other CPU starts and goes idle, with no deadline to wake for. */
+	sched_user_enter();
+	uint64_t t0 = nanouptime();
+	while (nanouptime() - t0 < 50000000)
+		;
+	sched_user_exit(0);
+	for (int k = 0; k < 2; k++) {
+		o->k = k;
+		curthread->td_lwp = (struct lwp *)&o->fake_lwp;
+		struct thread *td = thread_create("owed", owed_sleeper, o);
+		o->waker_on[k] = curthread->td_cpu->id;
+		thread_start(td);	/* a wake-up from a guest's call */
+		sched_user_enter();
+		t0 = nanouptime();
+		if (k == 0) {
+			while (nanouptime() - t0 < 20000000)	/* 20 ms */
+				;
+		} else {
+			uint32_t never = 0;
+			while (nanouptime() - t0 < 20000000)
+				cpu_sleep(cpu_self(), &never, 1, 1000000);
+		}
+		sched_user_exit(0);
+		curthread->td_lwp = NULL;
+		while (!o->woken[k])
+			tsleep(&o->woken[k], 0, "owed", 0);
+	}
+	sched_halt();
+}
+
+TEST(smp_wakeup_stays_with_a_waker_that_blocks)
+{
+	static struct owed o;
+	memset(&o, 0, sizeof(o));
+	run_kernel(2, 0, owed_main, &o);
+	CHECK_EQ(o.woken[0], 1);
+	CHECK_EQ(o.woken[1], 1);
+	/* It stayed: the waker blocked first. */
+	CHECK_EQ(o.ran_on[0], o.waker_on[0]);
+	/* The guest ran on: the idle CPU took it. */
+	CHECK(o.ran_on[1] != o.waker_on[1]);
+}

@@ -152,7 +152,8 @@ rdtsc(void)
  * this thread's core; the mapper shares the core, so we then sleep rather
  * than spin against it.  The mapper ends its batch with the reply itself
  * (WW_POSTED), or with WW_WAKE when the vkernel still has work to do
- * before it replies: then we spin again.
+ * before it replies: then we spin again.  WW_YIELD: our CPU went on to
+ * another guest on this core (trap_handoff.c), so we sleep at once.
  */
 static void
 wait_reply(struct stub_thread *t, bool consume)
@@ -180,6 +181,11 @@ wait_reply(struct stub_thread *t, bool consume)
 				t0 = rdtsc();
 				spin = c->spin_tsc;
 			}
+			continue;
+		}
+		if (v & WW_YIELD) {
+			__atomic_fetch_and(&t->reply, ~WW_YIELD, __ATOMIC_SEQ_CST);
+			spin = 0;
 			continue;
 		}
 		if (rdtsc() - t0 < spin) {
