@@ -24,7 +24,11 @@ OPT      ?= -O2
 CFLAGS   := -std=gnu11 -Wall -Wextra -Werror $(OPT) -g -I. -MMD -MP \
 	    -D_GNU_SOURCE $(SANFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  := $(SANFLAGS)
-LDLIBS   := -lpthread -lrt
+LDLIBS   := -lpthread -lrt -llwip
+
+# lwIP (Debian's liblwip-dev, docs/net.md): its headers only for the
+# files that call it, where they cannot clash with the kernel's.
+LWIP_CFLAGS := -I/usr/include/lwip
 
 # The stub is freestanding: no libc, no stack protector, no SSE, no
 # implicit memcpy/memset calls, every system call inline in its text.
@@ -67,6 +71,8 @@ $(BUILD)/hostbench: $(BENCH_OBJS) $(CORE_OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/net/inet_%.o $(BUILD)/net/if_%.o: CFLAGS += $(LWIP_CFLAGS)
 
 $(BUILD)/%.o: %.S
 	@mkdir -p $(dir $@)

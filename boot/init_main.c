@@ -25,6 +25,7 @@
 #include "kern/ucred.h"
 #include "sys/sys_trace.h"
 #include "kern/kmem.h"
+#include "net/inet_lwip.h"
 #include "sys/sysv_ipc.h"
 #include "vm/vm.h"
 #include "vm/vm_pageout.h"
@@ -149,6 +150,11 @@ kernel_main(const struct boot_args *ba)
 	vm_pageout_start();
 	kprintf("vkernel: %lu pages of RAM, %lu free\n",
 	    (unsigned long)vmstats.v_page_count, (unsigned long)vmstats.v_free_count);
+	/* The network stack, before the network devices add interfaces. */
+	if (inet_lwip_start() < 0) {
+		kprintf("cannot start the network stack\n");
+		return -1;
+	}
 	if (vkd_attach() < 0) {
 		kprintf("cannot attach the disks\n");
 		return -1;

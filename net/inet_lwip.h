@@ -1,0 +1,33 @@
+/*
+ * The TCP/IP stack: lwIP (Debian's liblwip, NO_SYS=0 with core locking),
+ * running its own host thread, the tcpip thread, for its timers and for
+ * the packets its interfaces receive.  Kernel code calls lwIP's raw API
+ * (tcp_*, udp_*, raw_*, netif_*) between LOCK_TCPIP_CORE() and
+ * UNLOCK_TCPIP_CORE(), never sleeping in between: the lock is a host
+ * mutex, and a kernel thread that slept holding it would stall the stack
+ * and, on the same virtual CPU, deadlock.  lwIP's own callbacks run on
+ * the tcpip thread with the lock held; they never touch kernel state
+ * beyond queueing for an interrupt (net/inet_*.c).
+ *
+ * This header is lwIP-free: files that call lwIP include its headers
+ * themselves (compiled with -I/usr/include/lwip).
+ */
+#ifndef NET_INET_LWIP_H
+#define NET_INET_LWIP_H
+
+struct netif;
+
+/*
+ * Starts lwIP once: its tcpip thread, created with every host signal
+ * blocked (the vkernel's CPUs take their ticks and IPIs as signals), and
+ * the loopback interface lo (127.0.0.1/8, ::1/128, up).  Later calls do
+ * nothing.  At boot, before network devices attach (they add their
+ * netifs under LOCK_TCPIP_CORE after calling this), or with the big
+ * lock.  Returns 0 or a negative errno.
+ */
+int inet_lwip_start(void);
+
+/* The loopback interface; NULL before inet_lwip_start. */
+struct netif *inet_lwip_loif(void);
+
+#endif /* NET_INET_LWIP_H */
