@@ -43,6 +43,9 @@ HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
 KERNEL_SRCS := $(filter-out boot/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c net/*.c \
 	proc/*.c sys/*.c boot/*.c)) \
 	$(wildcard kern/*.S)
+# libslirp (Debian's libslirp-dev) for host/net_slirp.c, -I slirp.
+LDLIBS   += -lslirp
+
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
 

@@ -9,6 +9,7 @@
 #include "dev/console.h"
 #include "dev/disk.h"
 #include "dev/vkd.h"
+#include "dev/vke.h"
 #include "fs/buf.h"
 #include "fs/cdev.h"
 #include "fs/initramfs.h"
@@ -25,6 +26,7 @@
 #include "kern/ucred.h"
 #include "sys/sys_trace.h"
 #include "kern/kmem.h"
+#include "net/if_vke.h"
 #include "net/inet_lwip.h"
 #include "sys/sysv_ipc.h"
 #include "vm/vm.h"
@@ -175,6 +177,11 @@ kernel_main(const struct boot_args *ba)
 	}
 	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
+	/* The network interfaces -I gave, each a netif of the stack. */
+	if (vke_attach() < 0 || if_vke_attach() < 0) {
+		kprintf("cannot attach the network interfaces\n");
+		return -1;
+	}
 	shutdown_signals_init();
 	sysv_init();
 

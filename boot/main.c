@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "dev/vkd.h"
+#include "dev/vke.h"
 #include "host/cpu.h"
 #include "host/hostfile.h"
 #include "host/hostlog.h"
@@ -34,7 +35,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
-"               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
+"               [-r diskimage] [-I interface] [-p pidfile] [-e name=value]\n"
 "               [--initramfs file.cpio] [--backend trap] [--strace[=spec]]\n"
 "               [-- init [args...]]\n"
 "  -m size      RAM (k, m, g suffixes; default 256m)\n"
@@ -43,7 +44,10 @@ usage(FILE *f)
 "  -l place     latency: CPUs and guests on separate cores, spinning;\n"
 "               density: each CPU and its guests share one core\n"
 "  -r image     disk image, vkd0, vkd1... (repeatable; image:ro: read-only)\n"
-"  -I tap       network interface (not implemented yet)\n"
+"  -I if        network interface vke0, vke1... (repeatable):\n"
+"               tapN[:addr[/len]] or tapN:hostaddr:addr[/len] (a host tap),\n"
+"               slirp[,hostfwd=tcp:[hostaddr]:port-:port][,restrict=on]\n"
+"               (user-mode NAT, guest 10.0.2.15); options ,gw=addr\n"
 "  -p file      write the vkernel's pid to file\n"
 "  -e name=val  kernel environment variable\n"
 "  -v           verbose boot\n"
@@ -95,7 +99,9 @@ main(int argc, char **argv)
 				errx(EX_NOINPUT, "-r %s: %s", optarg, why);
 			break;
 		case 'I':
-			errx(EX_UNAVAILABLE, "-I: the network driver is not implemented yet");
+			if (vke_config(optarg, &why) < 0)
+				errx(EX_USAGE, "-I %s: %s", optarg, why);
+			break;
 		case 'p':
 			pidfile = optarg;
 			break;
