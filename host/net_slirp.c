@@ -10,6 +10,12 @@
  * posting INTR_DEVICE itself when the receive side is armed.  Both
  * queues are rings of fixed slots allocated once: nothing is allocated
  * per frame.
+ *
+ * Restricted (restrict=on) is ours, not libslirp's `restricted` flag:
+ * libslirp's drops every connection the guest opens, the host's loopback
+ * included.  Ours lets through only what goes to 10.0.2.2 (the host's
+ * loopback, and the far end of every host forward) and ARP: no outside
+ * address, no DNS proxy (10.0.2.3), no IPv6.
  */
 #include <errno.h>
 #include <poll.h>
@@ -52,6 +58,7 @@ struct sl {
 	int s_wakefd;			/* eventfd: frames to send, or stop */
 	int s_stop;			/* atomic */
 	int s_cpu;			/* CPU to interrupt; -1 before start */
+	bool s_restricted;
 	int s_armed, s_fired;		/* atomic */
 	struct stimer *s_timers;
 	struct pollfd *s_pfd;
@@ -347,6 +354,26 @@ sl_start(struct hostnet *hn, struct vcpu *cpu)
 	return hostnet_rearm(hn);
 }
 
+/* Restricted: may the guest send this frame (its first piece)? */
+static bool
+sl_allowed(const struct hostnet_seg *seg)
+{
+	const uint8_t *f = seg->hs_base;
+
+	if (seg->hs_len < 14)
+		return false;
+	if (f[12] == 0x08 && f[13] == 0x06)		/* ARP */
+		return true;
+	if (f[12] != 0x08 || f[13] != 0x00 || seg->hs_len < 14 + 20)
+		return false;
+	static const uint8_t vhost[4] = { 10, 0, 2, 2 };
+	static const uint8_t bcast[4] = { 255, 255, 255, 255 };
+	const uint8_t *dst = f + 14 + 16;
+	/* DHCP asks by broadcast; slirp's server answers from 10.0.2.2. */
+	return memcmp(dst, vhost, 4) == 0 ||
+	    (memcmp(dst, bcast, 4) == 0 && f[14 + 9] == 17);
+}
+
 static ssize_t
 sl_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
 {
@@ -356,6 +383,8 @@ sl_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
 
 	for (int i = 0; i < n; i++)
 		len += seg[i].hs_len;
+	if (s->s_restricted && (n == 0 || !sl_allowed(seg)))
+		return (ssize_t)len;	/* filtered: lost, as by a firewall */
 	if (!ring_put(&s->s_out, seg, n, &was_empty))
 		return len > SLIRP_SLOT ? -EMSGSIZE : -EAGAIN;
 	/* The thread drains the whole ring once woken: wake it only once. */
@@ -437,6 +466,7 @@ hostnet_slirp_open(const struct hostnet_slirp_params *p, char *why,
 	snprintf(s->s_hn.hn_desc, sizeof(s->s_hn.hn_desc), "slirp%s",
 	    p->restricted ? " (restricted)" : "");
 	s->s_cpu = -1;
+	s->s_restricted = p->restricted;
 	ring_init(&s->s_out);
 	ring_init(&s->s_in);
 	s->s_wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -448,7 +478,6 @@ hostnet_slirp_open(const struct hostnet_slirp_params *p, char *why,
 
 	SlirpConfig cfg = {
 		.version = 1,
-		.restricted = p->restricted,
 		.in_enabled = true,
 		.vnetwork = ip4(0x0a000200),
 		.vnetmask = ip4(0xffffff00),
