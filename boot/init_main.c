@@ -92,6 +92,14 @@ start_init(void *arg)
 		ea.ea_envc = 3;
 	}
 	error = kern_execve(lp, bootargs->init_argv[0], &ea);
+	/* A bare name ("-- wget ...") is looked up in init's PATH, as a shell would. */
+	static const char *const path[] = { "/sbin/", "/bin/", "/usr/sbin/", "/usr/bin/" };
+	for (size_t i = 0; error == -ENOENT && strchr(bootargs->init_argv[0], '/') == NULL &&
+	    i < sizeof(path) / sizeof(path[0]); i++) {
+		char name[256];
+		snprintf(name, sizeof(name), "%s%s", path[i], bootargs->init_argv[0]);
+		error = kern_execve(lp, name, &ea);
+	}
 	kfree(ea.ea_buf);
 	if (__builtin_expect(strace_enabled, 0))
 		strace_init_exec(lp, bootargs->init_argv[0], bootargs->init_argv,

@@ -138,10 +138,10 @@ parse_head(char *head, struct vke_softc *sc, uint32_t *hostaddr,
 
 	*slirp = strcmp(head, "slirp") == 0;
 	if (colon == NULL)
-		return *slirp || *head != '\0';
-	if (*slirp)
-		return false;
+		return *head != '\0';
 	*colon = '\0';
+	if (strcmp(head, "slirp") == 0)
+		return false;	/* slirp's guest address is slirp's to give */
 	const char *p = colon + 1;
 	if (!parse_ip4(&p, &a1))
 		return false;
