@@ -11,7 +11,7 @@
 #   make fuzz       trinity, the system-call fuzzer, inside as nobody
 #                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
 #   make docs/syscalls.md   the system-call list, from sys/syscalls.tbl.h
-#   make bench      the host-layer, kernel, storage and thread benchmarks, beside
+#   make bench      the host-layer, kernel, storage, thread and network benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
 #   make fuzz-abi   the trap-ABI fuzzers at length, under ASan/UBSan
 #   make fuzz-images  1,000 damaged ext2 images, under ASan/UBSan
@@ -219,7 +219,8 @@ bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	    BUILD=$(BUILD) bench/storebench.sh || st=1; \
 	    BUILD=$(BUILD) bench/threadbench.sh || st=1; \
 	    BUILD=$(BUILD) bench/smpbench.sh || st=1; \
-	    BUILD=$(BUILD) bench/filebench.sh || st=1; exit $$st
+	    BUILD=$(BUILD) bench/filebench.sh || st=1; \
+	    BUILD=$(BUILD) bench/netbench.sh || st=1; exit $$st
 
 clean:
 	rm -rf build build-asan
