@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if.h>	/* not <net/if.h>: -I. finds the kernel's net/ */
 #include <linux/if_tun.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +148,9 @@ hostnet_tap_open(const char *name, uint32_t addr, uint32_t mask, char *why,
 		snprintf(why, whylen, "bad interface name");
 		return NULL;
 	}
-	bool existed = if_nametoindex(name) != 0;
+	char sys[64];
+	snprintf(sys, sizeof(sys), "/sys/class/net/%s", name);
+	bool existed = access(sys, F_OK) == 0;
 	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(why, whylen, "/dev/net/tun: %s", strerror(errno));
