@@ -114,7 +114,7 @@ else
 fi
 if grep -q '^ping ok' "$T/out"; then
 	ok "the guest pings the host"
-elif grep -q 'ping failed:.*\(not supported\|not implemented\|not permitted\)' "$T/out"; then
+elif grep -q 'ping failed:.*\(not supported\|not implemented\|not permitted\|permission denied\)' "$T/out"; then
 	skip "guest ping: $(grep 'ping failed' "$T/out")"
 else
 	fail "the guest pings the host" "$(grep 'ping' "$T/out")"
