@@ -63,6 +63,7 @@ struct sl {
 	struct stimer *s_timers;
 	struct pollfd *s_pfd;
 	int s_npfd, s_maxpfd;
+	uint8_t s_frame[SLIRP_SLOT];	/* the frame being fed to slirp */
 	struct ring s_out;		/* guest -> slirp */
 	struct ring s_in;		/* slirp -> guest */
 };
@@ -281,11 +282,10 @@ cb_get_revents(int idx, void *opaque)
 static void
 sl_output(struct sl *s)
 {
-	static uint8_t frame[SLIRP_SLOT];
 	ssize_t n;
 
-	while ((n = ring_get(&s->s_out, frame, sizeof(frame))) > 0)
-		slirp_input(s->s_slirp, frame, (int)n);
+	while ((n = ring_get(&s->s_out, s->s_frame, sizeof(s->s_frame))) > 0)
+		slirp_input(s->s_slirp, s->s_frame, (int)n);
 }
 
 static void

@@ -42,6 +42,12 @@ if [ -n "$asuser" ]; then
 	    fail "-I an absent tap without privileges" "$(cat "$T/out")"
 fi
 
+# Several -I: vke0, vke1, each its own slirp.
+$asuser timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" -I slirp -I slirp,restrict=on \
+    -- /bin/true > "$T/out" 2> "$T/log" < /dev/null
+grep -q '^vke0: slirp, address' "$T/log" && grep -q '^vke1: slirp (restricted), address' "$T/log" &&
+    ok "two -I: vke0 and vke1" || fail "two -I: vke0 and vke1" "$(grep vke "$T/log")"
+
 # The host's server, on its loopback, run by an unprivileged user.
 mkdir -p "$T/www"
 head -c 300000 /dev/urandom > "$T/www/f"
