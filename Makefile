@@ -11,7 +11,7 @@
 #   make fuzz       trinity, the system-call fuzzer, inside as nobody
 #                   (FUZZ_SECONDS, FUZZ_SEED; FUZZ_ASAN=1 under ASan)
 #   make docs/syscalls.md   the system-call list, from sys/syscalls.tbl.h
-#   make bench      the host-layer, kernel, storage and thread benchmarks, beside
+#   make bench      the host-layer, kernel, storage, thread and network benchmarks, beside
 #                   native and User-Mode Linux (figures, never asserted)
 #   make fuzz-abi   the trap-ABI fuzzers at length, under ASan/UBSan
 #   make fuzz-images  1,000 damaged ext2 images, under ASan/UBSan
@@ -46,6 +46,9 @@ HOST_SRCS := $(wildcard host/*.c) $(wildcard host/trap/*.c)
 KERNEL_SRCS := $(filter-out boot/main.c,$(wildcard kern/*.c vm/*.c fs/*.c fs/*/*.c dev/*.c net/*.c \
 	proc/*.c sys/*.c boot/*.c)) \
 	$(wildcard kern/*.S)
+# libslirp (Debian's libslirp-dev) for host/net_slirp.c, -I slirp.
+LDLIBS   += -lslirp
+
 TEST_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/*.S)
 BENCH_SRCS := bench/hostbench.c $(wildcard bench/*.S)
 
@@ -219,7 +222,8 @@ bench: $(BUILD)/hostbench $(BUILD)/vkernel $(BUILD)/bootwatch
 	    BUILD=$(BUILD) bench/storebench.sh || st=1; \
 	    BUILD=$(BUILD) bench/threadbench.sh || st=1; \
 	    BUILD=$(BUILD) bench/smpbench.sh || st=1; \
-	    BUILD=$(BUILD) bench/filebench.sh || st=1; exit $$st
+	    BUILD=$(BUILD) bench/filebench.sh || st=1; \
+	    BUILD=$(BUILD) bench/netbench.sh || st=1; exit $$st
 
 # The stub and the vDSO are inside the binary: it and its page are all.
 PREFIX  ?= /usr/local

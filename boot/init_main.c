@@ -10,6 +10,7 @@
 #include "dev/disk.h"
 #include "dev/kmsg.h"
 #include "dev/vkd.h"
+#include "dev/vke.h"
 #include "fs/buf.h"
 #include "fs/cdev.h"
 #include "fs/initramfs.h"
@@ -26,6 +27,7 @@
 #include "kern/ucred.h"
 #include "sys/sys_trace.h"
 #include "kern/kmem.h"
+#include "net/if_vke.h"
 #include "net/inet_lwip.h"
 #include "sys/sysv_ipc.h"
 #include "vm/vm.h"
@@ -91,6 +93,14 @@ start_init(void *arg)
 		ea.ea_envc = 3;
 	}
 	error = kern_execve(lp, bootargs->init_argv[0], &ea);
+	/* A bare name ("-- wget ...") is looked up in init's PATH, as a shell would. */
+	static const char *const path[] = { "/sbin/", "/bin/", "/usr/sbin/", "/usr/bin/" };
+	for (size_t i = 0; error == -ENOENT && strchr(bootargs->init_argv[0], '/') == NULL &&
+	    i < sizeof(path) / sizeof(path[0]); i++) {
+		char name[256];
+		snprintf(name, sizeof(name), "%s%s", path[i], bootargs->init_argv[0]);
+		error = kern_execve(lp, name, &ea);
+	}
 	kfree(ea.ea_buf);
 	if (__builtin_expect(strace_enabled, 0))
 		strace_init_exec(lp, bootargs->init_argv[0], bootargs->init_argv,
@@ -177,6 +187,11 @@ kernel_main(const struct boot_args *ba)
 	}
 	if (vfs_mountboot() < 0 || intr_init() < 0)
 		return -1;
+	/* The network interfaces -I gave, each a netif of the stack. */
+	if (vke_attach() < 0 || if_vke_attach() < 0) {
+		kprintf("cannot attach the network interfaces\n");
+		return -1;
+	}
 	shutdown_signals_init();
 	sig_init();
 	sysv_init();

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "dev/vkd.h"
+#include "dev/vke.h"
 #include "host/cpu.h"
 #include "host/cons_host.h"
 #include "host/hostexit.h"
@@ -53,13 +54,15 @@ usage(FILE *f)
 "  -l place     latency: CPUs and guests on separate cores, spinning;\n"
 "               density: each CPU and its guests share one core\n"
 "  -r image     disk image, vkd0, vkd1... (repeatable; image:ro: read-only)\n"
-"  -I tapN[:addr[/mask]] | slirp[,hostfwd=tcp::H-:G][,restrict=on]\n"
-"               network interface, vke0, vke1... (repeatable)\n"
+"  -I if        network interface vke0, vke1... (repeatable):\n"
+"               tapN[:addr[/len]] or tapN:hostaddr:addr[/len] (a host tap),\n"
+"               slirp[,hostfwd=tcp:[hostaddr]:port-:port][,restrict=on]\n"
+"               (user-mode NAT, guest 10.0.2.15); options ,gw=addr\n"
 "  -p file      write the vkernel's pid to file, locked while it runs;\n"
 "               removed when it exits\n"
 "  -e name=val  kernel environment variable (accepted, not used yet)\n"
 "  -v           verbose: every kernel message on standard error as it\n"
-"               is logged (else errors only), and the host layer's\n"
+"               is logged (else errors only), and the host layer's debug\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
 "  --backend b  the vmspace backend (trap)\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
@@ -117,7 +120,9 @@ main(int argc, char **argv)
 				errx(EX_NOINPUT, "-r %s: %s", optarg, why);
 			break;
 		case 'I':
-			errx(EX_UNAVAILABLE, "-I: the network driver is not implemented yet");
+			if (vke_config(optarg, &why) < 0)
+				errx(EX_USAGE, "-I %s: %s", optarg, why);
+			break;
 		case 'p':
 			pidfile = optarg;
 			break;

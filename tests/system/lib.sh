@@ -5,6 +5,8 @@ name_of_test=$(basename "$0" .t)
 
 ok() { echo "ok $name_of_test: $1"; }
 fail() { echo "FAIL $name_of_test: $1: $2"; }
+# A check that cannot run here (no privilege, no host feature): the reason.
+skip() { echo "skip $name_of_test: $1"; }
 
 # boot [vkernel options] -- init args: runs vkernel on $ROOT (or $IMAGE
 # options given as arguments), stdout in $T/out, the log in $T/log.

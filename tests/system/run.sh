@@ -1,8 +1,9 @@
 #!/bin/sh
 # System tests: host-side scripts (tests/system/*.t) that boot vkernel
 # and check what only the whole machine shows (shutdown, exit statuses,
-# the host's signals).  Each prints "ok NAME" or "FAIL NAME: why" per
-# check; this counts them.  Last line: "N passed, N failed".  An argument
+# the host's signals).  Each prints "ok NAME", "FAIL NAME: why" or
+# "skip NAME: why" per check; this counts them.  Last line: "N passed,
+# N failed, N skipped".  An argument
 # runs only that test (tests/system/NAME.t).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,5 +28,6 @@ done
 cat "$out"
 pass=$(grep -c '^ok ' "$out")
 fail=$(grep -c '^FAIL ' "$out")
-echo "$pass passed, $fail failed"
+skipped=$(grep -c '^skip ' "$out")
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

@@ -1,0 +1,241 @@
+/*
+ * netb: the network benchmark's two ends (bench/netbench.sh), the same
+ * program natively, inside vkernel and on the host side of a tap or a
+ * slirp forward.  Each client prints one line "RESULT name value unit".
+ *
+ *   netb sink PORT                 accept one TCP connection, read to EOF
+ *   netb send ADDR PORT SECONDS    send 64 KiB writes for SECONDS: MB/s
+ *   netb source PORT SECONDS       accept one, send for SECONDS
+ *   netb recv ADDR PORT            connect, read to EOF: MB/s
+ *   netb echo PORT                 TCP and UDP echo of 1-byte messages
+ *   netb tcprr ADDR PORT N         N 1-byte TCP round trips: us each
+ *   netb udprr ADDR PORT N         N 1-byte UDP round trips: us each
+ *   netb unixpp N                  N AF_UNIX stream round trips: us each
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char buf[65536];
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "netb: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static struct sockaddr_in
+addr(const char *host, const char *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+	    .sin_port = htons((unsigned short)atoi(port)) };
+	if (host == NULL)
+		sin.sin_addr.s_addr = htonl(INADDR_ANY);
+	else if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
+		fprintf(stderr, "netb: %s: not an address\n", host);
+		exit(2);
+	}
+	return sin;
+}
+
+static int
+listen_on(const char *port, int type)
+{
+	struct sockaddr_in sin = addr(NULL, port);
+	int one = 1, s = socket(AF_INET, type, 0);
+	if (s < 0)
+		die("socket");
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		die("bind");
+	if (type == SOCK_STREAM && listen(s, 8) < 0)
+		die("listen");
+	return s;
+}
+
+static int
+accept_one(const char *port)
+{
+	int l = listen_on(port, SOCK_STREAM);
+	int s = accept(l, NULL, NULL);
+	if (s < 0)
+		die("accept");
+	close(l);
+	return s;
+}
+
+static int
+connect_to(const char *host, const char *port, int type)
+{
+	struct sockaddr_in sin = addr(host, port);
+	struct timeval tv = { 1, 0 }, none = { 0, 0 };
+	int s = -1;
+	/* The server may still be starting: try for 10 s, 1 s a try. */
+	for (double t0 = now(); now() - t0 < 10; ) {
+		s = socket(AF_INET, type, 0);
+		if (s < 0)
+			die("socket");
+		setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (connect(s, (struct sockaddr *)&sin, sizeof(sin)) == 0) {
+			setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof(none));
+			break;
+		}
+		close(s);
+		s = -1;
+		usleep(100000);
+	}
+	if (s < 0)
+		die("connect");
+	int one = 1;
+	if (type == SOCK_STREAM)
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return s;
+}
+
+static void
+send_for(int s, double secs, const char *name)
+{
+	double t0 = now(), t;
+	long long total = 0;
+	while ((t = now()) - t0 < secs) {
+		ssize_t n = write(s, buf, sizeof(buf));
+		if (n < 0)
+			die("write");
+		total += n;
+	}
+	shutdown(s, SHUT_WR);
+	/* Wait for the reader to close: the bytes are then all across. */
+	while (read(s, buf, sizeof(buf)) > 0)
+		;
+	t = now() - t0;
+	printf("RESULT %s %.1f MB/s\n", name, total / t / 1e6);
+}
+
+static void
+read_all(int s, const char *name)
+{
+	double t0 = 0;
+	long long total = 0;
+	ssize_t n;
+	while ((n = read(s, buf, sizeof(buf))) > 0) {
+		if (total == 0)
+			t0 = now();
+		total += n;
+	}
+	if (name != NULL && total > 0)
+		printf("RESULT %s %.1f MB/s\n", name, total / (now() - t0) / 1e6);
+	close(s);
+}
+
+static void
+rr(int s, int n, const char *name, bool udp)
+{
+	char c = 'x';
+	double t0 = now();
+	for (int i = 0; i < n; i++) {
+		if (write(s, &c, 1) != 1 || read(s, &c, 1) != 1)
+			die(udp ? "udp round trip" : "tcp round trip");
+	}
+	printf("RESULT %s %.1f us\n", name, (now() - t0) / n * 1e6);
+}
+
+static void
+echo(const char *port)
+{
+	int u = listen_on(port, SOCK_DGRAM);
+	/* The UDP half dies with the TCP half (the script kills the group). */
+	if (fork() == 0) {
+		for (;;) {
+			struct sockaddr_in from;
+			socklen_t fl = sizeof(from);
+			ssize_t n = recvfrom(u, buf, sizeof(buf), 0,
+			    (struct sockaddr *)&from, &fl);
+			if (n > 0)
+				sendto(u, buf, (size_t)n, 0, (struct sockaddr *)&from, fl);
+		}
+	}
+	int l = listen_on(port, SOCK_STREAM);
+	for (;;) {
+		int s = accept(l, NULL, NULL);
+		if (s < 0)
+			continue;
+		int one = 1;
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		ssize_t n;
+		while ((n = read(s, buf, sizeof(buf))) > 0)
+			if (write(s, buf, (size_t)n) != n)
+				break;
+		close(s);
+	}
+}
+
+static void
+unixpp(int n)
+{
+	int sv[2];
+	char c = 'x';
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		die("socketpair");
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		while (read(sv[1], &c, 1) == 1 && write(sv[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(sv[1]);
+	rr(sv[0], n, "unix-stream-round-trip", false);
+	close(sv[0]);
+	waitpid(pid, NULL, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	memset(buf, 'v', sizeof(buf));
+	if (argc == 3 && strcmp(argv[1], "sink") == 0)
+		read_all(accept_one(argv[2]), "tcp-sink");
+	else if (argc == 5 && strcmp(argv[1], "send") == 0)
+		send_for(connect_to(argv[2], argv[3], SOCK_STREAM), atof(argv[4]),
+		    "tcp-send");
+	else if (argc == 4 && strcmp(argv[1], "source") == 0)
+		send_for(accept_one(argv[2]), atof(argv[3]), "tcp-source");
+	else if (argc == 4 && strcmp(argv[1], "recv") == 0)
+		read_all(connect_to(argv[2], argv[3], SOCK_STREAM), "tcp-recv");
+	else if (argc == 3 && strcmp(argv[1], "echo") == 0)
+		echo(argv[2]);
+	else if (argc == 5 && strcmp(argv[1], "tcprr") == 0)
+		rr(connect_to(argv[2], argv[3], SOCK_STREAM), atoi(argv[4]),
+		    "tcp-round-trip", false);
+	else if (argc == 5 && strcmp(argv[1], "udprr") == 0)
+		rr(connect_to(argv[2], argv[3], SOCK_DGRAM), atoi(argv[4]),
+		    "udp-round-trip", true);
+	else if (argc == 3 && strcmp(argv[1], "unixpp") == 0)
+		unixpp(atoi(argv[2]));
+	else {
+		fprintf(stderr, "usage: see bench/guest/netb.c\n");
+		return 2;
+	}
+	return 0;
+}

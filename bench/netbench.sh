@@ -1,0 +1,152 @@
+#!/bin/sh
+# The network benchmark (make bench; root, for the tap's namespace):
+# bench/guest/netb.c at both ends of each path, one table of medians in
+# build/nbench.table.  Figures are reported, never asserted.
+#
+#   native   both ends on the host's loopback
+#   tap      vkernel -I vknb0:10.98.0.2/24 in a namespace made here, the
+#            host end on the tap's side, 10.98.0.1
+#   slirp    vkernel -I slirp,hostfwd=...: the host end on the loopback,
+#            the guest reaching it as 10.0.2.2, and a forward back
+#   UML      its tap transport, if bench/umlcheck.sh says UML runs here
+#
+# Rows: TCP throughput guest->host and host->guest, TCP and UDP 1-byte
+# round trips (the guest the client, the host echoing), AF_UNIX stream
+# ping-pong inside, and the host's ICMP echo to the guest (answered by
+# the guest's stack with no process involved: the driver's own round
+# trip).  NBENCH_RUNS (default 3) runs per figure, NBENCH_SECONDS (3) per
+# throughput run.
+set -u
+build=${BUILD:-build}
+runs=${NBENCH_RUNS:-3}
+secs=${NBENCH_SECONDS:-3}
+n_rr=${NBENCH_RR:-2000}
+vk=$build/vkernel
+table=$build/nbench.table
+stage=$build/nbench-root
+dir=$build/nbench-out
+ns=vknb$$
+p=$((40000 + $$ % 10000))
+rm -rf "$stage" "$dir" && mkdir -p "$stage/t" "$dir"
+musl-gcc -static -O2 -Wall -Werror -o "$stage/t/netb" bench/guest/netb.c || exit 1
+gcc -O2 -Wall -Werror -o "$build/netb" bench/guest/netb.c || exit 1
+tools/mkinitramfs "$build/nbench.cpio" "$stage" >/dev/null || exit 1
+netb=$build/netb
+pids=
+cleanup() {
+	for pg in $pids; do kill -- "-$pg" 2>/dev/null; done
+	ip netns del "$ns" 2>/dev/null
+}
+trap cleanup EXIT
+
+# bg CMD...: runs CMD in a process group of its own, remembered in $pids.
+# shellcheck disable=SC2046
+bg() {
+	setsid "$@" > "$dir/bg.out" 2>&1 &
+	pids="$pids $!"
+	last=$!
+}
+stop() { kill -- "-$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'; }
+result() { sed -n "s/^RESULT $1 \([0-9.]*\) .*/\1/p"; }
+
+# guest TRANSPORT CMD: one vkernel run of CMD (netb's arguments) inside.
+guest() {
+	t=$1
+	shift
+	case $t in
+	tap) ip netns exec "$ns" timeout 60 "$vk" -m 256m --initramfs "$build/nbench.cpio" \
+	    -I vknb0:10.98.0.2/24 -- /t/netb "$@" < /dev/null > "$dir/gout.$t" 2> "$dir/vk.log" ;;
+	slirp) timeout 60 "$vk" -m 256m --initramfs "$build/nbench.cpio" \
+	    -I "slirp,hostfwd=tcp:127.0.0.1:$((p + 1))-:$p" -- /t/netb "$@" \
+	    < /dev/null > "$dir/gout.$t" 2> "$dir/vk.log" ;;
+	esac
+	cat "$dir/gout.$t" >> "$dir/guest.all"
+	cat "$dir/gout.$t"
+}
+# The host side of TRANSPORT: a command prefix.
+host() { [ "$1" = tap ] && echo "ip netns exec $ns"; }
+peer() { case $1 in tap) echo 10.98.0.1 ;; slirp) echo 10.0.2.2 ;; *) echo 127.0.0.1 ;; esac; }
+# Where the host reaches a guest server on port $p.
+target() { case $1 in tap) echo "10.98.0.2 $p" ;; slirp) echo "127.0.0.1 $((p + 1))" ;; *) echo "127.0.0.1 $p" ;; esac; }
+
+measure() {	# measure ROW TRANSPORT: one figure, the median of $runs
+	row=$1 t=$2
+	for i in $(seq "$runs"); do
+		case $row in
+		g2h) bg $(host "$t") "$netb" sink "$p"
+		     sleep 0.3
+		     if [ "$t" = native ]; then "$netb" send 127.0.0.1 "$p" "$secs"
+		     else guest "$t" send "$(peer "$t")" "$p" "$secs"; fi | result tcp-send
+		     stop "$last" ;;
+		h2g) if [ "$t" = native ]; then
+			bg "$netb" sink "$p"
+			sleep 0.3
+			"$netb" send 127.0.0.1 "$p" "$secs" | result tcp-send
+			stop "$last"
+		     else
+			guest "$t" sink "$p" > "$dir/g" &
+			g=$!
+			# shellcheck disable=SC2046
+			timeout 60 $(host "$t") "$netb" send $(target "$t") "$secs" > /dev/null
+			wait "$g"
+			result tcp-sink < "$dir/g"
+		     fi ;;
+		tcprr|udprr)
+		     bg $(host "$t") "$netb" echo "$p"
+		     sleep 0.3
+		     if [ "$t" = native ]; then "$netb" "$row" 127.0.0.1 "$p" "$n_rr"
+		     else guest "$t" "$row" "$(peer "$t")" "$p" "$n_rr"; fi |
+			 result "$( [ "$row" = tcprr ] && echo tcp || echo udp)-round-trip"
+		     stop "$last" ;;
+		unix) if [ "$t" = native ]; then "$netb" unixpp "$n_rr"
+		      else guest "$t" unixpp "$n_rr"; fi | result unix-stream-round-trip ;;
+		ping) [ "$t" = tap ] || continue
+		      ip netns exec "$ns" timeout 60 "$vk" -m 64m --initramfs "$build/nbench.cpio" \
+			  -I vknb0:10.98.0.2/24 -- /bin/sleep 8 < /dev/null 2> "$dir/vk.log" &
+		      g=$!
+		      sleep 1
+		      ip netns exec "$ns" busybox ping -c 50 -i 0.02 -W 2 10.98.0.2 |
+			  sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | median |
+			  awk '{ if ($1 != "-") printf "%.1f\n", $1 * 1000; }'
+		      wait "$g" ;;
+		esac
+	done | median
+}
+
+tapok=
+if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && ip netns add "$ns" 2>/dev/null; then
+	ip -n "$ns" link set lo up
+	ip -n "$ns" tuntap add dev vknb0 mode tap
+	ip -n "$ns" addr add 10.98.0.1/24 dev vknb0
+	ip -n "$ns" link set vknb0 up
+	tapok=1
+else
+	echo "netbench: no tap column: needs root, /dev/net/tun and ip netns" >&2
+fi
+uml_why=$(bench/umlcheck.sh "${UML:-linux.uml}" "$build/nbench-umlcheck") && uml_why=
+[ -n "$uml_why" ] && echo "netbench: UML: unavailable ($uml_why): its column stays empty" >&2
+
+{
+	printf '%-34s %10s %10s %10s %10s\n' "" native tap slirp UML
+	for row in g2h h2g tcprr udprr unix ping; do
+		case $row in
+		g2h) label="TCP guest->host (MB/s)" ;;
+		h2g) label="TCP host->guest (MB/s)" ;;
+		tcprr) label="TCP round trip, 1 byte (us)" ;;
+		udprr) label="UDP round trip, 1 byte (us)" ;;
+		unix) label="AF_UNIX stream round trip (us)" ;;
+		ping) label="ICMP echo host->guest (us)" ;;
+		esac
+		nat=- tap=- sl=-
+		[ "$row" != ping ] && nat=$(measure "$row" native)
+		[ -n "$tapok" ] && tap=$(measure "$row" tap)
+		[ "$row" != unix ] && [ "$row" != ping ] && sl=$(measure "$row" slirp)
+		printf '%-34s %10s %10s %10s %10s\n' "$label" "$nat" "$tap" "$sl" -
+	done
+	[ -n "$uml_why" ] && echo "UML: unavailable ($uml_why)"
+	grep -q 'Address family not supported' "$dir/guest.all" 2>/dev/null &&
+	    echo "vkernel: no AF_INET sockets in this kernel yet: only the ICMP row has figures"
+	echo "(AF_UNIX: the tap column is vkernel's, no network involved; '-': not measured)"
+} > "$table"
+cat "$table"

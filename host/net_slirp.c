@@ -1,0 +1,527 @@
+/*
+ * The slirp back-end (see hostnet.h): libslirp, QEMU's user-mode
+ * networking, for users without privileges.  The guest's frames become
+ * the host's own sockets (NAT); 10.0.2.2 is the host's loopback.
+ *
+ * libslirp is not thread-safe, so one host thread of ours owns the
+ * instance: it polls slirp's sockets and an eventfd, runs slirp's
+ * timers, feeds it the frames the guest sent (queued by hostnet_send
+ * from any thread) and queues the frames slirp sends for the guest,
+ * posting INTR_DEVICE itself when the receive side is armed.  Both
+ * queues are rings of fixed slots allocated once: nothing is allocated
+ * per frame.
+ *
+ * Restricted (restrict=on) is ours, not libslirp's `restricted` flag:
+ * libslirp's drops every connection the guest opens, the host's loopback
+ * included.  Ours lets through only what goes to 10.0.2.2 (the host's
+ * loopback, and the far end of every host forward) and ARP: no outside
+ * address, no DNS proxy (10.0.2.3), no IPv6.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <slirp/libslirp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "hostnet.h"
+
+#define SLIRP_RING	256		/* frames a queue holds */
+#define SLIRP_SLOT	2048		/* bytes a frame may have */
+#define SLIRP_MTU	1500
+
+/* A ring of frames between two threads; the lock is held only to copy. */
+struct ring {
+	pthread_mutex_t lock;
+	unsigned head, tail;		/* tail - head frames wait */
+	uint16_t len[SLIRP_RING];
+	uint8_t slot[SLIRP_RING][SLIRP_SLOT];
+};
+
+struct stimer {
+	SlirpTimerCb cb;
+	void *arg;
+	int64_t expire_ms;		/* -1: not armed */
+	struct stimer *next;
+};
+
+struct sl {
+	struct hostnet s_hn;
+	Slirp *s_slirp;
+	pthread_t s_thread;
+	int s_wakefd;			/* eventfd: frames to send, or stop */
+	int s_stop;			/* atomic */
+	int s_cpu;			/* CPU to interrupt; -1 before start */
+	bool s_restricted;
+	int s_armed, s_fired;		/* atomic */
+	struct stimer *s_timers;
+	struct pollfd *s_pfd;
+	int s_npfd, s_maxpfd;
+	uint8_t s_frame[SLIRP_SLOT];	/* the frame being fed to slirp */
+	struct ring s_out;		/* guest -> slirp */
+	struct ring s_in;		/* slirp -> guest */
+};
+
+static void
+ring_init(struct ring *r)
+{
+	pthread_mutex_init(&r->lock, NULL);
+	r->head = r->tail = 0;
+}
+
+/* Appends a frame; false if the ring is full or the frame too long. */
+static bool
+ring_put(struct ring *r, const struct hostnet_seg *seg, int n, bool *was_empty)
+{
+	size_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += seg[i].hs_len;
+	if (len > SLIRP_SLOT)
+		return false;
+	pthread_mutex_lock(&r->lock);
+	if (r->tail - r->head == SLIRP_RING) {
+		pthread_mutex_unlock(&r->lock);
+		return false;
+	}
+	unsigned i = r->tail % SLIRP_RING;
+	uint8_t *p = r->slot[i];
+	for (int k = 0; k < n; k++) {
+		memcpy(p, seg[k].hs_base, seg[k].hs_len);
+		p += seg[k].hs_len;
+	}
+	r->len[i] = (uint16_t)len;
+	if (was_empty != NULL)
+		*was_empty = r->tail == r->head;
+	r->tail++;
+	pthread_mutex_unlock(&r->lock);
+	return true;
+}
+
+/* Takes the oldest frame into buf (cut to len); -EAGAIN if none. */
+static ssize_t
+ring_get(struct ring *r, void *buf, size_t len)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->tail == r->head) {
+		pthread_mutex_unlock(&r->lock);
+		return -EAGAIN;
+	}
+	unsigned i = r->head % SLIRP_RING;
+	size_t n = r->len[i] < len ? r->len[i] : len;
+	memcpy(buf, r->slot[i], n);
+	r->head++;
+	pthread_mutex_unlock(&r->lock);
+	return (ssize_t)n;
+}
+
+static bool
+ring_empty(struct ring *r)
+{
+	pthread_mutex_lock(&r->lock);
+	bool empty = r->tail == r->head;
+	pthread_mutex_unlock(&r->lock);
+	return empty;
+}
+
+static void
+sl_wake(struct sl *s)
+{
+	uint64_t one = 1;
+	if (write(s->s_wakefd, &one, sizeof(one)) < 0) {
+		/* The counter is full: the thread is awake anyway. */
+	}
+}
+
+/* The interrupt, if armed: one post until the kernel re-arms. */
+static void
+sl_interrupt(struct sl *s)
+{
+	if (__atomic_exchange_n(&s->s_armed, 0, __ATOMIC_ACQ_REL)) {
+		__atomic_store_n(&s->s_fired, 1, __ATOMIC_RELEASE);
+		cpu_post_id(s->s_cpu, INTR_DEVICE);
+	}
+}
+
+static int64_t
+sl_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* slirp's callbacks, all on our thread. */
+
+static ssize_t
+cb_send_packet(const void *buf, size_t len, void *opaque)
+{
+	struct sl *s = opaque;
+	struct hostnet_seg seg = { buf, len };
+
+	if (!ring_put(&s->s_in, &seg, 1, NULL))
+		return (ssize_t)len;	/* dropped, as a full NIC ring would */
+	sl_interrupt(s);
+	return (ssize_t)len;
+}
+
+static void
+cb_guest_error(const char *msg, void *opaque)
+{
+	(void)opaque;
+	fprintf(stderr, "vkernel: slirp: %s\n", msg);
+}
+
+static int64_t
+cb_clock_get_ns(void *opaque)
+{
+	struct timespec ts;
+	(void)opaque;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void *
+cb_timer_new(SlirpTimerCb cb, void *cb_opaque, void *opaque)
+{
+	struct sl *s = opaque;
+	struct stimer *t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		abort();	/* libslirp cannot take a failure here */
+	t->cb = cb;
+	t->arg = cb_opaque;
+	t->expire_ms = -1;
+	t->next = s->s_timers;
+	s->s_timers = t;
+	return t;
+}
+
+static void
+cb_timer_free(void *timer, void *opaque)
+{
+	struct sl *s = opaque;
+	for (struct stimer **tp = &s->s_timers; *tp != NULL; tp = &(*tp)->next)
+		if (*tp == timer) {
+			*tp = ((struct stimer *)timer)->next;
+			free(timer);
+			return;
+		}
+}
+
+static void
+cb_timer_mod(void *timer, int64_t expire_ms, void *opaque)
+{
+	(void)opaque;
+	((struct stimer *)timer)->expire_ms = expire_ms;
+}
+
+static void
+cb_register_poll_fd(int fd, void *opaque)
+{
+	(void)fd, (void)opaque;	/* slirp_pollfds_fill names them each turn */
+}
+
+static void
+cb_notify(void *opaque)
+{
+	sl_wake(opaque);
+}
+
+static const SlirpCb sl_callbacks = {
+	.send_packet = cb_send_packet,
+	.guest_error = cb_guest_error,
+	.clock_get_ns = cb_clock_get_ns,
+	.timer_new = cb_timer_new,
+	.timer_free = cb_timer_free,
+	.timer_mod = cb_timer_mod,
+	.register_poll_fd = cb_register_poll_fd,
+	.unregister_poll_fd = cb_register_poll_fd,
+	.notify = cb_notify,
+};
+
+static int
+sl_events_to_poll(int ev)
+{
+	return (ev & SLIRP_POLL_IN ? POLLIN : 0) |
+	    (ev & SLIRP_POLL_OUT ? POLLOUT : 0) |
+	    (ev & SLIRP_POLL_PRI ? POLLPRI : 0);
+}
+
+static int
+cb_add_poll(int fd, int events, void *opaque)
+{
+	struct sl *s = opaque;
+	if (s->s_npfd == s->s_maxpfd) {
+		int n = s->s_maxpfd ? s->s_maxpfd * 2 : 32;
+		struct pollfd *p = realloc(s->s_pfd, n * sizeof(*p));
+		if (p == NULL)
+			abort();
+		s->s_pfd = p;
+		s->s_maxpfd = n;
+	}
+	s->s_pfd[s->s_npfd] = (struct pollfd){ fd, (short)sl_events_to_poll(events), 0 };
+	return s->s_npfd++;
+}
+
+static int
+cb_get_revents(int idx, void *opaque)
+{
+	struct sl *s = opaque;
+	int r = s->s_pfd[idx].revents;
+	return (r & POLLIN ? SLIRP_POLL_IN : 0) | (r & POLLOUT ? SLIRP_POLL_OUT : 0) |
+	    (r & POLLPRI ? SLIRP_POLL_PRI : 0) | (r & POLLERR ? SLIRP_POLL_ERR : 0) |
+	    (r & POLLHUP ? SLIRP_POLL_HUP : 0);
+}
+
+/* Feeds slirp every frame the guest queued. */
+static void
+sl_output(struct sl *s)
+{
+	ssize_t n;
+
+	while ((n = ring_get(&s->s_out, s->s_frame, sizeof(s->s_frame))) > 0)
+		slirp_input(s->s_slirp, s->s_frame, (int)n);
+}
+
+static void
+sl_run_timers(struct sl *s)
+{
+	int64_t now = sl_now_ms();
+	bool again = true;
+
+	/* A callback may free or add timers: restart the walk after each. */
+	while (again) {
+		again = false;
+		for (struct stimer *t = s->s_timers; t != NULL; t = t->next)
+			if (t->expire_ms >= 0 && t->expire_ms <= now) {
+				t->expire_ms = -1;
+				t->cb(t->arg);
+				again = true;
+				break;
+			}
+	}
+}
+
+static uint32_t
+sl_timeout(struct sl *s)
+{
+	int64_t now = sl_now_ms(), next = -1;
+	for (struct stimer *t = s->s_timers; t != NULL; t = t->next)
+		if (t->expire_ms >= 0 && (next < 0 || t->expire_ms < next))
+			next = t->expire_ms;
+	if (next < 0)
+		return 1000;
+	return next <= now ? 0 : (uint32_t)(next - now < 1000 ? next - now : 1000);
+}
+
+static void *
+sl_main(void *arg)
+{
+	struct sl *s = arg;
+
+	while (!__atomic_load_n(&s->s_stop, __ATOMIC_ACQUIRE)) {
+		uint32_t timeout = sl_timeout(s);
+		s->s_npfd = 0;
+		cb_add_poll(s->s_wakefd, SLIRP_POLL_IN, s);
+		slirp_pollfds_fill(s->s_slirp, &timeout, cb_add_poll, s);
+		int n = poll(s->s_pfd, s->s_npfd, (int)timeout);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (s->s_pfd[0].revents & POLLIN)) {
+			uint64_t v;
+			if (read(s->s_wakefd, &v, sizeof(v)) < 0) {
+				/* Nothing to read: someone else's wake-up. */
+			}
+		}
+		sl_output(s);
+		slirp_pollfds_poll(s->s_slirp, n < 0, cb_get_revents, s);
+		sl_run_timers(s);
+	}
+	return NULL;
+}
+
+static int
+sl_start(struct hostnet *hn, struct vcpu *cpu)
+{
+	struct sl *s = (struct sl *)hn;
+
+	__atomic_store_n(&s->s_cpu, cpu->id, __ATOMIC_RELEASE);
+	return hostnet_rearm(hn);
+}
+
+/* Restricted: may the guest send this frame (its first piece)? */
+static bool
+sl_allowed(const struct hostnet_seg *seg)
+{
+	const uint8_t *f = seg->hs_base;
+
+	if (seg->hs_len < 14)
+		return false;
+	if (f[12] == 0x08 && f[13] == 0x06)		/* ARP */
+		return true;
+	if (f[12] != 0x08 || f[13] != 0x00 || seg->hs_len < 14 + 20)
+		return false;
+	static const uint8_t vhost[4] = { 10, 0, 2, 2 };
+	static const uint8_t bcast[4] = { 255, 255, 255, 255 };
+	const uint8_t *dst = f + 14 + 16;
+	/* DHCP asks by broadcast; slirp's server answers from 10.0.2.2. */
+	return memcmp(dst, vhost, 4) == 0 ||
+	    (memcmp(dst, bcast, 4) == 0 && f[14 + 9] == 17);
+}
+
+static ssize_t
+sl_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
+{
+	struct sl *s = (struct sl *)hn;
+	bool was_empty;
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += seg[i].hs_len;
+	if (s->s_restricted && (n == 0 || !sl_allowed(seg)))
+		return (ssize_t)len;	/* filtered: lost, as by a firewall */
+	if (!ring_put(&s->s_out, seg, n, &was_empty))
+		return len > SLIRP_SLOT ? -EMSGSIZE : -EAGAIN;
+	/* The thread drains the whole ring once woken: wake it only once. */
+	if (was_empty)
+		sl_wake(s);
+	return (ssize_t)len;
+}
+
+static ssize_t
+sl_recv(struct hostnet *hn, void *buf, size_t len)
+{
+	return ring_get(&((struct sl *)hn)->s_in, buf, len);
+}
+
+static bool
+sl_fired(struct hostnet *hn)
+{
+	struct sl *s = (struct sl *)hn;
+	return __atomic_exchange_n(&s->s_fired, 0, __ATOMIC_ACQ_REL) != 0;
+}
+
+static int
+sl_rearm(struct hostnet *hn)
+{
+	struct sl *s = (struct sl *)hn;
+
+	if (__atomic_load_n(&s->s_cpu, __ATOMIC_ACQUIRE) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	__atomic_store_n(&s->s_armed, 1, __ATOMIC_RELEASE);
+	/* A frame queued while we were not armed would wait forever. */
+	if (!ring_empty(&s->s_in))
+		sl_interrupt(s);
+	return 0;
+}
+
+static void
+sl_close(struct hostnet *hn)
+{
+	struct sl *s = (struct sl *)hn;
+
+	__atomic_store_n(&s->s_stop, 1, __ATOMIC_RELEASE);
+	sl_wake(s);
+	pthread_join(s->s_thread, NULL);
+	slirp_cleanup(s->s_slirp);
+	while (s->s_timers != NULL)
+		cb_timer_free(s->s_timers, s);
+	close(s->s_wakefd);
+	free(s->s_pfd);
+	free(s);
+}
+
+static const struct hostnet_ops sl_ops = {
+	.start = sl_start,
+	.send = sl_send,
+	.recv = sl_recv,
+	.fired = sl_fired,
+	.rearm = sl_rearm,
+	.close = sl_close,
+};
+
+static struct in_addr
+ip4(uint32_t host_order)
+{
+	return (struct in_addr){ htonl(host_order) };
+}
+
+struct hostnet *
+hostnet_slirp_open(const struct hostnet_slirp_params *p, char *why,
+    size_t whylen)
+{
+	struct sl *s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	s->s_hn.hn_ops = &sl_ops;
+	snprintf(s->s_hn.hn_desc, sizeof(s->s_hn.hn_desc), "slirp%s",
+	    p->restricted ? " (restricted)" : "");
+	s->s_cpu = -1;
+	s->s_restricted = p->restricted;
+	ring_init(&s->s_out);
+	ring_init(&s->s_in);
+	s->s_wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->s_wakefd < 0) {
+		snprintf(why, whylen, "eventfd: %s", strerror(errno));
+		free(s);
+		return NULL;
+	}
+
+	SlirpConfig cfg = {
+		.version = 1,
+		.in_enabled = true,
+		.vnetwork = ip4(0x0a000200),
+		.vnetmask = ip4(0xffffff00),
+		.vhost = ip4(0x0a000202),
+		.vdhcp_start = ip4(0x0a00020f),
+		.vnameserver = ip4(0x0a000203),
+		.vhostname = "vkernel",
+		.if_mtu = SLIRP_MTU,
+		.if_mru = SLIRP_MTU,
+	};
+	s->s_slirp = slirp_new(&cfg, &sl_callbacks, s);
+	if (s->s_slirp == NULL) {
+		snprintf(why, whylen, "slirp_new failed");
+		goto fail;
+	}
+	for (int i = 0; i < p->nfwd; i++) {
+		const struct hostnet_fwd *f = &p->fwd[i];
+		if (slirp_add_hostfwd(s->s_slirp, f->udp,
+		    (struct in_addr){ f->host_addr }, f->host_port,
+		    ip4(0x0a00020f), f->guest_port) < 0) {
+			snprintf(why, whylen, "hostfwd %s port %u: %s",
+			    f->udp ? "udp" : "tcp", f->host_port, strerror(errno));
+			goto fail;
+		}
+	}
+
+	/* The thread takes no signals: the CPUs' ticks and kicks are not its. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&s->s_thread, NULL, sl_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		snprintf(why, whylen, "thread: %s", strerror(e));
+		goto fail;
+	}
+	return &s->s_hn;
+fail:
+	if (s->s_slirp != NULL)
+		slirp_cleanup(s->s_slirp);
+	while (s->s_timers != NULL)
+		cb_timer_free(s->s_timers, s);
+	close(s->s_wakefd);
+	free(s->s_pfd);
+	free(s);
+	return NULL;
+}

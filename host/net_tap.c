@@ -1,0 +1,189 @@
+/*
+ * The tap back-end (see hostnet.h): a host tap device opened through
+ * /dev/net/tun.  TUNSETIFF attaches to an existing device we may use (a
+ * persistent one made by `ip tuntap add ... user U`, or any as root) and
+ * creates one if it does not exist and we have CAP_NET_ADMIN; a device
+ * we created goes away when vkernel exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>	/* not <net/if.h>: -I. finds the kernel's net/ */
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "hostnet.h"
+#include "intr.h"
+
+struct tap {
+	struct hostnet t_hn;
+	int t_fd;
+	struct intr_src *t_src;
+};
+
+static int
+tap_start(struct hostnet *hn, struct vcpu *cpu)
+{
+	struct tap *t = (struct tap *)hn;
+
+	t->t_src = intr_register(t->t_fd, EPOLLIN, cpu);
+	return t->t_src != NULL ? 0 : -1;
+}
+
+static ssize_t
+tap_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
+{
+	struct tap *t = (struct tap *)hn;
+	struct iovec iov[HOSTNET_MAXSEG];
+	ssize_t r;
+
+	if (n > HOSTNET_MAXSEG)
+		return -EMSGSIZE;
+	for (int i = 0; i < n; i++)
+		iov[i] = (struct iovec){ (void *)seg[i].hs_base, seg[i].hs_len };
+
+	do
+		r = writev(t->t_fd, iov, n);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+static ssize_t
+tap_recv(struct hostnet *hn, void *buf, size_t len)
+{
+	struct tap *t = (struct tap *)hn;
+	ssize_t r;
+
+	do
+		r = read(t->t_fd, buf, len);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return r;
+}
+
+static bool
+tap_fired(struct hostnet *hn)
+{
+	struct tap *t = (struct tap *)hn;
+	return t->t_src != NULL && intr_fired(t->t_src);
+}
+
+static int
+tap_rearm(struct hostnet *hn)
+{
+	struct tap *t = (struct tap *)hn;
+	return t->t_src != NULL ? intr_rearm(t->t_src) : 0;
+}
+
+static void
+tap_close(struct hostnet *hn)
+{
+	struct tap *t = (struct tap *)hn;
+
+	if (t->t_src != NULL)
+		intr_unregister(t->t_src);
+	close(t->t_fd);
+	free(t);
+}
+
+static const struct hostnet_ops tap_ops = {
+	.start = tap_start,
+	.send = tap_send,
+	.recv = tap_recv,
+	.fired = tap_fired,
+	.rearm = tap_rearm,
+	.close = tap_close,
+};
+
+/* Brings the host interface up, with addr/mask if addr is not 0. */
+static int
+tap_configure(const char *name, uint32_t addr, uint32_t mask)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int error = 0;
+
+	if (s < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (addr != 0) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = addr;
+		if (ioctl(s, SIOCSIFADDR, &ifr) < 0)
+			error = -1;
+		sin->sin_addr.s_addr = mask;
+		if (error == 0 && ioctl(s, SIOCSIFNETMASK, &ifr) < 0)
+			error = -1;
+	}
+	if (error == 0 && ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		error = -1;
+	if (error == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			error = -1;
+	}
+	int saved = errno;
+	close(s);
+	errno = saved;
+	return error;
+}
+
+struct hostnet *
+hostnet_tap_open(const char *name, uint32_t addr, uint32_t mask, char *why,
+    size_t whylen)
+{
+	struct ifreq ifr;
+
+	if (strlen(name) == 0 || strlen(name) >= IFNAMSIZ) {
+		snprintf(why, whylen, "bad interface name");
+		return NULL;
+	}
+	char sys[64];
+	snprintf(sys, sizeof(sys), "/sys/class/net/%s", name);
+	bool existed = access(sys, F_OK) == 0;
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "/dev/net/tun: %s", strerror(errno));
+		return NULL;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		int e = errno;
+		snprintf(why, whylen, "%s %s: %s", existed ? "cannot attach to" :
+		    "cannot create", name, e == EPERM && !existed ?
+		    "no such tap device, and only CAP_NET_ADMIN may create one" :
+		    e == EPERM ? "not ours (ip tuntap add ... user U)" :
+		    strerror(e));
+		close(fd);
+		return NULL;
+	}
+	if ((!existed || addr != 0) && tap_configure(name, addr, mask) < 0) {
+		snprintf(why, whylen, "%s: cannot configure the host side: %s",
+		    name, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	struct tap *t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		snprintf(why, whylen, "out of memory");
+		close(fd);
+		return NULL;
+	}
+	t->t_hn.hn_ops = &tap_ops;
+	snprintf(t->t_hn.hn_desc, sizeof(t->t_hn.hn_desc), "%s%s", name,
+	    existed ? "" : " (created)");
+	t->t_fd = fd;
+	return &t->t_hn;
+}

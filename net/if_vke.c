@@ -1,0 +1,264 @@
+/*
+ * The glue between vke (dev/vke.h) and lwIP's ethernet layer.
+ *
+ * Transmit: lwIP calls linkoutput with the core lock held, from its
+ * tcpip thread or from a kernel thread sending on a socket; the frame
+ * (one pbuf, LWIP_NETIF_TX_SINGLE_PBUF, or a chain) goes to
+ * vke_transmit as one vector, with no copy here.
+ *
+ * Receive, BSD's netisr shape: the interrupt handler only schedules the
+ * interface's receive routine on the tcpip thread (a callback message
+ * made once at attach, so posting allocates nothing), and that routine
+ * drains what the host has, a batch of frames per interrupt, straight
+ * into receive buffers and through ethernet_input under the core lock
+ * the tcpip thread holds, then re-arms the interrupt.  The buffers are
+ * lwIP custom pbufs from a pool made at attach: a frame is read into its
+ * final buffer, and freeing it (wherever lwIP or a socket lets it go)
+ * puts it back, so the hot path neither copies nor allocates.  When the
+ * pool is empty (sockets hold many frames unread) it falls back to
+ * lwIP's own pbufs.
+ */
+#include "lwip/etharp.h"
+#include "lwip/ethip6.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcpip.h"
+#include "netif/ethernet.h"
+
+#include "dev/vke.h"
+#include "kern/kernel.h"
+#include "kern/kmem.h"
+#include "net/if_vke.h"
+#include "net/inet_lwip.h"
+
+#define IFV_NRXBUF	256	/* receive buffers per interface */
+#define IFV_BUDGET	64	/* frames per turn on the tcpip thread */
+
+struct ifv_rxbuf {
+	struct pbuf_custom rb_pc;	/* first: lwIP frees through it */
+	struct if_vke *rb_ifv;
+	struct ifv_rxbuf *rb_next;
+	uint8_t rb_data[VKE_FRAME_MAX + 2] __attribute__((aligned(8)));
+};
+
+struct if_vke {
+	struct netif ifv_netif;
+	struct vke_softc *ifv_sc;
+	struct tcpip_callback_msg *ifv_rxmsg;
+	int ifv_rxsched;		/* atomic: ifv_rxmsg is posted */
+	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
+};
+
+static struct if_vke *ifv_units[VKE_MAXUNITS];
+
+/*
+ * The pool is a lock-free stack: any thread may push (a pbuf is freed
+ * wherever its last reference goes), only the tcpip thread pops, so a
+ * popped head cannot come back under the pop (no ABA).
+ */
+static void
+ifv_rxbuf_put(struct ifv_rxbuf *rb)
+{
+	struct if_vke *ifv = rb->rb_ifv;
+	struct ifv_rxbuf *head = __atomic_load_n(&ifv->ifv_free, __ATOMIC_RELAXED);
+	do
+		rb->rb_next = head;
+	while (!__atomic_compare_exchange_n(&ifv->ifv_free, &head, rb, true,
+	    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+static struct ifv_rxbuf *
+ifv_rxbuf_get(struct if_vke *ifv)
+{
+	struct ifv_rxbuf *head = __atomic_load_n(&ifv->ifv_free, __ATOMIC_ACQUIRE);
+	while (head != NULL && !__atomic_compare_exchange_n(&ifv->ifv_free, &head,
+	    head->rb_next, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		;
+	return head;
+}
+
+static void
+ifv_rxbuf_free(struct pbuf *p)
+{
+	ifv_rxbuf_put((struct ifv_rxbuf *)p);
+}
+
+/* Reads one frame into a pbuf: NULL when the host has none. */
+static struct pbuf *
+ifv_read(struct if_vke *ifv)
+{
+	struct ifv_rxbuf *rb = ifv_rxbuf_get(ifv);
+	ssize_t n;
+
+	if (rb != NULL) {
+		/* Two bytes ahead, so the IP header behind 14 is aligned. */
+		n = vke_receive(ifv->ifv_sc, rb->rb_data + 2, VKE_FRAME_MAX);
+		if (n <= 0) {
+			ifv_rxbuf_put(rb);
+			return NULL;
+		}
+		rb->rb_pc.custom_free_function = ifv_rxbuf_free;
+		return pbuf_alloced_custom(PBUF_RAW, (u16_t)n, PBUF_REF, &rb->rb_pc,
+		    rb->rb_data + 2, VKE_FRAME_MAX);
+	}
+	struct pbuf *p = pbuf_alloc(PBUF_RAW, VKE_FRAME_MAX, PBUF_RAM);
+	if (p == NULL) {
+		/* No memory at all: take the frame off the host and drop it. */
+		uint8_t frame[VKE_FRAME_MAX];
+		n = vke_receive(ifv->ifv_sc, frame, sizeof(frame));
+		if (n > 0)
+			vke_rxdrop(ifv->ifv_sc);
+		return n > 0 ? ifv_read(ifv) : NULL;
+	}
+	n = vke_receive(ifv->ifv_sc, p->payload, VKE_FRAME_MAX);
+	if (n <= 0) {
+		pbuf_free(p);
+		return NULL;
+	}
+	pbuf_realloc(p, (u16_t)n);
+	return p;
+}
+
+/* The receive routine, on the tcpip thread with the core lock held. */
+static void
+ifv_rx(void *arg)
+{
+	struct if_vke *ifv = arg;
+
+	__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < IFV_BUDGET; i++) {
+		struct pbuf *p = ifv_read(ifv);
+		if (p == NULL) {
+			vke_rxdone(ifv->ifv_sc);
+			return;
+		}
+		if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
+			pbuf_free(p);
+	}
+	/* More waits: let the stack's timers and sockets run first. */
+	if (!__atomic_exchange_n(&ifv->ifv_rxsched, 1, __ATOMIC_ACQ_REL) &&
+	    tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) != ERR_OK) {
+		__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
+		vke_rxdone(ifv->ifv_sc);
+	}
+}
+
+/* The interrupt: frames wait.  On a CPU, with the big lock; never blocks. */
+static void
+ifv_rxready(void *arg)
+{
+	struct if_vke *ifv = arg;
+
+	if (__atomic_exchange_n(&ifv->ifv_rxsched, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) != ERR_OK) {
+		/* The stack's mailbox is full: ask again at the next interrupt. */
+		__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
+		vke_rxdone(ifv->ifv_sc);
+	}
+}
+
+static err_t
+ifv_linkoutput(struct netif *nif, struct pbuf *p)
+{
+	struct if_vke *ifv = nif->state;
+	struct hostnet_seg seg[HOSTNET_MAXSEG];
+	int n = 0;
+
+	for (struct pbuf *q = p; q != NULL && q->len > 0; q = q->next) {
+		if (n == HOSTNET_MAXSEG)
+			return ERR_MEM;
+		seg[n].hs_base = q->payload;
+		seg[n++].hs_len = q->len;
+	}
+	/* A frame the host refuses is counted and lost, as on a wire. */
+	(void)vke_transmit(ifv->ifv_sc, seg, n);
+	return ERR_OK;
+}
+
+static err_t
+ifv_init(struct netif *nif)
+{
+	struct if_vke *ifv = nif->state;
+
+	nif->name[0] = 'v';
+	nif->name[1] = 'e';
+	nif->hwaddr_len = ETH_HWADDR_LEN;
+	memcpy(nif->hwaddr, vke_macaddr(ifv->ifv_sc), ETH_HWADDR_LEN);
+	nif->mtu = VKE_MTU;
+	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
+	    NETIF_FLAG_ETHERNET | NETIF_FLAG_IGMP | NETIF_FLAG_MLD6;
+	nif->output = etharp_output;
+	nif->output_ip6 = ethip6_output;
+	nif->linkoutput = ifv_linkoutput;
+	return ERR_OK;
+}
+
+/* One interface: its pool, its netif (with the core lock), its interrupt. */
+static int
+ifv_attach_unit(struct vke_softc *sc, int unit, bool *have_default)
+{
+	struct if_vke *ifv = kmalloc(sizeof(*ifv), KM_ZERO);
+	if (ifv == NULL)
+		return -ENOMEM;
+	ifv->ifv_sc = sc;
+	for (int i = 0; i < IFV_NRXBUF; i++) {
+		struct ifv_rxbuf *rb = kmalloc(sizeof(*rb), 0);
+		if (rb == NULL)
+			break;	/* a smaller pool; lwIP's pbufs make up */
+		rb->rb_ifv = ifv;
+		ifv_rxbuf_put(rb);
+	}
+	ifv->ifv_rxmsg = tcpip_callbackmsg_new(ifv_rx, ifv);
+	if (ifv->ifv_rxmsg == NULL)
+		return -ENOMEM;
+
+	const struct vke_ifconfig *c = vke_ifconfig(sc);
+	ip4_addr_t addr, mask, gw;
+	ip4_addr_set_u32(&addr, c->addr);
+	ip4_addr_set_u32(&mask, c->mask);
+	ip4_addr_set_u32(&gw, c->gw);
+	LOCK_TCPIP_CORE();
+	struct netif *nif = netif_add(&ifv->ifv_netif, &addr, &mask, &gw, ifv,
+	    ifv_init, ethernet_input);
+	if (nif != NULL) {
+		netif_create_ip6_linklocal_address(nif, 1);
+		netif_set_up(nif);
+		netif_set_link_up(nif);
+		if (c->gw != 0 && !*have_default) {
+			netif_set_default(nif);
+			*have_default = true;
+		}
+	}
+	UNLOCK_TCPIP_CORE();
+	if (nif == NULL)
+		return -ENOMEM;
+	ifv_units[unit] = ifv;
+	return vke_start(sc, ifv_rxready, ifv);
+}
+
+int
+if_vke_attach(void)
+{
+	bool have_default = false;
+
+	if (vke_count() == 0)
+		return 0;
+	int error = inet_lwip_start();
+	for (int i = 0; error == 0 && i < vke_count(); i++) {
+		error = ifv_attach_unit(vke_unit(i), i, &have_default);
+		if (error < 0)
+			kprintf("%s: cannot attach to the stack (%d)\n",
+			    vke_name(vke_unit(i)), error);
+	}
+	return error;
+}
+
+struct vke_softc *
+if_vke_softc(const struct netif *nif)
+{
+	for (int i = 0; i < VKE_MAXUNITS; i++)
+		if (ifv_units[i] != NULL && &ifv_units[i]->ifv_netif == nif)
+			return ifv_units[i]->ifv_sc;
+	return NULL;
+}
