@@ -62,7 +62,7 @@ usage(FILE *f)
 "               removed when it exits\n"
 "  -e name=val  kernel environment variable (accepted, not used yet)\n"
 "  -v           verbose: every kernel message on standard error as it\n"
-"               is logged (else errors only), and the host layer's debug\n"
+"               is logged (else errors only), and host-layer debug lines\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
 "  --backend b  the vmspace backend (trap)\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
