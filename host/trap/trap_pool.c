@@ -6,10 +6,13 @@
  * keeper refills while the CPUs run guests and kernel code, on whichever
  * core is idle.
  *
- * A ready stub has never run guest code: it is as clean as a new one.
- * Reaping stays synchronous (trap_reap): until a killed stub is gone, a
- * guest that forged its report could still touch the pages the kernel is
- * about to give to another process.
+ * A ready stub is new, or recycled from a process that exited
+ * (trap_recycle.c): as clean as a new one, and made so before it comes
+ * here.  A killed stub is still reaped before the pages it could reach
+ * are reused (trap_reap, trap_reaper.c): until it is gone, a guest that
+ * forged its report could still touch them.  A recycled stub gives the
+ * same guarantee differently: its host mappings are dropped, and proven
+ * dropped by the mapper, before the kernel frees its pages.
  */
 #include <errno.h>
 #include <pthread.h>
