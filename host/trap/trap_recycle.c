@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include "host/clock.h"
+#include "host/cpu.h"
 #include "host/hostlog.h"
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
@@ -185,6 +186,14 @@ recycle(struct vmspace_host *vh)
 	if (recycle_reset(vh) < 0)
 		return "no memory";
 
+	/*
+	 * Back to its pool's core (the mapper followed the process's CPU):
+	 * the new thread 0 inherits the mapper's, so its first run there
+	 * moves nothing.
+	 */
+	if (vh->params.stub_core >= 0 &&
+	    cpu_pin_task(vh->mapper_tid, vh->params.stub_core) == 0)
+		vh->t0.core = vh->params.stub_core;
 	host_mutex_lock(&vh->lock);
 	int r = trap_thread_clone(vh, &vh->t0);
 	host_mutex_unlock(&vh->lock);
