@@ -137,6 +137,8 @@ struct vmspace_host {
 	bool dead;			/* the stub is gone or being killed */
 	bool reaping;			/* handed to the reaper (trap_reaper.c) */
 	int reaped;			/* the reaper collected it (atomic) */
+	bool wiped;			/* exited and wiped, to recycle (trap_recycle.c) */
+	struct trap_params params;	/* what it was made with: its pool */
 	const char *dead_why;
 
 	pid_t mapper_tid;		/* told by the stub as it booted */
@@ -168,6 +170,8 @@ int trap_pool(int nready);
 struct vmspace_host *trap_pool_take(const struct trap_params *p);
 /* For tests: stubs ready now; *ntaken: how many were handed out. */
 int trap_pool_ready(unsigned *ntaken);
+/* For tests: how many recycled stubs came back to the pool. */
+unsigned trap_pool_recycled(void);
 
 /* trap_spawn.c */
 struct vmspace_host *trap_spawn(const struct trap_params *p);
@@ -197,6 +201,23 @@ pid_t stub_waitpid(pid_t pid, int *status);
 /* Waits until the reaper has collected vh's stub (after trap_kill_async). */
 void trap_reaper_wait(struct vmspace_host *vh);
 
+/*
+ * trap_recycle.c.  trap_exit is the backend's kill: the stub of a process
+ * that exited is wiped (every host mapping dropped, proven) and counts as
+ * gone at once when it can be recycled, else killed as trap_kill_async.
+ * trap_recycle (the reaper's) makes a wiped stub as clean as a new one
+ * and gives it to the pool, or reaps it.
+ */
+int trap_exit(struct vmspace_host *vh, struct vcpu *cpu);
+void trap_recycle(struct vmspace_host *vh);
+/* trap_reaper.c: has the reaper thread trap_recycle vh (after trap_exit). */
+void trap_recycle_async(struct vmspace_host *vh);
+
+/* trap_pool.c: puts a recycled stub among the ready ones; -1 if no room. */
+int trap_pool_put(struct vmspace_host *vh);
+/* True if the keeper runs, so that a recycled stub has a pool to go to. */
+bool trap_pool_running(void);
+
 /* trap_filter.c: writes both programs into the boot page. */
 int trap_filter_build(struct stub_boot *boot);
 
@@ -206,6 +227,10 @@ int trap_thread_destroy(struct vmspace_host *vh, int n);
 void trap_thread_init(struct vmspace_host *vh, struct trap_thread *t, int n);
 void trap_thread_fini(struct trap_thread *t);
 struct trap_thread *trap_thread_get(struct vmspace_host *vh, int n);
+/* Has the mapper clone thread t; 0, or -1 with errno (EAGAIN: the host's limit). */
+int trap_thread_clone(struct vmspace_host *vh, struct trap_thread *t);
+/* True if tid may be the thread just started: a task of the stub we do not know. */
+bool trap_tid_new(struct vmspace_host *vh, struct trap_thread *t, pid_t tid);
 
 /* trap_frame.c */
 int trap_frame_take(struct vmspace_host *vh, struct trap_thread *t);

@@ -6,10 +6,13 @@
  * keeper refills while the CPUs run guests and kernel code, on whichever
  * core is idle.
  *
- * A ready stub has never run guest code: it is as clean as a new one.
- * Reaping stays synchronous (trap_reap): until a killed stub is gone, a
- * guest that forged its report could still touch the pages the kernel is
- * about to give to another process.
+ * A ready stub is new, or recycled from a process that exited
+ * (trap_recycle.c): as clean as a new one, and made so before it comes
+ * here.  A killed stub is still reaped before the pages it could reach
+ * are reused (trap_reap, trap_reaper.c): until it is gone, a guest that
+ * forged its report could still touch them.  A recycled stub gives the
+ * same guarantee differently: its host mappings are dropped, and proven
+ * dropped by the mapper, before the kernel frees its pages.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,10 +40,26 @@ static struct {
 	struct stub_pool pools[MAXCPU];
 	unsigned failures;		/* spawns in a row that failed */
 	unsigned ntaken;		/* stubs handed out */
+	unsigned nrecycled;		/* stubs that came back (trap_pool_put) */
 } keeper = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
 };
+
+/* The pool of stubs made with p, or NULL (keeper.lock held). */
+static struct stub_pool *
+pool_of(const struct trap_params *p)
+{
+	for (int i = 0; keeper.running && i < keeper.npools; i++) {
+		struct stub_pool *sp = &keeper.pools[i];
+		if (sp->params.stub_core == p->stub_core &&
+		    sp->params.spin_ns == p->spin_ns &&
+		    sp->params.fault_around == p->fault_around &&
+		    sp->params.hostmap_budget == p->hostmap_budget)
+			return sp;
+	}
+	return NULL;
+}
 
 /* The pool that needs a stub most, or NULL if all are full. */
 static struct stub_pool *
@@ -96,20 +115,15 @@ trap_pool_take(const struct trap_params *p)
 {
 	struct vmspace_host *vh = NULL;
 	pthread_mutex_lock(&keeper.lock);
-	for (int i = 0; keeper.running && i < keeper.npools; i++) {
-		struct stub_pool *sp = &keeper.pools[i];
-		if (sp->params.stub_core != p->stub_core ||
-		    sp->params.spin_ns != p->spin_ns ||
-		    sp->params.fault_around != p->fault_around ||
-		    sp->params.hostmap_budget != p->hostmap_budget)
-			continue;
+	struct stub_pool *sp = pool_of(p);
+	if (sp != NULL) {
 		if (sp->nready > 0) {
 			vh = sp->ready[--sp->nready];
 			keeper.ntaken++;
 		}
 		keeper.failures = 0;
-		pthread_cond_signal(&keeper.wake);
-		break;
+		if (sp->nready < keeper.want)
+			pthread_cond_signal(&keeper.wake);
 	}
 	pthread_mutex_unlock(&keeper.lock);
 	/* One that died waiting (the host's OOM killer, say) is no use. */
@@ -118,6 +132,44 @@ trap_pool_take(const struct trap_params *p)
 		vh = NULL;
 	}
 	return vh;
+}
+
+/*
+ * A recycled stub (trap_recycle.c) joins the ready ones of its pool, up
+ * to POOL_MAX: in a fork loop or a burst, exits refill the pool and the
+ * keeper need not spawn.
+ */
+int
+trap_pool_put(struct vmspace_host *vh)
+{
+	int r = -1;
+	pthread_mutex_lock(&keeper.lock);
+	struct stub_pool *sp = pool_of(&vh->params);
+	if (sp != NULL && !keeper.stopping && sp->nready < POOL_MAX) {
+		sp->ready[sp->nready++] = vh;
+		keeper.nrecycled++;
+		r = 0;
+	}
+	pthread_mutex_unlock(&keeper.lock);
+	return r;
+}
+
+unsigned
+trap_pool_recycled(void)
+{
+	pthread_mutex_lock(&keeper.lock);
+	unsigned n = keeper.nrecycled;
+	pthread_mutex_unlock(&keeper.lock);
+	return n;
+}
+
+bool
+trap_pool_running(void)
+{
+	pthread_mutex_lock(&keeper.lock);
+	bool r = keeper.running && !keeper.stopping;
+	pthread_mutex_unlock(&keeper.lock);
+	return r;
 }
 
 int

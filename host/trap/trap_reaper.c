@@ -6,7 +6,8 @@
  * exiting thread instead and runs others; the reaper posts INTR_VMSPACE
  * to the CPU that asked once the stub is gone, and only then may the
  * kernel reuse the pages the stub could map (a SIGKILLed stub runs guest
- * code until the host takes its threads off their CPUs).
+ * code until the host takes its threads off their CPUs).  It also makes
+ * the wiped stubs of exited processes clean for the pool (trap_recycle.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 struct reap_req {
 	struct vmspace_host *vh;
 	struct vcpu *cpu;
+	bool recycle;			/* trap_recycle it, not waitpid */
 	struct reap_req *next;
 };
 
@@ -50,6 +52,13 @@ reaper_main(void *arg)
 		if ((reaper.head = r->next) == NULL)
 			reaper.tail = &reaper.head;
 		pthread_mutex_unlock(&reaper.lock);
+		if (r->recycle) {
+			/* Gone already (trap_exit); nobody waits for it. */
+			trap_recycle(r->vh);
+			free(r);
+			pthread_mutex_lock(&reaper.lock);
+			continue;
+		}
 		stub_waitpid(r->vh->pid, NULL);
 		pthread_mutex_lock(&reaper.lock);
 		__atomic_store_n(&r->vh->reaped, 1, __ATOMIC_RELEASE);
@@ -73,6 +82,16 @@ reaper_start(void)
 	pthread_attr_destroy(&attr);
 }
 
+static void
+reaper_queue(struct reap_req *r)
+{
+	pthread_mutex_lock(&reaper.lock);
+	*reaper.tail = r;
+	reaper.tail = &r->next;
+	pthread_cond_signal(&reaper.work);
+	pthread_mutex_unlock(&reaper.lock);
+}
+
 int
 trap_kill_async(struct vmspace_host *vh, struct vcpu *cpu)
 {
@@ -86,12 +105,22 @@ trap_kill_async(struct vmspace_host *vh, struct vcpu *cpu)
 	trap_kill(vh, NULL);
 	*r = (struct reap_req){ .vh = vh, .cpu = cpu };
 	vh->reaping = true;
-	pthread_mutex_lock(&reaper.lock);
-	*reaper.tail = r;
-	reaper.tail = &r->next;
-	pthread_cond_signal(&reaper.work);
-	pthread_mutex_unlock(&reaper.lock);
+	reaper_queue(r);
 	return 0;
+}
+
+void
+trap_recycle_async(struct vmspace_host *vh)
+{
+	pthread_once(&reaper.once, reaper_start);
+	struct reap_req *r = malloc(sizeof(*r));
+	if (!reaper.running || r == NULL) {
+		free(r);
+		trap_recycle(vh);
+		return;
+	}
+	*r = (struct reap_req){ .vh = vh, .recycle = true };
+	reaper_queue(r);
 }
 
 bool

@@ -89,15 +89,16 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 		 * A thread that exited (the stub's code lets a thread exit,
 		 * for vmspace_thread_destroy) will never report.  A thread
 		 * but 0 has its id word cleared by the host; thread 0, the
-		 * group's leader, stays a zombie, which /proc shows (looked
-		 * at once a poll, not at every interrupt).
+		 * group's leader (or, recycled, a thread the mapper cloned:
+		 * trap_recycle.c), shows its exit in /proc (looked at once a
+		 * poll, not at every interrupt).
 		 */
 		bool exited = false;
 		if (!booting && t->n != 0)
 			exited = __atomic_load_n(&t->thr->tid, __ATOMIC_ACQUIRE) == 0;
 		else if (!booting && now - looked >= TRAP_POLL_NS) {
 			looked = now;
-			exited = trap_task_exited(vh->pid, vh->pid);
+			exited = trap_task_exited(vh->pid, t->tid);
 		}
 		if (exited) {
 			trap_kill(vh, "guest thread exited");

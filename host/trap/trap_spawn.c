@@ -196,6 +196,7 @@ trap_spawn(const struct trap_params *p)
 	vh->donefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vh->donefd < 0)
 		goto fail;
+	vh->params = *p;
 	vh->fault_around = p->fault_around;
 	vh->spin_ns = (uint64_t)p->spin_ns;
 	if (trap_hostmap_init(vh, p->hostmap_budget) < 0)

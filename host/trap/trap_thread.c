@@ -60,8 +60,7 @@ trap_thread_get(struct vmspace_host *vh, int n)
 	return vh->threads[n];
 }
 
-/* True if tid may be the thread just started: a task of the stub we do not know. */
-static bool
+bool
 trap_tid_new(struct vmspace_host *vh, struct trap_thread *t, pid_t tid)
 {
 	if (tid <= 0 || tid == vh->pid || tid == vh->mapper_tid)
@@ -73,8 +72,7 @@ trap_tid_new(struct vmspace_host *vh, struct trap_thread *t, pid_t tid)
 	return trap_task_exists(vh->pid, tid);
 }
 
-/* Has the mapper clone thread t; 0, or -1 with errno (EAGAIN: the host's limit). */
-static int
+int
 trap_thread_clone(struct vmspace_host *vh, struct trap_thread *t)
 {
 	__atomic_store_n(&vh->sync->clone_ret, 0, __ATOMIC_RELEASE);

@@ -46,10 +46,14 @@ trap_create(int type, void *data)
 	return trap_spawn(&p);
 }
 
+/* A wiped stub (trap_exit) is recycled; the generic layer forgot it. */
 static void
 trap_destroy(struct vmspace_host *vh)
 {
-	trap_reap(vh);
+	if (vh->wiped)
+		trap_recycle_async(vh);
+	else
+		trap_reap(vh);
 }
 
 static int
@@ -172,12 +176,13 @@ trap_setmap(struct vmspace_host *vh, uint64_t root)
 
 const struct vmspace_ops trap_vmspace_ops = {
 	.name = "trap",
-	.host_tasks = 2,	/* the stub's thread 0 and its mapper */
+	/* thread 0, its mapper, and a recycled stub's first thread 0, a zombie */
+	.host_tasks = 3,
 	.thread_tasks = 1,	/* each thread more is a host thread */
 	.max_threads = STUB_MAXTHREADS,
 	.create = trap_create,
 	.destroy = trap_destroy,
-	.kill = trap_kill_async,
+	.kill = trap_exit,
 	.gone = trap_gone,
 	.thread_create = trap_thread_create,
 	.thread_destroy = trap_thread_destroy,

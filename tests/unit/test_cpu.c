@@ -7,12 +7,14 @@
  * Every guest that spins is run on a virtual CPU, so that a run always
  * ends (tick, kick, or the watchdog killing the stub); no test can hang.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -1171,4 +1173,126 @@ TEST(cpu_handoff_stops_spin)
 	CHECK_EQ(j.seen, 'S');
 	printf("  guest A asleep %.1f ms after B ran (its spin: %lu ms)\n",
 	    j.ns[2] / 1e6, HANDOFF_SPIN_NS / MS);
+
+/*
+ * Recycling (host/trap/trap_recycle.c): the stub of a process that exits
+ * goes back to the pool, wiped.  Here the process is hostile: it forged
+ * its report and still runs, writing a counter, when it exits.  Its exit
+ * is gone at once (no wait for a host process's end), and from then on it
+ * writes nothing: the wipe took every page away.  The next vmspace made
+ * on that CPU gets the same host process, with a new thread 0 (the old
+ * one quit, the leader a zombie), nothing of the old guest mapped, and
+ * runs guest code like a new stub.
+ */
+static int
+stub_tasks(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	int n = 0;
+	if (d == NULL)
+		return -1;
+	for (struct dirent *de; (de = readdir(d)) != NULL; )
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* True if the host has anything mapped at va in process pid. */
+static bool
+host_mapped(pid_t pid, uint64_t va)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	bool found = false;
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && va >= lo && va < hi)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static void
+recycle_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	j->counter[0] = vmspace_pool(2) == 0 && wait_ready(2);
+	if (!job_vmspace(j, GUEST_CODE(trap_forge)))
+		return;
+	uint64_t tab_pa = vmt_page();
+	vmt_map(&j->v, VMT_DATA, tab_pa, VPTE_USER_RW | VPTE_NX);
+	uint64_t *tab = PHYS_TO_DMAP(tab_pa);
+	tab[0] = STUB_THREAD + offsetof(struct stub_thread, signo);
+	tab[1] = SIGSYS;
+	tab[2] = 0;
+	volatile uint64_t *count = (uint64_t *)((uint8_t *)tab + 2048);
+	uint64_t spy_pa = vmt_page();
+	vmt_map(&j->v, SPY_VA, spy_pa, VPTE_USER_RW | VPTE_NX);
+	j->v.tf.tf_r15 = VMT_DATA;
+	j->v.tf.tf_r13 = VMT_DATA + 2048;
+	j->v.tf.tf_r11 = SPY_VA;
+	struct trapframe start = j->v.tf;
+	for (int tries = 0; tries < 5; tries++) {
+		cpu_take(cpu);
+		j->v.tf = start;
+		job_run(cpu, j, 0);
+		if (j->trap[0] != T_INTR)
+			break;
+	}
+	/* It runs on after its report (given a loaded host's time). */
+	uint64_t c0 = count[0], until = host_nanotime() + WATCHDOG_NS;
+	while (count[0] == c0 && host_nanotime() < until)
+		sleep_ns(MS);
+	j->counter[1] = count[0] > c0;
+	pid_t pid = j->pid;
+	unsigned recycled = trap_pool_recycled();
+	(void)wait_ready(2);			/* the keeper made its next one */
+
+	/* The process exits. */
+	j->inval_rc = vmspace_kill(&j->v, cpu);
+	j->dead_after_inval = vmspace_gone(&j->v);	/* at once */
+	uint64_t c1 = count[0];
+	sleep_ns(50 * MS);
+	j->counter[2] = count[0] == c1;		/* and writes no more */
+	vmt_destroy(&j->v);
+	uint64_t end = host_nanotime() + WATCHDOG_NS;
+	while (trap_pool_recycled() == recycled && host_nanotime() < end)
+		sleep_ns(MS);
+
+	/* A new process on this CPU: the same host process, clean. */
+	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
+		return;
+	struct vmspace_host *vh = vmt_host(&j->v);
+	j->seen = (j->pid == pid) | (vh->t0.tid != pid) << 1 |
+	    (stub_tasks(pid) == 3) << 2 | (!host_mapped(pid, VMT_DATA)) << 3 |
+	    (!host_mapped(pid, SPY_VA)) << 4;
+	job_run(cpu, j, 1);
+	job_done(j);
+	vmspace_pool(0);
+}
+
+TEST(vmspace_recycles_an_exited_stub)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_DENSITY, 0, recycle_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.counter[0], 1);
+	CHECK_EQ(j.counter[1], 1);
+	CHECK_EQ(j.inval_rc, 0);
+	CHECK(j.dead_after_inval);
+	CHECK_EQ(j.counter[2], 1);
+	CHECK_EQ(j.seen, 0x1f);
+	CHECK_EQ(j.trap[1], T_BPTFLT);
+	if (unit_failed_now())
+		fprintf(stderr, "    (recycle: checks 0x%llx of 0x1f: same pid, "
+		    "new thread 0, 3 tasks, nothing mapped)\n",
+		    (unsigned long long)j.seen);
 }

@@ -1,0 +1,225 @@
+/*
+ * Recycling the stub of a process that exited.  Starting a stub (vfork,
+ * exec, boot, two cross-core wake-ups) and collecting one (the host's
+ * exit of a process, waitpid) were most of a fork+exit+wait.  The stub of
+ * an exited process goes back to the pool instead, once it is as clean
+ * as a new one:
+ *
+ * 1. On the exiting CPU (trap_exit), the mapper drops every host mapping
+ *    the stub holds, and the eventfd that only the mapper writes proves it
+ *    done: the proof every munmap of a live process rests on.  The guest's
+ *    threads cannot map (the filter), and nothing is mapped again until
+ *    the stub is clean and given to a new process, so from then on no
+ *    thread of the stub can reach a page of RAM: the kernel may free the
+ *    dead process's pages at once (trap_gone), with the guarantee the wait
+ *    for a killed stub's end gave (trap_pool.c, trap_reaper.c).
+ *
+ * 2. On the reaper thread (trap_recycle), off the critical path.  Thread
+ *    0 may have forged its last report and still run: stub code only (no
+ *    guest page is left), but on a stack it prepared.  So it is told to
+ *    quit, and believed gone only when the host says so: /proc shows the
+ *    stub's tasks to be exactly the leader (a zombie) and the mapper,
+ *    which the guest cannot steer (registers only, commands from a
+ *    read-only page).  Then the control memory the guest could write (the
+ *    sync page and every thread slot: words and signal stacks) is emptied
+ *    (MADV_REMOVE: zeroes, pages freed), and the mapper clones a new
+ *    thread 0 into slot 0, which boots as every new thread does (its
+ *    signal stack, the guest filter, a first trap).  The stub has no
+ *    writable memory of its own (stub.ld) and a guest thread can change no
+ *    process-wide host state (no mapping, signal action, descriptor or
+ *    limit: the filter), so what is left is what a new stub has: the
+ *    mapper, as it booted, and a thread that never ran guest code.  Any
+ *    doubt (a thread that does not quit, a task we do not know, a step
+ *    that fails) kills the stub instead.
+ *
+ * The leader stays a zombie until the stub ends: a recycled stub takes
+ * one host task more (trap_vmspace.c counts it).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "host/clock.h"
+#include "host/cpu.h"
+#include "host/hostlog.h"
+#include "host/hostsync.h"
+#include "host/trap/trap.h"
+
+#define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to quit is gone by then */
+
+/* True if vh's process ended cleanly enough to recycle its stub. */
+static bool
+recyclable(struct vmspace_host *vh)
+{
+	if (trap_dead(vh) || vh->reaping || vh->pid <= 0 || !trap_pool_running())
+		return false;
+	for (int n = 1; n < STUB_MAXTHREADS; n++)
+		if (vh->threads[n] != NULL)
+			return false;
+	/* Its last report came: no run of it is under way. */
+	return __atomic_load_n(&vh->t0.parked, __ATOMIC_ACQUIRE) && vh->t0.tid > 0;
+}
+
+int
+trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
+{
+	host_mutex_lock(&vh->lock);
+	bool wipe = recyclable(vh);
+	if (wipe)
+		(void)trap_inval(vh, 0, VM_MAX_USER_ADDRESS);
+	/* A wipe that failed killed the stub and waited for its end. */
+	wipe = wipe && !trap_dead(vh);
+	host_mutex_unlock(&vh->lock);
+	if (!wipe)
+		return trap_kill_async(vh, cpu);
+	vh->wiped = true;
+	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Tells thread 0 to quit and waits until the host shows it exited.  The
+ * word the host clears as it exits (set_tid_address's: the request word
+ * for the stub's first thread 0, the id word for one cloned later) is
+ * only a hint for the wait: the guest could have cleared it.
+ */
+static bool
+t0_quit(struct vmspace_host *vh)
+{
+	struct trap_thread *t = &vh->t0;
+	uint32_t *w = t->tid == vh->pid ? &t->thr->req : &t->thr->tid;
+	uint64_t start = host_nanotime();
+
+	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+	ww_post(&t->thr->reply, WW_POSTED);
+	while (!trap_task_exited(vh->pid, t->tid)) {
+		if (host_nanotime() - start > RECYCLE_WAIT_NS || !trap_alive(vh))
+			return false;
+		uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+		struct timespec ts = { 0, v != 0 ? 1000000 : 20000 };
+		if (v != 0)
+			host_futex_wait(w, v, &ts);
+		else
+			nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+/*
+ * True once the stub's tasks are the exited leader and the mapper only.
+ * A thread destroyed earlier may still be leaving the host's lists; one
+ * that stays longer than a quit may take is not ours to wait for.
+ */
+static bool
+tasks_only_mapper(struct vmspace_host *vh)
+{
+	char path[64];
+	uint64_t start = host_nanotime();
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)vh->pid);
+	for (;;) {
+		DIR *d = opendir(path);
+		if (d == NULL)
+			return false;
+		bool others = false, mapper = false;
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL) {
+			char *end;
+			long tid = strtol(de->d_name, &end, 10);
+			if (de->d_name[0] == '.' || *end != '\0')
+				continue;
+			if (tid == vh->mapper_tid)
+				mapper = true;
+			else if (tid != vh->pid || !trap_task_exited(vh->pid, vh->pid))
+				others = true;
+		}
+		closedir(d);
+		if (!mapper)
+			return false;
+		if (!others)
+			return true;
+		if (host_nanotime() - start > RECYCLE_WAIT_NS)
+			return false;
+		struct timespec ts = { 0, 50000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Host-side state as trap_spawn leaves it, thread 0 still to start. */
+static int
+recycle_reset(struct vmspace_host *vh)
+{
+	struct trap_thread *t = &vh->t0;
+
+	trap_thread_fini(t);
+	*t = (struct trap_thread){ 0 };
+	trap_thread_init(vh, t, 0);
+	vh->slots_used = 1;
+	vh->root = TRAP_NO_ROOT;
+	vh->ngov = 0;
+	vh->refusals = 0;
+	vh->cputime = 0;	/* the next first run starts the count */
+	vh->nserved = vh->nreturned = vh->nmapops = vh->nsleeps = 0;
+	trap_hostmap_fini(vh);
+	memset(&vh->hm, 0, sizeof(vh->hm));
+	return trap_hostmap_init(vh, vh->params.hostmap_budget);
+}
+
+/* Makes wiped vh as clean as a new stub; NULL, or why it could not. */
+static const char *
+recycle(struct vmspace_host *vh)
+{
+	if (!t0_quit(vh))
+		return "thread 0 did not quit";
+	if (!tasks_only_mapper(vh))
+		return "a task of it is not ours";
+	/* Only the mapper runs now, and it touches none of this. */
+	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
+	if (madvise(vh->ctl + (STUB_SYNC - STUB_CMD), STUB_SLOT(used) - STUB_SYNC,
+	    MADV_REMOVE) < 0)
+		return "its control memory could not be emptied";
+	if (recycle_reset(vh) < 0)
+		return "no memory";
+
+	/*
+	 * Back to its pool's core (the mapper followed the process's CPU):
+	 * the new thread 0 inherits the mapper's, so its first run there
+	 * moves nothing.
+	 */
+	if (vh->params.stub_core >= 0 &&
+	    cpu_pin_task(vh->mapper_tid, vh->params.stub_core) == 0)
+		vh->t0.core = vh->params.stub_core;
+	host_mutex_lock(&vh->lock);
+	int r = trap_thread_clone(vh, &vh->t0);
+	host_mutex_unlock(&vh->lock);
+	if (r < 0 || trap_wait_report(vh, &vh->t0, true) < 0)
+		return "a new thread 0 did not start";
+	pid_t tid = (pid_t)__atomic_load_n(&vh->t0.thr->tid, __ATOMIC_ACQUIRE);
+	host_mutex_lock(&vh->lock);
+	bool ok = trap_tid_new(vh, &vh->t0, tid);
+	host_mutex_unlock(&vh->lock);
+	if (!ok)
+		return "its new thread 0 told a wrong id";
+	vh->t0.tid = tid;
+	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
+	vh->wiped = false;
+	__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void
+trap_recycle(struct vmspace_host *vh)
+{
+	const char *why = recycle(vh);
+	if (why == NULL && trap_pool_put(vh) == 0)
+		return;
+	if (why != NULL)
+		host_debug("trap: stub %d not recycled: %s", (int)vh->pid, why);
+	vh->wiped = false;
+	trap_reap(vh);
+}
