@@ -1173,6 +1173,7 @@ TEST(cpu_handoff_stops_spin)
 	CHECK_EQ(j.seen, 'S');
 	printf("  guest A asleep %.1f ms after B ran (its spin: %lu ms)\n",
 	    j.ns[2] / 1e6, HANDOFF_SPIN_NS / MS);
+}
 
 /*
  * Recycling (host/trap/trap_recycle.c): the stub of a process that exits
