@@ -173,6 +173,13 @@ inet_lwip_start(void)
 	return 0;
 }
 
+void
+inet_lwip_loflush(void)
+{
+	if (lwip_started)
+		netif_poll(&loif);
+}
+
 struct netif *
 inet_lwip_loif(void)
 {

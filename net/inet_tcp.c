@@ -27,6 +27,7 @@
 #include "kern/thread.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
+#include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
 
 #define TCP_CHUNK	(16 * 1024)	/* bytes copied from the guest at once */
@@ -478,6 +479,7 @@ tcp_connect1(struct socket *so, const char *addr, socklen_t len,
 		}
 		inp->inp_state = INP_CONNECTING;
 		inp->inp_connasync = nonblock;
+		inet_lwip_loflush();
 		error = nonblock ? -EINPROGRESS : 0;
 		break;
 	}
@@ -552,6 +554,7 @@ tcp_shutdown1(struct socket *so, int how)
 			inp->inp_shut |= INP_SNDSHUT;
 			struct tcp_pcb *pcb = inp->inp_pcb.tcp;
 			if (pcb != NULL && tcp_shutdown(pcb, 0, 1) == ERR_OK) {
+				inet_lwip_loflush();
 				inp->inp_finsent = true;
 				if (inp->inp_finrcvd)
 					tcp_forget(inp);
@@ -633,8 +636,12 @@ tcp_send1(struct socket *so, struct sockmsg *m, struct proc *p)
 		if (pcb != NULL && inp->inp_state == INP_CONNECTED) {
 			err = tcp_write(pcb, buf, (u16_t)chunk, TCP_WRITE_FLAG_COPY |
 			    (uio->uio_resid > 0 ? TCP_WRITE_FLAG_MORE : 0));
-			if (err == ERR_OK)
+			if (err == ERR_OK) {
 				tcp_output(pcb);
+				/* Small messages want latency; bulk is better pipelined. */
+				if (chunk <= TCP_MSS)
+					inet_lwip_loflush();
+			}
 		}
 		UNLOCK_TCPIP_CORE();
 		if (err != ERR_OK) {

@@ -16,6 +16,7 @@
 #include "kern/thread.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
+#include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
 
 #define CAP_NET_BIND_SERVICE 10
@@ -235,6 +236,7 @@ udp_send1(struct socket *so, struct sockmsg *m, struct proc *p)
 		err_t err = to ? udp_sendto(inp->inp_pcb.udp, pb, &ip, port) :
 		    udp_send(inp->inp_pcb.udp, pb);
 		error = -inet_errno(err);
+		inet_lwip_loflush();
 	}
 	UNLOCK_TCPIP_CORE();
 	pbuf_free(pb);
