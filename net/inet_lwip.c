@@ -32,6 +32,8 @@
 
 static bool lwip_started;
 static struct netif loif;
+static uint64_t lo_packets, lo_bytes;	/* core lock */
+static inet_if_counts_fn *if_countfn[256];	/* by netif index */
 
 static TAILQ_HEAD(, inpcb) inp_pendq = TAILQ_HEAD_INITIALIZER(inp_pendq);
 static uint32_t inet_posted;	/* atomic: the interrupt is on its way */
@@ -106,6 +108,8 @@ static err_t
 lo_output4(struct netif *nif, struct pbuf *p, const ip4_addr_t *dst)
 {
 	(void)dst;
+	lo_packets++;
+	lo_bytes += p->tot_len;
 	return netif_loop_output(nif, p);
 }
 
@@ -113,7 +117,32 @@ static err_t
 lo_output6(struct netif *nif, struct pbuf *p, const ip6_addr_t *dst)
 {
 	(void)dst;
+	lo_packets++;
+	lo_bytes += p->tot_len;
 	return netif_loop_output(nif, p);
+}
+
+void
+inet_lwip_locount(uint64_t *packets, uint64_t *bytes)
+{
+	*packets = lo_packets;
+	*bytes = lo_bytes;
+}
+
+void
+inet_if_setcounts(struct netif *nif, inet_if_counts_fn *fn)
+{
+	if_countfn[netif_get_index(nif)] = fn;
+}
+
+void
+inet_if_counts(struct netif *nif, uint64_t *rxpackets, uint64_t *rxbytes,
+    uint64_t *txpackets, uint64_t *txbytes)
+{
+	inet_if_counts_fn *fn = if_countfn[netif_get_index(nif)];
+	*rxpackets = *rxbytes = *txpackets = *txbytes = 0;
+	if (fn != NULL)
+		fn(nif, rxpackets, rxbytes, txpackets, txbytes);
 }
 
 static err_t

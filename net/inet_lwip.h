@@ -15,6 +15,8 @@
 #ifndef NET_INET_LWIP_H
 #define NET_INET_LWIP_H
 
+#include <stdint.h>
+
 struct netif;
 
 /*
@@ -34,6 +36,25 @@ int inet_lwip_start(void);
  * and waiting for its interrupt, which halves a loopback round trip.
  */
 void inet_lwip_loflush(void);
+
+/* Packets and bytes lo has carried (core lock held). */
+void inet_lwip_locount(uint64_t *packets, uint64_t *bytes);
+
+/*
+ * A network device's counters for /proc/net/dev (core lock held): a
+ * driver counts in its netif's state what it received and sent; without
+ * a driver's say (inet_if_setcounts), zeros.
+ */
+void inet_if_counts(struct netif *nif, uint64_t *rxpackets,
+    uint64_t *rxbytes, uint64_t *txpackets, uint64_t *txbytes);
+
+/*
+ * Registers fn as the counters of interface nif (a driver's, called at
+ * attach under the core lock).
+ */
+typedef void inet_if_counts_fn(struct netif *nif, uint64_t *rxpackets,
+    uint64_t *rxbytes, uint64_t *txpackets, uint64_t *txbytes);
+void inet_if_setcounts(struct netif *nif, inet_if_counts_fn *fn);
 
 /* The loopback interface; NULL before inet_lwip_start. */
 struct netif *inet_lwip_loif(void);

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -485,6 +486,66 @@ hostile(void)
 	close(v6);
 }
 
+/* The loopback interface through the SIOC ioctls of any socket. */
+static void
+interfaces(void)
+{
+	struct ifreq ifr;
+	printf("-- interfaces\n");
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	int u = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	report("SIOCGIFFLAGS", ioctl(s, SIOCGIFFLAGS, &ifr));
+	printf("flags %#x\n", ifr.ifr_flags & (IFF_UP | IFF_LOOPBACK | IFF_RUNNING |
+	    IFF_BROADCAST));
+	report("SIOCGIFFLAGS on AF_UNIX", ioctl(u, SIOCGIFFLAGS, &ifr));
+	report("SIOCGIFINDEX", ioctl(s, SIOCGIFINDEX, &ifr));
+	printf("index %d\n", ifr.ifr_ifindex);
+	memset(ifr.ifr_name, 0, sizeof(ifr.ifr_name));
+	report("SIOCGIFNAME", ioctl(s, SIOCGIFNAME, &ifr));
+	printf("name %s\n", ifr.ifr_name);
+	report("SIOCGIFADDR", ioctl(s, SIOCGIFADDR, &ifr));
+	printf("addr %s\n", inet_ntoa(((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr));
+	report("SIOCGIFNETMASK", ioctl(s, SIOCGIFNETMASK, &ifr));
+	printf("mask %s\n", inet_ntoa(((struct sockaddr_in *)&ifr.ifr_netmask)->sin_addr));
+	report("SIOCGIFMTU", ioctl(s, SIOCGIFMTU, &ifr));
+	printf("mtu %d\n", ifr.ifr_mtu);
+	report("SIOCGIFHWADDR", ioctl(s, SIOCGIFHWADDR, &ifr));
+	printf("hw family %d\n", ifr.ifr_hwaddr.sa_family);
+	struct ifreq reqs[64];
+	struct ifconf ifc = { .ifc_len = sizeof(reqs), .ifc_req = reqs };
+	report("SIOCGIFCONF", ioctl(s, SIOCGIFCONF, &ifc));
+	int lo = 0;
+	for (size_t i = 0; i < ifc.ifc_len / sizeof(struct ifreq); i++)
+		lo += strcmp(reqs[i].ifr_name, "lo") == 0;
+	printf("lo listed %d\n", lo);
+	ifc.ifc_buf = NULL;
+	report("SIOCGIFCONF sizing", ioctl(s, SIOCGIFCONF, &ifc));
+	printf("multiple of ifreq %d\n", ifc.ifc_len % (int)sizeof(struct ifreq) == 0);
+	ifc.ifc_len = sizeof(reqs);
+	ifc.ifc_buf = (char *)8;
+	report("SIOCGIFCONF bad buffer", ioctl(s, SIOCGIFCONF, &ifc));
+	strcpy(ifr.ifr_name, "nosuch0");
+	report("SIOCGIFFLAGS no such", ioctl(s, SIOCGIFFLAGS, &ifr));
+	ifr.ifr_ifindex = 999;
+	report("SIOCGIFNAME no such", ioctl(s, SIOCGIFNAME, &ifr));
+	report("SIOCGIFFLAGS bad pointer", ioctl(s, SIOCGIFFLAGS, (void *)8));
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(1);
+		strcpy(ifr.ifr_name, "lo");
+		ioctl(s, SIOCGIFFLAGS, &ifr);
+		report("SIOCSIFFLAGS unprivileged", ioctl(s, SIOCSIFFLAGS, &ifr));
+		report("SIOCSIFMTU unprivileged", ioctl(s, SIOCSIFMTU, &ifr));
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	close(u);
+	close(s);
+}
+
 /* A megabyte through one connection, summed on both sides. */
 static void
 bulk(int family)
@@ -536,6 +597,7 @@ main(void)
 	nonblocking();
 	dual();
 	hostile();
+	interfaces();
 	bulk(AF_INET);
 	bulk(AF_INET6);
 	return 0;
