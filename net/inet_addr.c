@@ -53,9 +53,13 @@ inet_addr_in(int family, bool v6only, const char *addr, socklen_t len,
 	uint32_t w[4];
 	memcpy(w, sin6.sin6_addr, sizeof(w));
 	IP_ADDR6(ip, w[0], w[1], w[2], w[3]);
-	/* lwIP zones link-local addresses by interface index, as scope_id. */
-	if (ip6_addr_islinklocal(ip_2_ip6(ip)))
+	/* A link-local address needs its interface (Linux: EINVAL); lwIP
+	 * zones it by interface index, as scope_id is. */
+	if (ip6_addr_islinklocal(ip_2_ip6(ip))) {
+		if (sin6.sin6_scope_id == 0 || sin6.sin6_scope_id > 255)
+			return -EINVAL;
 		ip6_addr_set_zone(ip_2_ip6(ip), (u8_t)sin6.sin6_scope_id);
+	}
 	return 0;
 }
 
