@@ -32,7 +32,6 @@
 
 static bool lwip_started;
 static struct netif loif;
-static uint64_t lo_packets, lo_bytes;	/* core lock */
 static inet_if_counts_fn *if_countfn[256];	/* by netif index */
 
 static TAILQ_HEAD(, inpcb) inp_pendq = TAILQ_HEAD_INITIALIZER(inp_pendq);
@@ -108,8 +107,6 @@ static err_t
 lo_output4(struct netif *nif, struct pbuf *p, const ip4_addr_t *dst)
 {
 	(void)dst;
-	lo_packets++;
-	lo_bytes += p->tot_len;
 	return netif_loop_output(nif, p);
 }
 
@@ -117,16 +114,7 @@ static err_t
 lo_output6(struct netif *nif, struct pbuf *p, const ip6_addr_t *dst)
 {
 	(void)dst;
-	lo_packets++;
-	lo_bytes += p->tot_len;
 	return netif_loop_output(nif, p);
-}
-
-void
-inet_lwip_locount(uint64_t *packets, uint64_t *bytes)
-{
-	*packets = lo_packets;
-	*bytes = lo_bytes;
 }
 
 void

@@ -37,9 +37,6 @@ int inet_lwip_start(void);
  */
 void inet_lwip_loflush(void);
 
-/* Packets and bytes lo has carried (core lock held). */
-void inet_lwip_locount(uint64_t *packets, uint64_t *bytes);
-
 /*
  * A network device's counters for /proc/net/dev (core lock held): a
  * driver counts in its netif's state what it received and sent; without

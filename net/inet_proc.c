@@ -76,10 +76,7 @@ proc_dev(struct pbuf_text *t)
 	NETIF_FOREACH(nif) {
 		uint64_t rxp = 0, rxb = 0, txp = 0, txb = 0;
 		if_name(nif, name);
-		if (nif == inet_lwip_loif())
-			inet_lwip_locount(&txp, &txb), rxp = txp, rxb = txb;
-		else
-			inet_if_counts(nif, &rxp, &rxb, &txp, &txb);
+		inet_if_counts(nif, &rxp, &rxb, &txp, &txb);
 		text_printf(t, "%6s: %7llu %7llu %4u %4u %4u %5u %10u %9u "
 		    "%8llu %7llu %4u %4u %4u %5u %7u %10u\n", name,
 		    (unsigned long long)rxb, (unsigned long long)rxp, 0, 0, 0, 0, 0,
