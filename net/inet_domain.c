@@ -13,6 +13,8 @@
 #include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
 
+uint64_t inet_rcvtotal;
+
 struct inpcb *
 inp_alloc(int family, int proto)
 {

@@ -167,6 +167,15 @@ void inp_loopback_any(ip_addr_t *ip);
 int inp_rlock(struct inpcb *inp);
 void inp_runlock(struct inpcb *inp);
 
+/*
+ * What every socket together holds received and unread, bounded as
+ * Linux's tcp_mem and udp_mem bound it: past INET_RCVMAX a TCP segment is
+ * refused (lwIP keeps it, unacknowledged, and offers it again) and a
+ * datagram dropped.  Core lock.
+ */
+#define INET_RCVMAX	(64u << 20)
+extern uint64_t inet_rcvtotal;
+
 /* inet_tcp.c, inet_udp.c */
 extern const struct pr_usrreqs tcp_usrreqs;
 extern const struct pr_usrreqs udp_usrreqs;

@@ -53,6 +53,7 @@ rcvq_append(struct inpcb *inp, struct pbuf *p)
 		inp->inp_rcvtail->next = p;
 	inp->inp_rcvtail = last;
 	inp->inp_rcvcc += p->tot_len;
+	inet_rcvtotal += p->tot_len;
 }
 
 /* Frees the first n queued bytes (core lock). */
@@ -60,6 +61,7 @@ static void
 rcvq_drop(struct inpcb *inp, uint32_t n)
 {
 	inp->inp_rcvcc -= n;
+	inet_rcvtotal -= n;
 	while (inp->inp_rcvq != NULL) {
 		struct pbuf *q = inp->inp_rcvq;
 		uint32_t left = q->len - inp->inp_rcvoff;
@@ -97,6 +99,8 @@ tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		inp->inp_finrcvd = true;
 		if (inp->inp_finsent)
 			tcp_forget(inp);
+	} else if (inet_rcvtotal + p->tot_len > INET_RCVMAX) {
+		return ERR_MEM;		/* lwIP keeps it and offers it again */
 	} else {
 		rcvq_append(inp, p);
 	}

@@ -40,6 +40,7 @@ udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 	(void)pcb;
 	if (inp == NULL || (inp->inp_shut & INP_RCVSHUT) ||
 	    inp->inp_dgcc + p->tot_len + SBREC_OVERHEAD > inp->inp_rcvhiwat ||
+	    inet_rcvtotal + p->tot_len + SBREC_OVERHEAD > INET_RCVMAX ||
 	    (d = mem_malloc(sizeof(*d))) == NULL) {
 		pbuf_free(p);
 		return;
@@ -51,6 +52,7 @@ udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 	*inp->inp_dgtail = d;
 	inp->inp_dgtail = &d->d_next;
 	inp->inp_dgcc += p->tot_len + SBREC_OVERHEAD;
+	inet_rcvtotal += p->tot_len + SBREC_OVERHEAD;
 	inp_notify(inp, INP_EV_READ);
 }
 
@@ -71,9 +73,12 @@ udp_ensure(struct inpcb *inp)
 	return 0;
 }
 
+/* A datagram taken off inp's queue goes (core lock). */
 static void
-dgram_free(struct indgram *d)
+dgram_free(struct inpcb *inp, struct indgram *d)
 {
+	inp->inp_dgcc -= d->d_p->tot_len + SBREC_OVERHEAD;
+	inet_rcvtotal -= d->d_p->tot_len + SBREC_OVERHEAD;
 	pbuf_free(d->d_p);
 	mem_free(d);
 }
@@ -103,7 +108,7 @@ udp_detach(struct socket *so)
 	inp->inp_pcb.udp = NULL;
 	while ((d = inp->inp_dgq) != NULL) {
 		inp->inp_dgq = d->d_next;
-		dgram_free(d);
+		dgram_free(inp, d);
 	}
 	UNLOCK_TCPIP_CORE();
 	inp_free(inp);
@@ -267,7 +272,6 @@ udp_recv1(struct socket *so, struct sockmsg *m, struct proc *p)
 		if (d != NULL && !peek) {
 			if ((inp->inp_dgq = d->d_next) == NULL)
 				inp->inp_dgtail = &inp->inp_dgq;
-			inp->inp_dgcc -= d->d_p->tot_len + SBREC_OVERHEAD;
 		}
 		if (d == NULL && so->so_error != 0) {
 			error = -so->so_error;
@@ -309,7 +313,7 @@ udp_recv1(struct socket *so, struct sockmsg *m, struct proc *p)
 			    d->d_port, m->sm_name);
 		if (!peek) {
 			LOCK_TCPIP_CORE();
-			dgram_free(d);
+			dgram_free(inp, d);
 			UNLOCK_TCPIP_CORE();
 		}
 	}
