@@ -52,6 +52,7 @@ enum inet_procfile {
 	INET_PROC_TCP6,
 	INET_PROC_UDP,
 	INET_PROC_UDP6,
+	INET_PROC_UNIX,
 };
 
 /* The text of a /proc/net file, kmalloc'd, *len bytes; NULL: no memory. */

@@ -1,8 +1,8 @@
 /*
  * /proc/net's files over lwIP's state (see if.h): the interfaces and
  * their counters, the routes lwIP has (each subnet and the default), the
- * IPv6 addresses, and the TCP and UDP pcbs in Linux's formats, which
- * netstat, ss's fallback and busybox parse.  Each file is made whole
+ * IPv6 addresses, the TCP and UDP pcbs, and the AF_UNIX sockets, in
+ * Linux's formats, which netstat, ss's fallback and busybox parse.  Each file is made whole
  * under the core lock into a kernel buffer that procfs serves.
  */
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 #include "net/if.h"
 #include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
+#include "net/un.h"
 
 struct pbuf_text {
 	char *buf;
@@ -284,6 +285,36 @@ proc_udp(struct pbuf_text *t, bool v6)
 	}
 }
 
+/* AF_UNIX sockets, as Linux's unix_seq_show (kernel addresses hidden). */
+static void
+proc_unix(struct pbuf_text *t)
+{
+	struct unpcb *unp;
+
+	text_printf(t, "Num       RefCount Protocol Flags    Type St Inode Path\n");
+	TAILQ_FOREACH(unp, &unp_all, unp_alllink) {
+		struct socket *so = unp->unp_socket;
+		bool listening = (so->so_state & SS_ISLISTENING) != 0;
+		int st = listening ? 1 : unp->unp_listener != NULL ? 2 :
+		    (so->so_state & SS_ISCONNECTED) ? 3 : 1;
+		text_printf(t, "%016lx: %08X %08X %08X %04X %02X %5lu", 0ul,
+		    (unsigned)so->so_refs, 0u, listening ? 0x10000u : 0u,
+		    (unsigned)so->so_type, (unsigned)st, (unsigned long)so->so_ino);
+		if (unp->unp_addrlen > sizeof(uint16_t)) {
+			const char *path = unp->unp_addr + sizeof(uint16_t);
+			size_t n = unp->unp_addrlen - sizeof(uint16_t);
+			text_printf(t, " ");
+			if (path[0] == 0) {
+				for (size_t i = 0; i < n; i++)
+					text_printf(t, "%c", path[i] != 0 ? path[i] : '@');
+			} else {
+				text_printf(t, "%.*s", (int)strnlen(path, n), path);
+			}
+		}
+		text_printf(t, "\n");
+	}
+}
+
 char *
 inet_proc_text(enum inet_procfile which, size_t *len)
 {
@@ -298,6 +329,7 @@ inet_proc_text(enum inet_procfile which, size_t *len)
 	case INET_PROC_TCP6:	proc_tcp(&t, true); break;
 	case INET_PROC_UDP:	proc_udp(&t, false); break;
 	case INET_PROC_UDP6:	proc_udp(&t, true); break;
+	case INET_PROC_UNIX:	proc_unix(&t); break;
 	}
 	UNLOCK_TCPIP_CORE();
 	if (t.nomem) {

@@ -68,3 +68,10 @@ procfs_net_udp6(struct sbuf *sb, struct proc *p)
 	(void)p;
 	return net_file(sb, INET_PROC_UDP6);
 }
+
+int
+procfs_net_unix(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	return net_file(sb, INET_PROC_UNIX);
+}

@@ -42,6 +42,7 @@ static const struct pfsent net_tab[] = {
 	PFS_FILE("tcp6", PFS_NET_TCP6, procfs_net_tcp6),
 	PFS_FILE("udp", PFS_NET_UDP, procfs_net_udp),
 	PFS_FILE("udp6", PFS_NET_UDP6, procfs_net_udp6),
+	PFS_FILE("unix", PFS_NET_UNIX, procfs_net_unix),
 };
 
 static const struct pfsent sysvipc_tab[] = {

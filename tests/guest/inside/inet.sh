@@ -1,6 +1,6 @@
 # The network tools of busybox inside: ifconfig and route over the
 # interface ioctls and /proc/net, nc over TCP on the loopback, netstat
-# over /proc/net/tcp.  Each check prints ok or FAIL; the status is 1 if
+# over /proc/net/tcp and /proc/net/unix.  Each check prints ok or FAIL; the status is 1 if
 # any failed.
 fail=0
 check() {	# check WHAT COMMAND...: ok if the command succeeds
@@ -29,6 +29,16 @@ wait
 check "nc carried the line" grep -qx "hello over tcp" /tmp/nc.out
 check "netstat -tn TIME_WAIT" sh -c "netstat -tn | grep -q 'TIME_WAIT'"
 check "/proc/net/dev lists lo" grep -q '^ *lo: ' /proc/net/dev
+
+syslogd -n -O /tmp/syslog.out &
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	grep -q ' /dev/log$' /proc/net/unix && break
+	sleep 0.1
+done
+check "/proc/net/unix lists syslogd's /dev/log" grep -q '^0000000000000000: 00000001 00000000 00000000 0002 01 *[0-9]* /dev/log$' /proc/net/unix
+check "netstat -x" sh -c "netstat -x | grep -q 'DGRAM .*/dev/log'"
+kill $!
+wait
 
 ifconfig lo mtu 1500
 check "ifconfig mtu" sh -c "ifconfig lo | grep -q 'MTU:1500'"
