@@ -178,6 +178,15 @@ extern uint64_t inet_rcvtotal;
 
 /* inet_tcp.c, inet_udp.c */
 extern const struct pr_usrreqs tcp_usrreqs;
+
+/* inet_tcp_io.c: TCP data, tcp_usrreqs' send, recv, poll and nread. */
+int64_t tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p);
+int64_t tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p);
+int tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw);
+int tcp_usr_nread(struct socket *so);
+
+/* Frees the first n bytes of inp's receive queue (core lock held). */
+void tcp_rcvq_drop(struct inpcb *inp, uint32_t n);
 extern const struct pr_usrreqs udp_usrreqs;
 
 /* inet_domain.c: allocation shared by the protocols. */

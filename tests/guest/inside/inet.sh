@@ -17,15 +17,20 @@ check "if_inet6" grep -q '^00000000000000000000000000000001 01 80 10 80 *lo$' /p
 check "route table header" sh -c "route -n | grep -q '^Destination'"
 check "route without a gateway's interface" sh -c "route add default gw 10.9.9.9 2>&1 | grep -q 'unreachable'"
 
-nc -l -p 5555 > /tmp/nc.out &
-for i in 1 2 3 4 5 6 7 8 9 10; do
+# The server's stdin stays open a while: at its end busybox nc shuts its
+# side down, and a client that saw that first would quit unsent.
+sleep 5 | nc -l -p 5555 > /tmp/nc.out &
+for i in $(seq 100); do
 	netstat -ltn | grep -q ':5555 ' && break
 	sleep 0.1
 done
 check "netstat -ltn shows the listener" sh -c "netstat -ltn | grep -q ':5555 .*LISTEN'"
 check "/proc/net/tcp6 listener" sh -c "cat /proc/net/tcp /proc/net/tcp6 | grep -q ':15B3 .* 0A '"
 echo "hello over tcp" | nc 127.0.0.1 5555
-wait
+for i in $(seq 100); do
+	grep -q "hello over tcp" /tmp/nc.out && break
+	sleep 0.1
+done
 check "nc carried the line" grep -qx "hello over tcp" /tmp/nc.out
 check "netstat -tn TIME_WAIT" sh -c "netstat -tn | grep -q 'TIME_WAIT'"
 check "/proc/net/dev lists lo" grep -q '^ *lo: ' /proc/net/dev
@@ -38,7 +43,7 @@ done
 check "/proc/net/unix lists syslogd's /dev/log" grep -q '^0000000000000000: 00000001 00000000 00000000 0002 01 *[0-9]* /dev/log$' /proc/net/unix
 check "netstat -x" sh -c "netstat -x | grep -q 'DGRAM .*/dev/log'"
 kill $!
-wait
+wait	# syslogd, and the nc server's sleep
 
 ifconfig lo mtu 1500
 check "ifconfig mtu" sh -c "ifconfig lo | grep -q 'MTU:1500'"
