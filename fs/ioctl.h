@@ -23,7 +23,7 @@
 #define IOCD_OUT	4	/* writes ic_size bytes at the pointer */
 #define IOCD_INOUT	(IOCD_IN | IOCD_OUT)
 
-#define IOCTL_ARGMAX	64	/* the largest ic_size */
+#define IOCTL_ARGMAX	128	/* the largest ic_size (struct rtentry) */
 
 struct ioctl_cmd {
 	unsigned long ic_cmd;

@@ -15,6 +15,8 @@
 #ifndef NET_INET_LWIP_H
 #define NET_INET_LWIP_H
 
+#include <stdint.h>
+
 struct netif;
 
 /*
@@ -26,6 +28,30 @@ struct netif;
  * lock.  Returns 0 or a negative errno.
  */
 int inet_lwip_start(void);
+
+/*
+ * Delivers the packets lo has queued, in the calling thread (the core
+ * lock held): a kernel thread that just sent over the loopback takes its
+ * own packets in at once rather than handing them to the tcpip thread
+ * and waiting for its interrupt, which halves a loopback round trip.
+ */
+void inet_lwip_loflush(void);
+
+/*
+ * A network device's counters for /proc/net/dev (core lock held): a
+ * driver counts in its netif's state what it received and sent; without
+ * a driver's say (inet_if_setcounts), zeros.
+ */
+void inet_if_counts(struct netif *nif, uint64_t *rxpackets,
+    uint64_t *rxbytes, uint64_t *txpackets, uint64_t *txbytes);
+
+/*
+ * Registers fn as the counters of interface nif (a driver's, called at
+ * attach under the core lock).
+ */
+typedef void inet_if_counts_fn(struct netif *nif, uint64_t *rxpackets,
+    uint64_t *rxbytes, uint64_t *txpackets, uint64_t *txbytes);
+void inet_if_setcounts(struct netif *nif, inet_if_counts_fn *fn);
 
 /* The loopback interface; NULL before inet_lwip_start. */
 struct netif *inet_lwip_loif(void);

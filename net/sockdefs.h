@@ -46,6 +46,7 @@
 #define SO_RCVBUF	8
 #define SO_KEEPALIVE	9
 #define SO_OOBINLINE	10
+#define SO_LINGER	13
 #define SO_PASSCRED	16
 #define SO_PEERCRED	17
 #define SO_RCVLOWAT	18
@@ -55,6 +56,12 @@
 #define SO_ACCEPTCONN	30
 #define SO_PROTOCOL	38
 #define SO_DOMAIN	39
+
+/* SO_LINGER's value (the host's struct linger lives in <sys/socket.h>). */
+struct linux_linger {
+	int l_onoff;
+	int l_linger;
+};
 
 #define SCM_RIGHTS	1
 #define SCM_CREDENTIALS	2

@@ -116,6 +116,8 @@ struct socket {
 	int so_state;			/* SS_* */
 	int so_options;			/* SOO_* */
 	int so_error;			/* SO_ERROR: a positive errno */
+	bool so_lingeron;		/* SO_LINGER: l_onoff, l_linger (s) */
+	int so_linger;
 	const struct protosw *so_proto;
 	struct file *so_file;		/* the open file, NULL if none yet */
 	void *so_pcb;			/* the family's */

@@ -1,13 +1,16 @@
 /*
  * The table of address families.  A family joins by adding its struct
- * domain here (AF_INET and AF_INET6 will, beside AF_UNIX).
+ * domain here.
  */
 #include "kern/kernel.h"
+#include "net/inet.h"
 #include "net/socketvar.h"
 #include "net/un.h"
 
 static const struct domain *const domains[] = {
 	&unixdomain,
+	&inetdomain,
+	&inet6domain,
 };
 
 const struct protosw *

@@ -13,6 +13,7 @@
 #include "kern/thread.h"
 #include "kern/ucred.h"
 #include "kern/uio.h"
+#include "net/if.h"
 #include "net/socketvar.h"
 #include "kern/kmem.h"
 
@@ -93,15 +94,21 @@ soo_write(struct file *fp, struct uio *uio)
 	return r < 0 ? (int)r : 0;
 }
 
-static const struct ioctl_cmd soo_ioctls[] = {
-	IOCTL_CMD(FIONREAD, IOCD_OUT, sizeof(int)),
-	IOCTL_END,
-};
+/* FIONREAD, then the interface ioctls every socket takes (net/if.h). */
+static struct ioctl_cmd soo_ioctls[32];
 
 static const struct ioctl_cmd *
 soo_ioctl_cmds(struct file *fp)
 {
 	(void)fp;
+	if (soo_ioctls[0].ic_name == NULL) {
+		size_t n = 0;
+		soo_ioctls[n++] = (struct ioctl_cmd)IOCTL_CMD(FIONREAD, IOCD_OUT,
+		    sizeof(int));
+		for (size_t i = 0; if_ioctls[i].ic_name != NULL; i++)
+			soo_ioctls[n++] = if_ioctls[i];
+		KASSERT(n < nitems(soo_ioctls), "soo_ioctls too small");
+	}
 	return soo_ioctls;
 }
 
@@ -110,9 +117,10 @@ static int
 soo_ioctl(struct file *fp, unsigned long cmd, void *data)
 {
 	struct socket *so = fp->f_data;
-	int n = so->so_proto->pr_usrreqs->pru_nread(so);
 
-	(void)cmd;
+	if (cmd != FIONREAD)
+		return ifioctl(cmd, data, curproc);
+	int n = so->so_proto->pr_usrreqs->pru_nread(so);
 	memcpy(data, &n, sizeof(n));
 	return 0;
 }

@@ -61,6 +61,16 @@ sosetopt(struct socket *so, int name, const void *val, socklen_t len)
 	if (name == SO_RCVTIMEO || name == SO_SNDTIMEO)
 		return set_timeo(name == SO_RCVTIMEO ? &so->so_rcv.sb_timeo :
 		    &so->so_snd.sb_timeo, val, len);
+	if (name == SO_LINGER) {
+		struct linux_linger l;
+		if (len < sizeof(l))
+			return -EINVAL;
+		memcpy(&l, val, sizeof(l));
+		/* The family reads it at close (TCP: 0 resets the connection). */
+		so->so_lingeron = l.l_onoff != 0;
+		so->so_linger = MAX(l.l_linger, 0);
+		return 0;
+	}
 	if (len < sizeof(int))
 		return -EINVAL;
 	memcpy(&v, val, sizeof(v));
@@ -99,6 +109,7 @@ sogetopt(struct socket *so, int name, void *val, socklen_t *len)
 		int i;
 		struct timeval tv;
 		struct sockcred cred;
+		struct linux_linger l;
 	} u;
 	socklen_t n = sizeof(int);
 	int flag;
@@ -130,6 +141,11 @@ sogetopt(struct socket *so, int name, void *val, socklen_t *len)
 				return -EINVAL;
 			break;
 		}
+		case SO_LINGER:
+			u.l.l_onoff = so->so_lingeron;
+			u.l.l_linger = so->so_linger;
+			n = sizeof(u.l);
+			break;
 		case SO_PEERCRED:
 			if (so->so_haspeercred)
 				u.cred = so->so_peercred;

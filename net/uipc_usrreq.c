@@ -16,6 +16,7 @@
 
 /* Every bound socket, path and abstract. */
 static TAILQ_HEAD(, unpcb) unp_bound = TAILQ_HEAD_INITIALIZER(unp_bound);
+struct unpcb_list unp_all = TAILQ_HEAD_INITIALIZER(unp_all);
 
 static int
 uipc_attach(struct socket *so)
@@ -27,6 +28,8 @@ uipc_attach(struct socket *so)
 	TAILQ_INIT(&unp->unp_conns);
 	selinfo_init(&unp->unp_peersel);
 	unp->unp_backlog = UNP_MAX_DGRAM_QLEN;
+	TAILQ_INSERT_TAIL(&unp_all, unp, unp_alllink);
+	unp->unp_inall = true;
 	so->so_pcb = unp;
 	return 0;
 }
@@ -436,6 +439,10 @@ unp_detach1(struct socket *so, bool embryo)
 		if (unp->unp_vnode != NULL)
 			vrele(unp->unp_vnode);
 		unp->unp_vnode = NULL;
+	}
+	if (unp->unp_inall) {
+		TAILQ_REMOVE(&unp_all, unp, unp_alllink);
+		unp->unp_inall = false;
 	}
 	so->so_state |= SS_DEAD;
 	while ((nunp = TAILQ_FIRST(&unp->unp_conns)) != NULL) {

@@ -48,7 +48,13 @@ struct unpcb {
 	int unp_qlen;
 	int unp_backlog;
 	struct selinfo unp_peersel;	/* senders waiting for queue room */
+	TAILQ_ENTRY(unpcb) unp_alllink;	/* on unp_all until detached */
+	bool unp_inall;
 };
+
+/* Every AF_UNIX socket not yet detached, for /proc/net/unix. */
+TAILQ_HEAD(unpcb_list, unpcb);
+extern struct unpcb_list unp_all;
 
 #define sotounpcb(so)	((struct unpcb *)(so)->so_pcb)
 

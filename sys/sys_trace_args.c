@@ -163,6 +163,33 @@ tb_sigaction(struct tbuf *tb, uint64_t addr)
 	tb_puts(tb, "}");
 }
 
+/* An IPv6 address as inet_ntop writes it: the longest zero run as "::". */
+static void
+tb_in6(struct tbuf *tb, const uint8_t *a)
+{
+	int best = -1, bestlen = 1, run = 0;
+	for (int i = 0; i < 8; i++) {
+		run = (a[2 * i] | a[2 * i + 1]) == 0 ? run + 1 : 0;
+		if (run > bestlen) {
+			bestlen = run;
+			best = i - run + 1;
+		}
+	}
+	bool v4mapped = best == 0 && bestlen == 5 && a[10] == 0xff && a[11] == 0xff;
+	for (int i = 0; i < 8; i++) {
+		if (i == best) {
+			tb_puts(tb, i == 0 ? "::" : ":");
+			i += bestlen - 1;
+			continue;
+		}
+		if (v4mapped && i == 5) {
+			tb_printf(tb, "ffff:%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+			return;
+		}
+		tb_printf(tb, "%x%s", a[2 * i] << 8 | a[2 * i + 1], i < 7 ? ":" : "");
+	}
+}
+
 void
 tb_sockaddr(struct tbuf *tb, uint64_t addr, uint64_t len)
 {
@@ -185,6 +212,15 @@ tb_sockaddr(struct tbuf *tb, uint64_t addr, uint64_t len)
 	} else if (family == 2 && n >= 8) {		/* AF_INET */
 		tb_printf(tb, ", sin_port=htons(%u), sin_addr=inet_addr(\"%u.%u.%u.%u\")",
 		    sa[2] << 8 | sa[3], sa[4], sa[5], sa[6], sa[7]);
+	} else if (family == 10 && n >= 24) {		/* AF_INET6 */
+		uint32_t scope = 0;
+		if (n >= 28)
+			memcpy(&scope, sa + 24, sizeof(scope));
+		tb_printf(tb, ", sin6_port=htons(%u), sin6_flowinfo=htonl(%u), "
+		    "inet_pton(AF_INET6, \"", sa[2] << 8 | sa[3],
+		    (unsigned)(sa[4] << 24 | sa[5] << 16 | sa[6] << 8 | sa[7]));
+		tb_in6(tb, sa + 8);
+		tb_printf(tb, "\", &sin6_addr), sin6_scope_id=%u", scope);
 	} else {
 		tb_puts(tb, ", ...");
 	}

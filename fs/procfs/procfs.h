@@ -34,6 +34,8 @@ enum pfstype {
 	PFS_SYSVIPC, PFS_SYSVIPC_SHM, PFS_SYSVIPC_SEM, PFS_SYSVIPC_MSG,
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE, PFS_KMSG, PFS_PRINTK, PFS_DMESG_RESTRICT,
+	PFS_NET, PFS_NET_DEV, PFS_NET_ROUTE, PFS_NET_IF_INET6, PFS_NET_TCP,
+	PFS_NET_TCP6, PFS_NET_UDP, PFS_NET_UDP6, PFS_NET_UNIX,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
 	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT,
 	PFS_PFDDIR, PFS_PFD, PFS_PTASKDIR, PFS_PAUXV, PFS_PMOUNTINFO,
@@ -138,6 +140,16 @@ int procfs_osrelease(struct sbuf *sb, struct proc *p);
 int procfs_ostype(struct sbuf *sb, struct proc *p);
 int procfs_printk(struct sbuf *sb, struct proc *p);
 int procfs_dmesg_restrict(struct sbuf *sb, struct proc *p);
+
+/* /proc/net (procfs_net.c) */
+int procfs_net_dev(struct sbuf *sb, struct proc *p);
+int procfs_net_route(struct sbuf *sb, struct proc *p);
+int procfs_net_if_inet6(struct sbuf *sb, struct proc *p);
+int procfs_net_tcp(struct sbuf *sb, struct proc *p);
+int procfs_net_tcp6(struct sbuf *sb, struct proc *p);
+int procfs_net_udp(struct sbuf *sb, struct proc *p);
+int procfs_net_udp6(struct sbuf *sb, struct proc *p);
+int procfs_net_unix(struct sbuf *sb, struct proc *p);
 
 /* Per-process files (procfs_proc.c). */
 int procfs_pstat(struct sbuf *sb, struct proc *p);

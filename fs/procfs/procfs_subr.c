@@ -32,6 +32,18 @@ static const struct pfsent root_tab[] = {
 	{ "kmsg", PFS_KMSG, VREG, 0400, NULL, NULL },	/* dev/kmsg.c */
 	PFS_DIR("sys", PFS_SYS),
 	PFS_DIR("sysvipc", PFS_SYSVIPC),
+	PFS_DIR("net", PFS_NET),
+};
+
+static const struct pfsent net_tab[] = {
+	PFS_FILE("dev", PFS_NET_DEV, procfs_net_dev),
+	PFS_FILE("route", PFS_NET_ROUTE, procfs_net_route),
+	PFS_FILE("if_inet6", PFS_NET_IF_INET6, procfs_net_if_inet6),
+	PFS_FILE("tcp", PFS_NET_TCP, procfs_net_tcp),
+	PFS_FILE("tcp6", PFS_NET_TCP6, procfs_net_tcp6),
+	PFS_FILE("udp", PFS_NET_UDP, procfs_net_udp),
+	PFS_FILE("udp6", PFS_NET_UDP6, procfs_net_udp6),
+	PFS_FILE("unix", PFS_NET_UNIX, procfs_net_unix),
 };
 
 static const struct pfsent sysvipc_tab[] = {
@@ -92,6 +104,9 @@ procfs_dir_table(enum pfstype dir, size_t *n)
 	case PFS_SYSVIPC:
 		*n = nitems(sysvipc_tab);
 		return sysvipc_tab;
+	case PFS_NET:
+		*n = nitems(net_tab);
+		return net_tab;
 	case PFS_PID:
 		*n = nitems(pid_tab);
 		return pid_tab;

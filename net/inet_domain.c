@@ -1,0 +1,182 @@
+/*
+ * The AF_INET and AF_INET6 domains: their protocol switches, the control
+ * blocks both protocols share, and the IP-level options.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lwip/mem.h"
+#include "lwip/tcpip.h"
+
+#include "kern/kernel.h"
+#include "kern/thread.h"
+#include "net/inet_lwip.h"
+#include "net/inet_pcb.h"
+
+uint64_t inet_rcvtotal;
+
+struct inpcb *
+inp_alloc(int family, int proto)
+{
+	struct inpcb *inp = mem_calloc(1, sizeof(*inp));
+	if (inp == NULL)
+		return NULL;
+	inp->inp_family = family;
+	inp->inp_proto = proto;
+	inp->inp_dgtail = &inp->inp_dgq;
+	inp->inp_accepttail = &inp->inp_acceptq;
+	ip_addr_copy(inp->inp_laddr, *inp_any(inp));
+	return inp;
+}
+
+void
+inp_free(struct inpcb *inp)
+{
+	mem_free(inp);
+}
+
+const ip_addr_t *
+inp_any(const struct inpcb *inp)
+{
+	if (inp->inp_family == AF_INET)
+		return IP4_ADDR_ANY;
+	return inp->inp_v6only ? IP6_ADDR_ANY : IP_ANY_TYPE;
+}
+
+void
+inp_any_dual(const struct inpcb *inp, ip_addr_t *ip)
+{
+	if (inp->inp_family == AF_INET6 && !inp->inp_v6only && IP_IS_V6(ip) &&
+	    ip6_addr_isany(ip_2_ip6(ip)))
+		ip_addr_copy(*ip, *IP_ANY_TYPE);
+}
+
+void
+inp_loopback_any(ip_addr_t *ip)
+{
+	if (IP_IS_V4(ip) && ip4_addr_isany(ip_2_ip4(ip)))
+		ip_addr_set_loopback(0, ip);
+	else if (IP_IS_V6(ip) && ip6_addr_isany(ip_2_ip6(ip)))
+		ip_addr_set_loopback(1, ip);
+}
+
+int
+inp_rlock(struct inpcb *inp)
+{
+	while (inp->inp_rbusy)
+		if (tsleep(&inp->inp_rbusy, PCATCH, "inread", 0) != 0)
+			return -ERESTARTSYS;
+	inp->inp_rbusy = true;
+	return 0;
+}
+
+void
+inp_runlock(struct inpcb *inp)
+{
+	inp->inp_rbusy = false;
+	wakeup(&inp->inp_rbusy);
+}
+
+int
+sockopt_int(bool set, void *val, socklen_t *len, int *v)
+{
+	if (set) {
+		if (*len < sizeof(int))
+			return -EINVAL;
+		memcpy(v, val, sizeof(int));
+		return 0;
+	}
+	*len = MIN(*len, (socklen_t)sizeof(int));
+	memcpy(val, v, *len);
+	return 0;
+}
+
+/* IPPROTO_IP and IPPROTO_IPV6 options, of both protocols. */
+int
+inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
+    void *val, socklen_t *len)
+{
+	struct inpcb *inp = sotoinpcb(so);
+	int v = 0, error;
+
+	if (level == IPPROTO_IPV6 && so->so_family != AF_INET6)
+		return -ENOPROTOOPT;
+	switch (level == IPPROTO_IP ? name : -name) {
+	case IP_TTL:
+	case -IPV6_UNICAST_HOPS:
+		v = inp->inp_ttl != 0 ? inp->inp_ttl : (level == IPPROTO_IP ? 64 : 64);
+		if ((error = sockopt_int(set, val, len, &v)) < 0 || !set)
+			return error;
+		if (v < -1 || v == 0 || v > 255)
+			return -EINVAL;
+		inp->inp_ttl = v == -1 ? 0 : v;
+		LOCK_TCPIP_CORE();
+		if (inp->inp_pcb.ip != NULL)
+			inp->inp_pcb.ip->ttl = (u8_t)(inp->inp_ttl ? inp->inp_ttl : 255);
+		UNLOCK_TCPIP_CORE();
+		return 0;
+	case IP_TOS:
+		v = inp->inp_tos;
+		if ((error = sockopt_int(set, val, len, &v)) < 0 || !set)
+			return error;
+		inp->inp_tos = v & 0xfc;
+		LOCK_TCPIP_CORE();
+		if (inp->inp_pcb.ip != NULL)
+			inp->inp_pcb.ip->tos = (u8_t)inp->inp_tos;
+		UNLOCK_TCPIP_CORE();
+		return 0;
+	case IP_MTU_DISCOVER:
+	case IP_RECVERR:
+		/* Accepted; lwIP neither discovers path MTUs nor queues errors. */
+		v = 0;
+		return sockopt_int(set, val, len, &v);
+	case -IPV6_V6ONLY:
+		v = inp->inp_v6only;
+		if ((error = sockopt_int(set, val, len, &v)) < 0 || !set)
+			return error;
+		if (inp->inp_pcb.any != NULL)
+			return -EINVAL;	/* bound or connected: too late */
+		inp->inp_v6only = v != 0;
+		return 0;
+	default:
+		kprintf("inet: %ssockopt level %d option %d not implemented\n",
+		    set ? "set" : "get", level, name);
+		return -ENOPROTOOPT;
+	}
+}
+
+/* socket(AF_INET, type, protocol): the protocol a type takes. */
+static int
+inet_protocol(int type, int protocol)
+{
+	switch (type) {
+	case SOCK_STREAM:
+		return protocol == 0 || protocol == IPPROTO_TCP ? type :
+		    -EPROTONOSUPPORT;
+	case SOCK_DGRAM:
+		return protocol == 0 || protocol == IPPROTO_UDP ? type :
+		    -EPROTONOSUPPORT;
+	case SOCK_RAW:
+		return -EPERM;	/* no raw sockets (Linux: root only) */
+	default:
+		return -ESOCKTNOSUPPORT;
+	}
+}
+
+static const struct protosw inetsw[] = {
+	{ SOCK_STREAM, AF_INET, IPPROTO_TCP, PR_CONNREQUIRED, &tcp_usrreqs },
+	{ SOCK_DGRAM, AF_INET, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
+};
+
+static const struct protosw inet6sw[] = {
+	{ SOCK_STREAM, AF_INET6, IPPROTO_TCP, PR_CONNREQUIRED, &tcp_usrreqs },
+	{ SOCK_DGRAM, AF_INET6, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
+};
+
+const struct domain inetdomain = {
+	AF_INET, "inet", inetsw, nitems(inetsw), inet_protocol,
+};
+
+const struct domain inet6domain = {
+	AF_INET6, "inet6", inet6sw, nitems(inet6sw), inet_protocol,
+};

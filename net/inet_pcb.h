@@ -1,0 +1,200 @@
+/*
+ * The control block of an AF_INET or AF_INET6 socket (so_pcb) and what
+ * the files of the two families share.  Files that include this header
+ * call lwIP (compiled with -I/usr/include/lwip).
+ *
+ * Two threads touch an inpcb.  lwIP's tcpip thread runs the callbacks
+ * the pcb registered (tcp_recv, tcp_sent, tcp_err, tcp_accept,
+ * udp_recv): they only queue what arrived on the inpcb (pbufs, the state
+ * change, the error) and post the network interrupt (inp_notify).  The
+ * kernel, with the big lock, reads and takes from those queues; both
+ * sides do so holding lwIP's core lock (LOCK_TCPIP_CORE), which so
+ * protects every field marked "core" below.  The kernel never sleeps
+ * holding it: it takes what it needs, unlocks, copies to or from the
+ * guest, and locks again to give back.  The interrupt handler, in kernel
+ * context, moves errors into so_error and wakes the socket's sleepers
+ * and pollers.
+ *
+ * An inpcb is allocated on the host heap (lwIP's mem_calloc): an
+ * accepted connection's is made by the accept callback on the tcpip
+ * thread, where no kernel allocator runs, and waits on its listener's
+ * queue (an embryo, inp_socket NULL) until accept gives it a socket.
+ * pru_detach unhooks the lwIP pcb's callbacks before freeing the inpcb,
+ * so lwIP never sees a freed one.
+ */
+#ifndef NET_INET_PCB_H
+#define NET_INET_PCB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lwip/ip_addr.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcp.h"
+#include "lwip/udp.h"
+
+#include "kern/queue.h"
+#include "net/inet.h"
+
+/* inp_state (TCP; UDP uses CLOSED and CONNECTED) */
+#define INP_CLOSED	0	/* never connected, or the connection ended */
+#define INP_CONNECTING	1
+#define INP_CONNECTED	2
+#define INP_LISTEN	3
+
+/* inp_shut: Linux's sk_shutdown */
+#define INP_RCVSHUT	1	/* the peer's FIN, SHUT_RD or a reset */
+#define INP_SNDSHUT	2	/* SHUT_WR or a reset */
+
+/* inp_events: what the interrupt handler is to wake */
+#define INP_EV_READ	1
+#define INP_EV_WRITE	2
+
+/* One received datagram (UDP). */
+struct indgram {
+	struct indgram *d_next;
+	struct pbuf *d_p;
+	ip_addr_t d_addr;
+	uint16_t d_port;
+};
+
+struct inpcb {
+	struct socket *inp_socket;	/* core; NULL: an embryo */
+	int inp_family;			/* AF_INET, AF_INET6 */
+	int inp_proto;			/* IPPROTO_TCP, IPPROTO_UDP */
+	union {
+		struct tcp_pcb *tcp;
+		struct udp_pcb *udp;
+		struct ip_pcb *ip;
+		void *any;
+	} inp_pcb;			/* core; NULL: none (yet, or any more) */
+	int inp_state;			/* core: INP_* */
+	int inp_shut;			/* core: INP_RCVSHUT, INP_SNDSHUT */
+	int inp_error;			/* core: a positive errno for so_error */
+	bool inp_everconn;		/* a connection was made (reads end at 0) */
+	bool inp_finrcvd, inp_finsent;	/* core: TCP FINs that passed */
+	bool inp_connasync;		/* a connect said EINPROGRESS and no
+					 * connect has told its end yet */
+	ip_addr_t inp_laddr;		/* core: the local address, kept for */
+	uint16_t inp_lport;		/* getsockname once the pcb is gone */
+
+	/* TCP: received bytes, a chain of pbufs linked through ->next
+	 * (only ->len counts: the head's tot_len is not kept). */
+	struct pbuf *inp_rcvq, *inp_rcvtail;	/* core */
+	uint32_t inp_rcvoff;		/* core: bytes of the head read */
+	uint32_t inp_rcvcc;		/* core: bytes queued */
+
+	/* UDP: received datagrams. */
+	struct indgram *inp_dgq, **inp_dgtail;	/* core */
+	uint32_t inp_dgcc;		/* core: their bytes */
+	uint32_t inp_rcvhiwat;		/* core: bound on inp_dgcc */
+
+	/* A listener's connections not yet accepted. */
+	struct inpcb *inp_acceptq, **inp_accepttail;	/* core */
+	struct inpcb *inp_qnext;	/* core: an embryo's link */
+	int inp_qlen;			/* core */
+	int inp_backlog;		/* core */
+
+	/* The network interrupt. */
+	TAILQ_ENTRY(inpcb) inp_plink;	/* core: on the pending list */
+	bool inp_pending;		/* core */
+	uint32_t inp_events;		/* core: INP_EV_* */
+
+	/* Kernel side. */
+	bool inp_v6only;		/* IPV6_V6ONLY */
+	bool inp_nodelay;		/* TCP_NODELAY */
+	bool inp_rbusy;			/* a reader is copying */
+	int inp_ttl;			/* IP_TTL, IPV6_UNICAST_HOPS; 0: default */
+	int inp_tos;
+};
+
+#define sotoinpcb(so)	((struct inpcb *)(so)->so_pcb)
+
+/* inet_lwip.c: the network interrupt. */
+
+/*
+ * Notes events for inp's socket and posts the network interrupt (on the
+ * tcpip thread, with the core lock; an embryo's events are dropped).
+ */
+void inp_notify(struct inpcb *inp, uint32_t events);
+
+/* Takes inp off the pending list (core lock held): it is going away. */
+void inp_unpend(struct inpcb *inp);
+
+/*
+ * Moves inp's error into its socket's so_error (kernel, core lock held).
+ */
+void inp_sync(struct inpcb *inp);
+
+/* inet_addr.c: socket addresses. */
+
+/*
+ * The lwIP address and port of the guest's sockaddr addr (len bytes) for
+ * a socket of family; an IPv4-mapped IPv6 address becomes IPv4 (-EINVAL
+ * if v6only).  0, -EINVAL (short), -EAFNOSUPPORT (another family).
+ * With unspec, an AF_UNSPEC address (len >= 2) gives -EAFNOSUPPORT's
+ * place to 1 (connect's "dissolve the association").
+ */
+int inet_addr_in(int family, bool v6only, const char *addr, socklen_t len,
+    ip_addr_t *ip, uint16_t *port, bool unspec);
+
+/* The sockaddr of ip and port for a socket of family into addr; its length. */
+socklen_t inet_addr_out(int family, const ip_addr_t *ip, uint16_t port,
+    char *addr);
+
+/* True if ip is one of this machine's addresses (or any). */
+bool inet_addr_local(const ip_addr_t *ip);
+
+/* Linux's errno for an lwIP err_t. */
+int inet_errno(err_t err);
+
+/* The lwIP address type of new pcbs of inp. */
+uint8_t inp_iptype(const struct inpcb *inp);
+
+/* The any address a pcb of inp binds to (both families unless v6only). */
+const ip_addr_t *inp_any(const struct inpcb *inp);
+
+/* An AF_INET6 socket's :: is both families' any address unless v6only. */
+void inp_any_dual(const struct inpcb *inp, ip_addr_t *ip);
+
+/* Linux sends to the any address as to the loopback address. */
+void inp_loopback_any(ip_addr_t *ip);
+
+/*
+ * One reader at a time copies from inp's queue: 0, or -ERESTARTSYS if a
+ * signal came while waiting for another.
+ */
+int inp_rlock(struct inpcb *inp);
+void inp_runlock(struct inpcb *inp);
+
+/*
+ * What every socket together holds received and unread, bounded as
+ * Linux's tcp_mem and udp_mem bound it: past INET_RCVMAX a TCP segment is
+ * refused (lwIP keeps it, unacknowledged, and offers it again) and a
+ * datagram dropped.  Core lock.
+ */
+#define INET_RCVMAX	(64u << 20)
+extern uint64_t inet_rcvtotal;
+
+/* inet_tcp.c, inet_udp.c */
+extern const struct pr_usrreqs tcp_usrreqs;
+
+/* inet_tcp_io.c: TCP data, tcp_usrreqs' send, recv, poll and nread. */
+int64_t tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p);
+int64_t tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p);
+int tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw);
+int tcp_usr_nread(struct socket *so);
+
+/* Frees the first n bytes of inp's receive queue (core lock held). */
+void tcp_rcvq_drop(struct inpcb *inp, uint32_t n);
+extern const struct pr_usrreqs udp_usrreqs;
+
+/* inet_domain.c: allocation shared by the protocols. */
+struct inpcb *inp_alloc(int family, int proto);
+void inp_free(struct inpcb *inp);
+int inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
+    void *val, socklen_t *len);
+/* An int option's value from val (set, -EINVAL if short) or into it. */
+int sockopt_int(bool set, void *val, socklen_t *len, int *v);
+
+#endif /* NET_INET_PCB_H */
