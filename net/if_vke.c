@@ -28,6 +28,7 @@
 #include "dev/vke.h"
 #include "kern/kernel.h"
 #include "kern/kmem.h"
+#include "net/if.h"
 #include "net/if_vke.h"
 #include "net/inet_lwip.h"
 
@@ -176,6 +177,20 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 	return ERR_OK;
 }
 
+/* /proc/net/dev's figures: the driver's counters. */
+static void
+ifv_counts(struct netif *nif, uint64_t *rxpackets, uint64_t *rxbytes,
+    uint64_t *txpackets, uint64_t *txbytes)
+{
+	struct vke_stats st;
+
+	vke_getstats(((struct if_vke *)nif->state)->ifv_sc, &st);
+	*rxpackets = st.rx_packets;
+	*rxbytes = st.rx_bytes;
+	*txpackets = st.tx_packets;
+	*txbytes = st.tx_bytes;
+}
+
 static err_t
 ifv_init(struct netif *nif)
 {
@@ -222,6 +237,8 @@ ifv_attach_unit(struct vke_softc *sc, int unit, bool *have_default)
 	struct netif *nif = netif_add(&ifv->ifv_netif, &addr, &mask, &gw, ifv,
 	    ifv_init, ethernet_input);
 	if (nif != NULL) {
+		if_setname(nif, vke_name(sc));
+		inet_if_setcounts(nif, ifv_counts);
 		netif_create_ip6_linklocal_address(nif, 1);
 		netif_set_up(nif);
 		netif_set_link_up(nif);
