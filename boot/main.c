@@ -33,7 +33,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
+"usage: vkernel [-Dhv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
 "               [-r diskimage] [-I tap] [-p pidfile] [-e name=value]\n"
 "               [--initramfs file.cpio] [--backend trap] [--strace[=spec]]\n"
 "               [-- init [args...]]\n"
@@ -47,6 +47,7 @@ usage(FILE *f)
 "  -p file      write the vkernel's pid to file\n"
 "  -e name=val  kernel environment variable\n"
 "  -v           verbose boot\n"
+"  -D           enter the debugger (ddb) at boot; SIGINT or ~^B enter it later\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
 "               (or F), as strace prints it; LIST as strace's -e trace=\n");
@@ -64,11 +65,11 @@ main(int argc, char **argv)
 	};
 	uint64_t ramsize = PHYSMEM_DEFAULT;
 	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
-	int ncpus = 1, place = CPU_PLACE_LATENCY, c;
+	int ncpus = 1, place = CPU_PLACE_LATENCY, c, ddb = 0;
 	const char *why;
 	int64_t v;
 
-	while ((c = getopt_long(argc, argv, "+hvm:i:n:l:r:I:p:e:", longopts,
+	while ((c = getopt_long(argc, argv, "+Dhvm:i:n:l:r:I:p:e:", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'm':
@@ -105,6 +106,9 @@ main(int argc, char **argv)
 			break;
 		case 'v':
 			host_verbose = 1;
+			break;
+		case 'D':
+			ddb = 1;
 			break;
 		case 'B':
 			if (vmspace_backend_select(optarg) < 0)
@@ -145,6 +149,7 @@ main(int argc, char **argv)
 	struct boot_args ba = {
 		.initramfs = initramfs,
 		.init_argv = optind < argc ? argv + optind : default_init,
+		.ddb = ddb,
 	};
 	if (vmspace_pool(VMSPACE_POOL) < 0)
 		warn("no stubs kept ready; each fork will start one");

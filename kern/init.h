@@ -7,6 +7,7 @@
 struct boot_args {
 	const char *initramfs;		/* host path of a cpio newc archive */
 	char *const *init_argv;		/* PID 1's argv; argv[0] is its path */
+	int ddb;			/* -D: enter the debugger at boot */
 };
 
 /*

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/cons_host.h"
+#include "host/hostdbg.h"
 #include "host/hostlog.h"
 #include "kern/kernel.h"
 #include "kern/thread.h"
@@ -119,15 +121,43 @@ klog_ratelimit(struct klog_ratelimit *rl)
 	return false;
 }
 
+static void
+panic_line(void *arg, const char *line)
+{
+	(void)arg;
+	host_log("  %s", line);
+}
+
+/*
+ * The debugger first, if the console can take commands (it shows the
+ * message and the backtrace itself); then, with the terminal back as it
+ * was, the message and the backtrace on standard error; then the exit, PANIC_STATUS, which a script can
+ * tell from any status of init's.  A panic while panicking (the
+ * debugger's own) exits at once.
+ */
 void
 panic(const char *fmt, ...)
 {
+	static int panicking;
 	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (kdb_hook == NULL) {		/* no kernel booted: the unit tests */
+		host_log("panic: %s", buf);
+		abort();
+	}
+	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST) != 0) {
+		host_log("panic: %s (while panicking)", buf);
+		host_exit_now(PANIC_STATUS);
+	}
+	kprintf("panic: %s\n", buf);
+	kdb_hook("panic", buf);
+	/* Once the debugger is left, or if it could not be entered. */
+	cons_host_restore();
 	host_log("panic: %s", buf);
-	abort();
+	kdb_backtrace((uintptr_t)__builtin_frame_address(0), 0, panic_line, NULL);
+	host_exit_now(PANIC_STATUS);
 }
