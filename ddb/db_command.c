@@ -175,11 +175,11 @@ ddb_trap(const char *why, const char *panicstr)
 		    db_trace_line, NULL);
 	}
 	if (running > 0)
-		db_printf("%d CPU%s did not stop\n", running, running > 1 ? "s" : "");
+		db_printf("other CPUs that did not stop: %d\n", running);
 	else if (running < 0)
 		db_printf("the big lock is not ours: the other CPUs run on\n");
 	else if (cpu_count() > 1)
-		db_printf("%d CPUs stopped\n", cpu_count() - 1);
+		db_printf("other CPUs stopped: %d\n", cpu_count() - 1);
 	struct thread *td = curthread;
 	if (td != NULL)
 		db_printf("cpu %d, thread %p (%s)\n", db_thread_cpu(td),

@@ -1,0 +1,1 @@
+source /work/wt/ddb/tools/gdb/vkernel.py
