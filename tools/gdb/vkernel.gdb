@@ -1,1 +1,0 @@
-source /work/wt/ddb/tools/gdb/vkernel.py
