@@ -22,7 +22,8 @@ CC       ?= cc
 BUILD    ?= build
 OPT      ?= -O2
 # Frame pointers: ddb's trace and panic walk the kernel's stacks by
-# them (kern/kern_debug.c); kbench's figures did not move (docs/ddb.md).
+# them (kern/kern_debug.c); their cost is within this host's noise
+# (docs/ddb.md).
 CFLAGS   := -std=gnu11 -Wall -Wextra -Werror $(OPT) -g -fno-omit-frame-pointer \
 	    -I. -MMD -MP -D_GNU_SOURCE $(SANFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  := $(SANFLAGS)
