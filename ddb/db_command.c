@@ -146,14 +146,6 @@ db_execute(char *line)
 	c->fn(argc, argv);
 }
 
-/* The current frame, for the entry's report. */
-static void
-db_trace_line(void *arg, const char *line)
-{
-	(void)arg;
-	db_printf("%s\n", line);
-}
-
 /* kdb_hook: with the big lock held on this CPU (unless a panic did not). */
 static void
 ddb_trap(const char *why, const char *panicstr)

@@ -14,7 +14,7 @@
 #define SWITCH_RBP	5	/* words into the switch frame */
 #define SWITCH_RIP	6
 
-static void
+void
 db_trace_line(void *arg, const char *line)
 {
 	(void)arg;

@@ -75,6 +75,9 @@ void db_show_cpu(int argc, char **argv);
 void db_show_log(int argc, char **argv);
 void db_examine(int argc, char **argv);
 
+/* Prints one frame of kdb_backtrace on the console (its pr). */
+void db_trace_line(void *arg, const char *line);
+
 /* Shared by ps and trace. */
 const char *db_thread_state(const struct thread *td);
 struct thread *db_find_thread(const char *arg);
