@@ -1,7 +1,8 @@
 /*
  * The kernel's side of the debugger: the hook ddb/ sets (ddb ranks
- * above every layer, so the layers below reach it through this), and
- * the frame-pointer backtrace that both ddb's trace and panic print.
+ * above every layer, so the layers below reach it through this), the
+ * frame-pointer backtrace that both ddb's trace and panic print, and
+ * panic itself.
  *
  * The kernel is built with frame pointers (-fno-omit-frame-pointer), so
  * every frame starts with the caller's rbp and the return address: the
@@ -10,9 +11,13 @@
  * zero or non-increasing frame pointer (a new thread's first frame has
  * rbp 0), or at a word the host says is not readable.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "host/cons_host.h"
 #include "host/hostdbg.h"
+#include "host/hostlog.h"
 #include "kern/kernel.h"
 
 #define KDB_MAXFRAMES	48
@@ -61,4 +66,45 @@ kdb_backtrace(uintptr_t fp, uintptr_t pc, void (*pr)(void *, const char *),
 		fp = frame[0];
 	}
 	return n;
+}
+
+static void
+panic_line(void *arg, const char *line)
+{
+	(void)arg;
+	host_log("  %s", line);
+}
+
+/*
+ * The debugger first, if the console can take commands (it shows the
+ * message and the backtrace itself); then, with the terminal back as it
+ * was, the message and the backtrace on standard error; then the exit,
+ * PANIC_STATUS, which a script can tell from any status of init's.  A
+ * panic while panicking (the debugger's own) exits at once.
+ */
+void
+panic(const char *fmt, ...)
+{
+	static int panicking;
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (kdb_hook == NULL) {		/* no kernel booted: the unit tests */
+		host_log("panic: %s", buf);
+		abort();
+	}
+	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST) != 0) {
+		host_log("panic: %s (while panicking)", buf);
+		host_exit_now(PANIC_STATUS);
+	}
+	kprintf("panic: %s\n", buf);
+	kdb_hook("panic", buf);
+	/* Once the debugger is left, or if it could not be entered. */
+	cons_host_restore();
+	host_log("panic: %s", buf);
+	kdb_backtrace((uintptr_t)__builtin_frame_address(0), 0, panic_line, NULL);
+	host_exit_now(PANIC_STATUS);
 }

@@ -1,17 +1,14 @@
 /*
- * The kernel log and panic.  The log is a ring in RAM-independent static
- * storage for now (it must work before the page allocator does); with -v
- * each line also goes to standard error.  Each line is stored as Linux's
- * syslog(2) gives it, "<6>[    1.234567] text" (KERN_INFO, seconds since
- * boot), for dmesg.
+ * The kernel log (panic is kern_debug.c's).  The log is a ring in
+ * RAM-independent static storage for now (it must work before the page
+ * allocator does); with -v each line also goes to standard error.  Each
+ * line is stored as Linux's syslog(2) gives it, "<6>[    1.234567] text"
+ * (KERN_INFO, seconds since boot), for dmesg.
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "host/cons_host.h"
-#include "host/hostdbg.h"
 #include "host/hostlog.h"
 #include "kern/kernel.h"
 #include "kern/thread.h"
@@ -119,45 +116,4 @@ klog_ratelimit(struct klog_ratelimit *rl)
 	}
 	rl->missed++;
 	return false;
-}
-
-static void
-panic_line(void *arg, const char *line)
-{
-	(void)arg;
-	host_log("  %s", line);
-}
-
-/*
- * The debugger first, if the console can take commands (it shows the
- * message and the backtrace itself); then, with the terminal back as it
- * was, the message and the backtrace on standard error; then the exit, PANIC_STATUS, which a script can
- * tell from any status of init's.  A panic while panicking (the
- * debugger's own) exits at once.
- */
-void
-panic(const char *fmt, ...)
-{
-	static int panicking;
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (kdb_hook == NULL) {		/* no kernel booted: the unit tests */
-		host_log("panic: %s", buf);
-		abort();
-	}
-	if (__atomic_fetch_add(&panicking, 1, __ATOMIC_SEQ_CST) != 0) {
-		host_log("panic: %s (while panicking)", buf);
-		host_exit_now(PANIC_STATUS);
-	}
-	kprintf("panic: %s\n", buf);
-	kdb_hook("panic", buf);
-	/* Once the debugger is left, or if it could not be entered. */
-	cons_host_restore();
-	host_log("panic: %s", buf);
-	kdb_backtrace((uintptr_t)__builtin_frame_address(0), 0, panic_line, NULL);
-	host_exit_now(PANIC_STATUS);
 }
