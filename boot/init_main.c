@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "ddb/ddb.h"
 #include "dev/console.h"
 #include "dev/disk.h"
 #include "dev/kmsg.h"
@@ -151,6 +152,7 @@ int
 kernel_main(const struct boot_args *ba)
 {
 	bootargs = ba;
+	ddb_init();
 	vm_page_init();
 	kmem_init();
 	vm_init();
@@ -204,6 +206,8 @@ kernel_main(const struct boot_args *ba)
 	}
 	sched_init();
 	thread_start(TAILQ_FIRST(&initproc->p_lwps)->lwp_thread);
+	if (ba->ddb)
+		kdb_enter("boot -D: init is ready to run");
 	if (cpu_start(sched_cpu_main, NULL) < 0)
 		return -1;
 	cpu_join();

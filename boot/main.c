@@ -43,7 +43,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: vkernel [-hv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
+"usage: vkernel [-Dhv] [-m size] [-i memimage] [-n ncpus] [-l latency|density]\n"
 "               [-r diskimage[:ro]]... [-I interface]... [-p pidfile]\n"
 "               [-e name=value] [--initramfs file.cpio] [--backend trap]\n"
 "               [--strace[=spec]] [--patch=on|off] [-- init [args...]]\n"
@@ -63,6 +63,7 @@ usage(FILE *f)
 "  -e name=val  kernel environment variable (accepted, not used yet)\n"
 "  -v           verbose: every kernel message on standard error as it\n"
 "               is logged (else errors only), and host-layer debug lines\n"
+"  -D           enter the debugger (ddb) at boot; SIGINT or ~^B enter it later\n"
 "  --initramfs f  root file system from a cpio newc archive\n"
 "  --backend b  the vmspace backend (trap)\n"
 "  --strace[=file=F,trace=LIST]  every guest system call on standard error\n"
@@ -89,11 +90,11 @@ main(int argc, char **argv)
 	memcpy(saved_argv, argv, (size_t)argc * sizeof(char *));
 	uint64_t ramsize = PHYSMEM_DEFAULT;
 	const char *memimage = NULL, *pidfile = NULL, *initramfs = NULL;
-	int ncpus = 1, place = CPU_PLACE_LATENCY, patch = -1, c;
+	int ncpus = 1, place = CPU_PLACE_LATENCY, patch = -1, c, ddb = 0;
 	const char *why;
 	int64_t v;
 
-	while ((c = getopt_long(argc, argv, "+hvm:i:n:l:r:I:p:e:", longopts,
+	while ((c = getopt_long(argc, argv, "+Dhvm:i:n:l:r:I:p:e:", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'm':
@@ -133,6 +134,9 @@ main(int argc, char **argv)
 		case 'v':
 			host_verbose = 1;
 			console_loglevel = CONSOLE_LOGLEVEL_VERBOSE;
+			break;
+		case 'D':
+			ddb = 1;
 			break;
 		case 'B':
 			if (vmspace_backend_select(optarg) < 0)
@@ -192,6 +196,7 @@ main(int argc, char **argv)
 	struct boot_args ba = {
 		.initramfs = initramfs,
 		.init_argv = optind < argc ? argv + optind : default_init,
+		.ddb = ddb,
 	};
 	if (vmspace_pool(VMSPACE_POOL) < 0)
 		warn("no stubs kept ready; each fork will start one");

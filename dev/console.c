@@ -49,6 +49,39 @@ static struct intr_src *cons_in, *cons_out;
 static bool cons_in_armed, cons_out_armed;
 static bool cons_out_blocks;	/* stdout may block: a pipe, a terminal */
 
+/*
+ * The escape to the debugger at a raw console, after ssh's: at the start
+ * of a line (after a typed CR or LF, or the first byte), "~" then ^B
+ * ("break", which on a BSD serial console enters ddb).  "~~" gives one
+ * "~"; "~" and any other byte give both.  The "~" waits for the byte
+ * after it, as in ssh.
+ */
+#define CONS_ESC_BOL	1	/* at the start of a line */
+#define CONS_ESC_TILDE	2	/* "~" seen there, held back */
+#define CONS_ESC_BREAK	0x02	/* ^B */
+static int cons_esc = CONS_ESC_BOL;	/* 0, CONS_ESC_BOL, CONS_ESC_TILDE */
+
+static void
+cons_input(struct tty *tp, uint8_t c)
+{
+	if (cons_esc == CONS_ESC_TILDE) {
+		cons_esc = 0;
+		if (c == CONS_ESC_BREAK) {
+			cons_esc = CONS_ESC_BOL;
+			kdb_enter("console escape ~^B");
+			return;
+		}
+		tty_input(tp, '~');
+		if (c == '~')
+			return;
+	} else if (cons_esc == CONS_ESC_BOL && c == '~') {
+		cons_esc = CONS_ESC_TILDE;
+		return;
+	}
+	cons_esc = c == '\r' || c == '\n' ? CONS_ESC_BOL : 0;
+	tty_input(tp, c);
+}
+
 /* Reads what the host has for us, as much as the tty takes. */
 static void
 cons_pull(struct tty *tp)
@@ -64,8 +97,12 @@ cons_pull(struct tty *tp)
 			tty_input_eof(tp, n == 0 && cons_mode == CONS_BGTTY);
 			return;
 		}
-		for (ssize_t i = 0; i < n; i++)
-			tty_input(tp, buf[i]);
+		for (ssize_t i = 0; i < n; i++) {
+			if (cons_mode == CONS_TTY)
+				cons_input(tp, buf[i]);
+			else
+				tty_input(tp, buf[i]);
+		}
 	}
 }
 
@@ -215,11 +252,65 @@ console_signal(int sig)
 		cons_host_resume();
 		return;
 	}
-	/* ^C, ^\, ^Z typed at a cooked host terminal, or sent with kill. */
+	/*
+	 * SIGINT is the debugger's (the article: "SIGINT will drop the user
+	 * to the in-kernel debugger"), when there is one.  ^\, ^Z typed at a
+	 * cooked host terminal, or sent with kill, are the guest's.
+	 */
+	if (sig == SIGINT && kdb_hook != NULL) {
+		kdb_enter("SIGINT");
+		return;
+	}
 	if (tp != NULL && tp->t_session != NULL)
 		tty_signal_fg(tp, sig);
 	else if (initproc != NULL && initproc->p_pgrp != NULL)
 		pgsignal(initproc->p_pgrp, sig);
+}
+
+/*
+ * The debugger's console (BSD's cngetc and cnputc): straight to the
+ * host, around the tty and its queues, which stay as the guest left
+ * them.
+ */
+int
+cngetc(void)
+{
+	int c = cons_host_getc(-1);
+	return c < 0 ? -1 : c;
+}
+
+void
+cnputs(const char *s)
+{
+	while (*s != '\0') {
+		/* A raw terminal does no output processing: our ONLCR. */
+		size_t n = strcspn(s, "\n");
+		const char *chunk = s;
+		if (n == 0) {
+			chunk = cons_mode == CONS_TTY ? "\r\n" : "\n";
+			n = strlen(chunk);
+			s++;
+		} else {
+			s += n;
+		}
+		while (n > 0) {
+			if (cons_out_blocks && cons_host_writable(1000) <= 0)
+				return;
+			ssize_t w = cons_host_write(chunk, n);
+			if (w == -EINTR || w == -EAGAIN)
+				continue;
+			if (w <= 0)
+				return;
+			chunk += w;
+			n -= (size_t)w;
+		}
+	}
+}
+
+bool
+cn_interactive(void)
+{
+	return cons_mode == CONS_TTY;
 }
 
 /* /dev/console */

@@ -121,6 +121,29 @@ cons_host_read(void *buf, size_t n)
 }
 
 int
+cons_host_getc(int timeout_ms)
+{
+	struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+	unsigned char c;
+
+	for (;;) {
+		int r = poll(&pfd, 1, timeout_ms);
+		if (r == 0)
+			return -EAGAIN;
+		if (r < 0 && errno == EINTR)
+			continue;	/* a tick or a host signal */
+		if (r < 0)
+			return -EIO;
+		ssize_t n = read(STDIN_FILENO, &c, 1);
+		if (n == 1)
+			return c;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		return -EIO;
+	}
+}
+
+int
 cons_host_writable(int timeout_ms)
 {
 	struct pollfd pfd = { STDOUT_FILENO, POLLOUT, 0 };

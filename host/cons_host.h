@@ -51,6 +51,14 @@ ssize_t cons_host_read(void *buf, size_t n);
  */
 int cons_host_writable(int timeout_ms);
 
+/*
+ * Waits up to timeout_ms (-1: no limit) for a byte of standard input and
+ * reads it: the byte, -EAGAIN if none came, -EIO at end of file or on an
+ * error.  For the debugger, which reads the console while the machine
+ * stands still.
+ */
+int cons_host_getc(int timeout_ms);
+
 /* Writes up to n bytes to standard output: the count or -errno. */
 ssize_t cons_host_write(const void *buf, size_t n);
 

@@ -26,11 +26,17 @@ static int nfatal_fn;
  * return; any other is sent again.
  */
 static void
+fatal_run(void)
+{
+	for (int i = 0; i < __atomic_load_n(&nfatal_fn, __ATOMIC_ACQUIRE); i++)
+		fatal_fn[i]();
+}
+
+static void
 fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	for (int i = 0; i < __atomic_load_n(&nfatal_fn, __ATOMIC_ACQUIRE); i++)
-		fatal_fn[i]();
+	fatal_run();
 	sigaction(sig, &old_act[sig], NULL);
 	bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
 	    sig == SIGFPE;
@@ -81,4 +87,11 @@ host_reexec(char *const argv[])
 	fflush(NULL);
 	execv("/proc/self/exe", argv);
 	return -errno;
+}
+
+void
+host_exit_fatal(int status)
+{
+	fatal_run();
+	_exit(status);
 }

@@ -16,6 +16,13 @@
 int host_on_fatal(void (*fn)(void));
 
 /*
+ * Ends the process at once with status (a panic): the host_on_fatal
+ * functions run first, so the terminal and the pid file are left as a
+ * fatal signal would leave them.
+ */
+void host_exit_fatal(int status) __attribute__((noreturn));
+
+/*
  * Reboot: executes this program again (/proc/self/exe, so a rebuilt or
  * deleted binary does not matter) with argv, in this process (same pid,
  * same environment).  Descriptors opened close-on-exec go, and with them

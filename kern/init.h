@@ -9,6 +9,7 @@
 struct boot_args {
 	const char *initramfs;		/* host path of a cpio newc archive */
 	char *const *init_argv;		/* PID 1's argv; argv[0] is its path */
+	int ddb;			/* -D: enter the debugger at boot */
 };
 
 /*
@@ -33,6 +34,13 @@ void kern_shutdown(int xstat);
  * (halt, power off) or, with restart, boots again (kern_shutdown_restart).
  */
 void kern_reboot(bool restart) __attribute__((noreturn));
+
+/*
+ * The same without an exiting caller (the debugger's reboot): PID 1 is
+ * killed, and the machine halts or, with restart, boots again.  A second
+ * request changes nothing.
+ */
+void shutdown_request(bool restart);
 
 /*
  * Makes the vkernel process's SIGTERM and SIGHUP shut the machine down

@@ -35,4 +35,12 @@ int intr_establish(uint32_t bit, intr_handler_t *fn, void *arg);
  */
 void intr_signal_establish(int sig, void (*fn)(int sig));
 
+/*
+ * For the debugger: the i-th handler registered (its bit, function and
+ * argument), or -1 past the last; intr_signal_handler the handler of
+ * signal sig, or NULL.
+ */
+int intr_handler(int i, uint32_t *bit, intr_handler_t **fn, void **arg);
+void (*intr_signal_handler(int sig))(int);
+
 #endif /* KERN_INTERRUPT_H */

@@ -51,6 +51,23 @@ intr_signal_establish(int sig, void (*fn)(int sig))
 	intr_signal_fn[sig] = fn;
 }
 
+int
+intr_handler(int i, uint32_t *bit, intr_handler_t **fn, void **arg)
+{
+	if (i < 0 || i >= nintrhand)
+		return -1;
+	*bit = intrhand[i].ih_bit;
+	*fn = intrhand[i].ih_fn;
+	*arg = intrhand[i].ih_arg;
+	return 0;
+}
+
+void
+(*intr_signal_handler(int sig))(int)
+{
+	return sig > 0 && sig < 64 ? intr_signal_fn[sig] : NULL;
+}
+
 static void
 intr_signals(void)
 {

@@ -1,5 +1,5 @@
 /*
- * The kernel log and panic.  kprintf puts each line of its message into
+ * The kernel log (panic is kern_debug.c's).  kprintf puts each line of its message into
  * the message buffer (subr_msgbuf.c) as a record of its own, with the
  * level its format starts with (KERN_INFO when it names none), and
  * prints the lines whose level is below console_loglevel on the host's
@@ -7,7 +7,6 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "host/hostlog.h"
@@ -83,17 +82,4 @@ klog_ratelimit(struct klog_ratelimit *rl)
 	}
 	rl->missed++;
 	return false;
-}
-
-void
-panic(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	host_log("panic: %s", buf);
-	abort();
 }

@@ -33,6 +33,11 @@ struct sched_pcpu {
 	int pc_state;			/* CP_USER (a guest runs), CP_SYS or CP_IDLE */
 	uint64_t pc_since;		/* when it entered pc_state */
 	uint64_t pc_time[CPUSTATES];	/* ns in each state, until pc_since */
+	/*
+	 * Waiting for the big lock (parked, while the debugger holds it):
+	 * the frame kernel_lock was called from, for ddb's trace.
+	 */
+	uintptr_t pc_parkfp;
 };
 
 _Static_assert(MAXCPU <= 64, "a CPU mask is one 64-bit word");
@@ -75,7 +80,15 @@ kernel_lock(void)
 		uint64_t t0 = nanouptime();
 		while (!host_mutex_trylock(&big_lock)) {
 			if (nanouptime() - t0 > BIG_LOCK_SPIN_NS) {
+				struct sched_pcpu *pc = mypcpu();
+				if (pc != NULL)
+					__atomic_store_n(&pc->pc_parkfp,
+					    (uintptr_t)__builtin_frame_address(0),
+					    __ATOMIC_RELEASE);
 				host_mutex_lock(&big_lock);
+				if (pc != NULL)
+					__atomic_store_n(&pc->pc_parkfp, 0,
+					    __ATOMIC_RELEASE);
 				break;
 			}
 			cpu_relax();
@@ -410,6 +423,50 @@ sched_interrupts(void)
 	/* A slice ended, or a device woke someone who may be owed the CPU. */
 	if (bits != 0 && runq_runnable(mypcpu()->cpu->id))
 		mypcpu()->pc_curthread->td_flags |= TDF_NEEDRESCHED;
+}
+
+/*
+ * The stop-the-world IPI: the caller holds the big lock, so a CPU that
+ * comes back from its guest or out of its idle sleep waits for the lock
+ * in kernel_lock, and nowhere else; the kick ends both.  Nothing else
+ * changes for the guests: a kicked guest's run ends as at a tick, its
+ * thread's state stays running, and time simply passes.
+ */
+int
+sched_stop_cpus(uint64_t timeout_ns)
+{
+	KASSERT(kernel_locked(), "sched_stop_cpus: big lock not held");
+	for (int i = 0; i < cpu_count(); i++)
+		if (&pcpus[i] != mypcpu() && pcpus[i].pc_curthread != NULL)
+			cpu_post(pcpus[i].cpu, INTR_KICK);
+	uint64_t t0 = host_nanotime();
+	for (;;) {
+		int running = 0;
+		for (int i = 0; i < cpu_count(); i++)
+			if (&pcpus[i] != mypcpu() && pcpus[i].pc_curthread != NULL &&
+			    __atomic_load_n(&pcpus[i].pc_parkfp, __ATOMIC_ACQUIRE) == 0)
+				running++;
+		if (running == 0 || host_nanotime() - t0 >= timeout_ns)
+			return running;
+		cpu_relax();
+	}
+}
+
+void
+sched_cpu_info(int i, struct sched_cpuinfo *ci)
+{
+	struct sched_pcpu *pc = &pcpus[i];
+
+	memset(ci, 0, sizeof(*ci));
+	if (i < 0 || i >= cpu_count() || pc->cpu == NULL)
+		return;
+	ci->ci_cpu = pc->cpu;
+	ci->ci_curthread = pc->pc_curthread;
+	ci->ci_idle = &pc->idle;
+	ci->ci_state = pc->pc_state;
+	ci->ci_self = pc == mypcpu();
+	ci->ci_parkfp = __atomic_load_n(&pc->pc_parkfp, __ATOMIC_ACQUIRE);
+	sched_cpu_times(i, ci->ci_time);
 }
 
 void

@@ -23,6 +23,9 @@ void cpu_switch(uint64_t *old_sp, uint64_t new_sp);
 void thread_trampoline(void);
 void thread_run(struct thread *td) __attribute__((noreturn));
 
+/* Every thread thread_create made and thread_free did not free yet. */
+static struct threadq allthreads = TAILQ_HEAD_INITIALIZER(allthreads);
+
 struct thread *
 thread_create(const char *name, void (*fn)(void *), void *arg)
 {
@@ -56,6 +59,7 @@ thread_create(const char *name, void (*fn)(void *), void *arg)
 	sp[3] = (uint64_t)td;			/* r12 */
 	sp[6] = (uint64_t)thread_trampoline;
 	td->td_sp = (uint64_t)sp;
+	TAILQ_INSERT_TAIL(&allthreads, td, td_allq);
 	return td;
 }
 
@@ -71,6 +75,7 @@ void
 thread_free(struct thread *td)
 {
 	KASSERT(td->td_state == TDS_DEAD && td != curthread, "freeing a live thread");
+	TAILQ_REMOVE(&allthreads, td, td_allq);
 	vm_page_free(PHYS_TO_VM_PAGE((uint64_t)(td->td_kstack - physmem.base)),
 	    KSTACK_ORDER);
 	kfree(td);
@@ -115,6 +120,15 @@ thread_exit(void)
 	td->td_state = TDS_DEAD;
 	mi_switch();
 	panic("a dead thread ran again");
+}
+
+void
+thread_foreach(void (*fn)(struct thread *td, void *arg), void *arg)
+{
+	struct thread *td;
+
+	TAILQ_FOREACH(td, &allthreads, td_allq)
+		fn(td, arg);
 }
 
 /* The host stack of a CPU's host thread, for AddressSanitizer. */

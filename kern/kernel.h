@@ -58,8 +58,35 @@
  */
 #define EPIPENOSIG		1026
 
-/* A broken kernel invariant: prints why and where, and stops the machine. */
+/*
+ * A broken kernel invariant: prints why and a backtrace, and stops the
+ * machine.  With the debugger set up (kdb_hook), a panic at a terminal
+ * console enters it; otherwise vkernel exits with PANIC_STATUS.  Before
+ * the kernel boots (the unit tests) it aborts.
+ */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#define PANIC_STATUS	99
+
+/*
+ * The debugger (kern_debug.c), which lives above every layer: ddb sets
+ * kdb_hook at boot.  kdb_enter stops the machine and enters it, if there
+ * is one (a host SIGINT, the console escape, -D); it returns once the
+ * debugger says continue.  The hook is called with the big lock held,
+ * with why, and with the panic message or NULL; on a panic it returns
+ * only if the console cannot take commands.
+ */
+extern void (*kdb_hook)(const char *why, const char *panicstr);
+void kdb_enter(const char *why);
+
+/*
+ * Prints a backtrace by the frame pointers, from the frame fp whose
+ * return address is pc (0: start at fp's), with pr(arg, line) per frame
+ * ("#n 0xADDR name+0xoff"); every word is read through host_peek, so a
+ * broken chain ends the walk instead of faulting.  Returns the frames
+ * printed.
+ */
+int kdb_backtrace(uintptr_t fp, uintptr_t pc,
+    void (*pr)(void *arg, const char *line), void *arg);
 
 #define KASSERT(cond, msg) do {						\
 	if (__builtin_expect(!(cond), 0))				\

@@ -57,6 +57,7 @@ struct thread {
 	size_t td_asan_size;
 	TAILQ_ENTRY(thread) td_runq;	/* its group's run queue or a sleep queue */
 	TAILQ_ENTRY(thread) td_timeq;	/* threads sleeping with a timeout */
+	TAILQ_ENTRY(thread) td_allq;	/* on the list of all (thread_foreach) */
 	char td_name[24];
 };
 
@@ -159,6 +160,29 @@ void sched_interrupts(void);
  * the caller, which then just goes on).
  */
 void thread_yield(void);
+
+/*
+ * For the debugger (ddb/).  sched_stop_cpus stops every other virtual
+ * CPU: each is kicked out of its guest or its idle sleep and parks on
+ * the big lock, which the caller holds; returns how many had not parked
+ * within timeout_ns (0: all stopped).  They go on when the caller drops
+ * the lock, as after any wait for it.  sched_cpu_info describes CPU i;
+ * ci_parkfp is the frame where a parked CPU waits (0: not parked).
+ * thread_foreach calls fn on every kernel thread but the CPUs' idle
+ * threads (sched_cpu_info has those).  All with the big lock held.
+ */
+struct sched_cpuinfo {
+	struct vcpu *ci_cpu;		/* NULL: no such CPU */
+	struct thread *ci_curthread;
+	struct thread *ci_idle;
+	int ci_state;			/* CP_USER, CP_SYS, CP_IDLE */
+	bool ci_self;			/* the calling CPU */
+	uintptr_t ci_parkfp;
+	uint64_t ci_time[4];		/* sched_cpu_times */
+};
+int sched_stop_cpus(uint64_t timeout_ns);
+void sched_cpu_info(int i, struct sched_cpuinfo *ci);
+void thread_foreach(void (*fn)(struct thread *td, void *arg), void *arg);
 
 /* Readies the scheduler; before the CPUs start (cpu_start). */
 void sched_init(void);

@@ -92,13 +92,19 @@ shutdown_signals_init(void)
 }
 
 void
-kern_reboot(bool restart)
+shutdown_request(bool restart)
 {
-	if (!reboot_requested) {
+	if (!reboot_requested && initproc != NULL) {
 		reboot_requested = true;
 		restart_requested = restart;
 		shutdown_status = W_EXITCODE(0, 0);
 		psignal_proc(initproc, SIGKILL);
 	}
+}
+
+void
+kern_reboot(bool restart)
+{
+	shutdown_request(restart);
 	exit1(W_EXITCODE(0, 0));
 }

@@ -19,7 +19,7 @@ bad=0
 # names are Linux's for its entry points.
 hostcalls='clock_gettime|getrandom|pthread_[a-z_]+|open|mmap|munmap|read|write|pread|pwrite|syscall|fopen|close|fstat|poll|flock|ioctl|sigaction'
 hits=$(grep -rnE "(^|[^.>A-Za-z0-9_])($hostcalls)\(|__thread" \
-	kern vm fs dev net proc sys boot --include='*.[chS]' |
+	kern vm fs dev net proc sys boot ddb --include='*.[chS]' |
 	grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)' |
 	grep -v '^boot/main\.c:' | grep -v '^kern/vdso/vdso\.c:')
 if [ -n "$hits" ]; then
@@ -31,8 +31,10 @@ fi
 # Layers by path, low to high: host < kern < vm < fs, dev < net < proc < the
 # file system and the devices that show or drive processes (procfs;
 # pidfds and signalfds, files of a process and of its signals; the tty
-# and the console, which signal process groups) < sys < boot.  fs
-# and dev may use each other; tests/ tools/ bench/ may use anything.
+# and the console, which signal process groups) < sys < boot and ddb,
+# which look into every layer (ddb is reached from below only through
+# kdb_hook).  fs and dev may use each other; tests/ tools/ bench/ may
+# use anything.
 rank() {
 	case $1 in
 	host/*) echo 0 ;;
@@ -43,18 +45,18 @@ rank() {
 	net/*) echo 4 ;;
 	proc/*) echo 5 ;;
 	sys/*) echo 7 ;;
-	boot/*) echo 8 ;;
+	boot/*|ddb/*) echo 8 ;;
 	*) echo 9 ;;
 	esac
 }
-order='host < kern < vm < fs, dev < net < proc < fs/procfs, fs/pidfd, fs/signalfd, dev/tty*, dev/console < sys < boot'
+order='host < kern < vm < fs, dev < net < proc < fs/procfs, fs/pidfd, fs/signalfd, dev/tty*, dev/console < sys < boot, ddb'
 
 # The includes that still point up, one "file folder" each with the
 # reason.  The list may only shrink: a new upward include fails the check.
 allowed='
 '
-up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|net|proc|sys|boot)/[^"]*"' \
-	host kern vm fs dev net proc sys boot --include='*.[chS]' |
+up=$(grep -rnoE '^#include "(host|kern|vm|fs|dev|net|proc|sys|boot|ddb)/[^"]*"' \
+	host kern vm fs dev net proc sys boot ddb --include='*.[chS]' |
     while IFS=: read -r file line inc; do
 	to=${inc#\#include \"}
 	to=${to%\"}
@@ -87,7 +89,7 @@ allowed_calls='
 '
 # An object whose source is gone (moved since it was built) is left out.
 objs=$(cd "$build" 2>/dev/null &&
-    find host kern vm fs dev net proc sys boot -name '*.o' 2>/dev/null | sort)
+    find host kern vm fs dev net proc sys boot ddb -name '*.o' 2>/dev/null | sort)
 objs=$(for o in $objs; do
 	[ -f "${o%.o}.c" ] || [ -f "${o%.o}.S" ] && echo "$o"
     done)

@@ -181,7 +181,22 @@ same_termios(const struct termios *a, const struct termios *b)
  * prompt "P> " (busybox init instead with init_shell false).
  */
 static bool
+start_flag(struct pty *t, const char *name, bool init_shell, const char *flag,
+    const char *first);
+
+static bool
 start_init(struct pty *t, const char *name, bool init_shell)
+{
+	return start_flag(t, name, init_shell, NULL, NULL);
+}
+
+/*
+ * As start_init, with one more vkernel option (flag, or NULL), waiting
+ * for first (NULL: the shell's prompt or init's greeting).
+ */
+static bool
+start_flag(struct pty *t, const char *name, bool init_shell, const char *flag,
+    const char *first)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
@@ -217,16 +232,21 @@ start_init(struct pty *t, const char *name, bool init_shell)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		closefrom(3);
+		/* -m 256m is repeated where no flag is wanted. */
+		if (flag == NULL)
+			flag = "-m256m";
 		if (init_shell)
-			execl(vkernel, vkernel, "-m", "256m", "--initramfs", rootcpio,
+			execl(vkernel, vkernel, "-m", "256m", flag, "--initramfs", rootcpio,
 			    "--", "/bin/sh", "-c", "export PS1='P> '; exec /bin/sh -i",
 			    (char *)NULL);
 		else
-			execl(vkernel, vkernel, "-m", "256m", "--initramfs", rootcpio,
+			execl(vkernel, vkernel, "-m", "256m", flag, "--initramfs", rootcpio,
 			    (char *)NULL);
 		_exit(127);
 	}
-	return expect(t, init_shell ? "P> " : "Please press Enter", 20000);
+	if (first == NULL)
+		first = init_shell ? "P> " : "Please press Enter";
+	return expect(t, first, 20000);
 }
 
 static bool
@@ -537,6 +557,176 @@ test_restore(const char *name, int sig)
 	finish(&t);
 }
 
+/* Types a debugger command and waits for its next prompt. */
+static bool
+ddb(struct pty *t, const char *line, int ms)
+{
+	t->last = t->mark;
+	type(t, line);
+	type(t, "\r");
+	return expect(t, "db> ", ms);
+}
+
+/*
+ * Copies into out (at most n - 1 bytes) the word, starting with a digit,
+ * that follows key in the output of the last command: "" if none does.
+ */
+static void
+grab(struct pty *t, const char *key, char *out, size_t n)
+{
+	char *at = t->buf + t->last, *end = t->buf + t->mark;
+	size_t k = 0;
+	/* Its first occurrence followed by a digit: not the command's echo. */
+	while ((at = memmem(at, (size_t)(end - at), key, strlen(key))) != NULL &&
+	    (at + strlen(key) >= end || at[strlen(key)] < '0' || at[strlen(key)] > '9'))
+		at++;
+	if (at != NULL)
+		for (at += strlen(key); k + 1 < n && *at > ' '; at++)
+			out[k++] = *at;
+	out[k] = '\0';
+	if (k == 0 && !t->bad)
+		fail(t, "no \"%s\" in the output", key);
+}
+
+/*
+ * ddb: SIGINT stops the machine while a guest loop computes; the
+ * debugger shows the loop's process running, its map, the vpagetable
+ * walk of its stack (accessed and modified) and its code (accessed),
+ * and a backtrace; continue lets the loop finish with the right count.
+ * Then the console escape enters it at the raw console, "~~" is one
+ * "~", and the guest never noticed.  PTYTEST_SESSION=file keeps the
+ * screen of this test.
+ */
+static void
+test_ddb(void)
+{
+	struct pty t;
+	char pid[16], rsp[32], rip[32], cmd[96];
+
+	if (start(&t, "ddb")) {
+		run(&t, "echo pid=$$", 5000);
+		grab(&t, "pid=", pid, sizeof(pid));
+		type(&t, "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done; echo loop-$i\r");
+		expect(&t, "loop-$i\r\n", 5000);
+		usleep(200000);
+		kill(t.pid, SIGINT);
+		expect(&t, "db> ", 10000);
+		ddb(&t, "ps", 5000);
+		snprintf(cmd, sizeof(cmd), "%5s %5s ", pid, pid);
+		saw(&t, cmd);
+		/* Its line says it runs on CPU 0 (STATE, CPU after PPID PGRP UID). */
+		char *line = memmem(t.buf + t.last, t.mark - t.last, cmd, strlen(cmd));
+		char *eol = line != NULL ? strstr(line, "\r\n") : NULL;
+		char *state = line != NULL ? strstr(line, " run     0 ") : NULL;
+		if (!t.bad && (state == NULL || eol == NULL || state > eol))
+			fail(&t, "ps: pid %s is not running on cpu 0", pid);
+		saw(&t, "syncer");
+		snprintf(cmd, sizeof(cmd), "show proc %s", pid);
+		ddb(&t, cmd, 5000);
+		grab(&t, "rsp ", rsp, sizeof(rsp));
+		grab(&t, "rip ", rip, sizeof(rip));
+		snprintf(cmd, sizeof(cmd), "show map %s", pid);
+		ddb(&t, cmd, 5000);
+		saw(&t, "r-x  rwx  pn-");
+		saw(&t, "rw-  rwx  p-g");
+		snprintf(cmd, sizeof(cmd), "show pte %s %s", pid, rsp);
+		ddb(&t, cmd, 5000);
+		saw(&t, "PML4");
+		saw(&t, "PDPT");
+		saw(&t, " V RW U A M NX\r\n  page ");
+		snprintf(cmd, sizeof(cmd), "show pte %s %s", pid, rip);
+		ddb(&t, cmd, 5000);
+		saw(&t, " V RO U A\r\n  page ");
+		ddb(&t, "trace", 5000);
+		saw(&t, "#0  0x");
+		saw(&t, " kern_intr+0x");
+		saw(&t, " sched_interrupts+0x");
+		ddb(&t, "x/2gx physmem", 5000);
+		saw(&t, "physmem: 0000");
+		ddb(&t, "x/gx 0", 5000);
+		saw(&t, "cannot read 0x0");
+		t.last = t.mark;
+		type(&t, "continue\r");
+		expect(&t, "loop-3000000\r\n", 20000);
+		expect(&t, "P> ", 5000);
+		/* The escape at the raw console, at the start of a line. */
+		type(&t, "~\002");
+		expect(&t, "[ ddb: console escape ~^B ]", 5000);
+		expect(&t, "db> ", 5000);
+		ddb(&t, "show cpu", 5000);
+		saw(&t, "in the debugger");
+		t.last = t.mark;
+		type(&t, "c\r");
+		expect(&t, "[ ddb: left after", 5000);
+		run(&t, "echo after-$((6*7))", 5000);
+		saw(&t, "after-42");
+		/* "~~" is one "~" for the guest; "~" and another byte are both. */
+		run(&t, "~~; echo tilde-$?", 5000);
+		saw(&t, "~; echo tilde-");
+		run(&t, "echo x~y", 5000);
+		saw(&t, "x~y\r\n");
+		if (memmem(t.buf + t.last, t.mark - t.last, "db> ", 4) != NULL)
+			fail(&t, "~~ entered the debugger");
+	}
+	const char *keep = getenv("PTYTEST_SESSION");
+	FILE *f = keep != NULL ? fopen(keep, "w") : NULL;
+	if (f != NULL) {
+		fwrite(t.buf, 1, t.len, f);
+		fclose(f);
+	}
+	finish(&t);
+}
+
+/* panic from ddb: the message, a backtrace, exit status 99, the terminal back. */
+static void
+test_ddb_panic(void)
+{
+	struct pty t;
+
+	if (start(&t, "ddb_panic")) {
+		kill(t.pid, SIGINT);
+		expect(&t, "db> ", 10000);
+		t.last = t.mark;
+		type(&t, "panic\r");
+		expect(&t, "panic: from the debugger", 10000);
+		expect(&t, "#1  0x", 5000);
+		if (reap(&t, 10000)) {
+			check_restored(&t);
+			if (!WIFEXITED(t.status) || WEXITSTATUS(t.status) != 99)
+				fail(&t, "exit status %#x, not 99", t.status);
+		}
+	}
+	finish(&t);
+}
+
+/* -D: the debugger before init runs; continue boots on. */
+static void
+test_ddb_boot(void)
+{
+	struct pty t;
+
+	if (start_flag(&t, "ddb_boot", true, "-D", "db> ")) {
+		ddb(&t, "ps", 5000);
+		saw(&t, "    1     1     0     1    0 runq");
+		ddb(&t, "help", 5000);
+		saw(&t, "show pte");
+		t.last = t.mark;
+		type(&t, "continue\r");
+		expect(&t, "P> ", 20000);
+		run(&t, "echo booted", 5000);
+		saw(&t, "booted");
+	}
+	finish(&t);
+}
+
+/* PTYTEST_ONLY=prefix runs only the tests whose name starts so. */
+static bool
+want(const char *name)
+{
+	const char *only = getenv("PTYTEST_ONLY");
+	return only == NULL || strncmp(name, only, strlen(only)) == 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -548,17 +738,34 @@ main(int argc, char **argv)
 	rootcpio = argv[2];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	test_edit();
-	test_lineedit();
-	test_intr();
-	test_jobctl();
-	test_ioctls();
-	test_busybox_init();
-	test_stty();
-	test_restore("restore_on_exit", 0);
-	test_restore("restore_on_sigterm", SIGTERM);
-	test_restore("restore_on_sighup", SIGHUP);
-	test_restore("restore_on_abort", SIGABRT);
+	if (want("edit"))
+		test_edit();
+	if (want("lineedit"))
+		test_lineedit();
+	if (want("intr"))
+		test_intr();
+	if (want("jobctl"))
+		test_jobctl();
+	if (want("ioctls"))
+		test_ioctls();
+	if (want("busybox_init"))
+		test_busybox_init();
+	if (want("stty"))
+		test_stty();
+	if (want("ddb"))
+		test_ddb();
+	if (want("ddb_panic"))
+		test_ddb_panic();
+	if (want("ddb_boot"))
+		test_ddb_boot();
+	if (want("restore_on_exit"))
+		test_restore("restore_on_exit", 0);
+	if (want("restore_on_sigterm"))
+		test_restore("restore_on_sigterm", SIGTERM);
+	if (want("restore_on_sighup"))
+		test_restore("restore_on_sighup", SIGHUP);
+	if (want("restore_on_abort"))
+		test_restore("restore_on_abort", SIGABRT);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

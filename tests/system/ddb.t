@@ -1,0 +1,73 @@
+# ddb on a console that is not a terminal (stdin a pipe): the host's
+# SIGINT stops the machine and the debugger reads its commands from the
+# pipe; the guests see nothing of the visit but the time it took.  A
+# panic there prints its message and a backtrace and exits 99.
+. "$(dirname "$0")/lib.sh"
+
+# waitfor FILE TEXT: up to 20 s for TEXT to show in FILE.
+waitfor() {
+	for i in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ddbrun NCPU INPUT -- init...: boots with the debugger's input INPUT
+# given 3 s after SIGINT, sent once the guest printed "ready"; stdout in
+# $T/out, stderr in $T/log, vkernel's status in $status.
+ddbrun() {
+	ncpu=$1 input=$2
+	shift 3
+	rm -f "$T/fifo" && mkfifo "$T/fifo"
+	"$VK" -v -m 128m -n "$ncpu" --initramfs "$SYSROOT" -- "$@" \
+	    < "$T/fifo" > "$T/out" 2> "$T/log" &
+	vk=$!
+	exec 3> "$T/fifo"
+	if waitfor "$T/out" ready; then
+		kill -INT $vk
+		waitfor "$T/out" "ddb: SIGINT" && sleep 3
+		printf '%b' "$input" >&3
+	fi
+	exec 3>&-
+	( sleep 60; kill -9 $vk 2>/dev/null ) &
+	killer=$!
+	wait $vk
+	status=$?
+	kill $killer 2>/dev/null
+}
+
+# Two CPUs, two guest loops, one sleeper: ddb stops both CPUs, shows
+# every process, and each loop ends with its count, the sleep with 0.
+loop='i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done; echo loop-$i'
+ddbrun 2 'ps\nshow cpu\ntrace\nshow log\ncontinue\n' -- /bin/sh -c "
+	sh -c '$loop' & sh -c '$loop' & sleep 5 & s=\$!
+	echo ready; wait \$s; echo slept-\$?; wait"
+expect_status "SIGINT on a piped console: the machine goes on" 0
+[ "$(grep -c '^loop-3000000$' "$T/out")" = 2 ] && grep -q '^slept-0$' "$T/out" &&
+    ok "the guests finish as if nothing happened" ||
+    fail "the guests finish as if nothing happened" "status $status: $(grep -v '^ ' "$T/out" | tr '\n' ';') log: $(grep -iv 'started\|pages\|buffer\|rseq\|RAM' "$T/log" | tr '\n' ';')"
+grep -q "other CPUs stopped: 1" "$T/out" && grep -q "cpu 1: .*, stopped, " "$T/out" &&
+    ok "every other CPU parks" || fail "every other CPU parks" "$(grep -i 'cpu' "$T/out" | tr '\n' ';')"
+# init, the two loops, the sleeper (named sh, exe or sleep, as far as
+# its exec has come: busybox runs its applets through /proc/self/exe).
+[ "$(grep -c '^ *[1-4]  *[1-4]  *[01]  *1  *0 ' "$T/out")" = 4 ] &&
+    ok "ps shows the guests" || fail "ps shows the guests" "$(tr '\n' ';' < "$T/out")"
+grep -q "init: /bin/sh started" "$T/out" && ok "show log shows the kernel's messages" ||
+    fail "show log" "no boot message"
+grep -q '^#[1-9]  0x.* kern_intr+0x' "$T/out" && ok "trace names the frames" ||
+    fail "trace" "$(grep '^#' "$T/out" | head -3 | tr '\n' ';')"
+
+# The end of the debugger's input is a continue.
+ddbrun 1 '' -- /bin/sh -c 'echo ready; sleep 1; echo done'
+expect_status "end of input continues" 0
+grep -q "end of input: continuing" "$T/out" && grep -q '^done$' "$T/out" &&
+    ok "end of input leaves the debugger" || fail "end of input" "$(tail -3 "$T/out" | tr '\n' ';')"
+
+# panic: not a terminal, so no debugger after it: the message and a
+# backtrace on standard error, exit status 99.
+ddbrun 1 'panic\n' -- /bin/sh -c 'echo ready; sleep 30'
+expect_status "panic exits 99" 99
+grep -q "panic: from the debugger" "$T/log" && grep -q "^vkernel:   #2  0x" "$T/log" &&
+    ok "panic prints its message and a backtrace" ||
+    fail "panic prints its message and a backtrace" "$(head -5 "$T/log" | tr '\n' ';')"
