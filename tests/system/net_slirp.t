@@ -45,7 +45,7 @@ fi
 # Several -I: vke0, vke1, each its own slirp.
 $asuser timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" -I slirp -I slirp,restrict=on \
     -- /bin/true > "$T/out" 2> "$T/log" < /dev/null
-grep -q '^vke0: slirp, address' "$T/log" && grep -q '^vke1: slirp (restricted), address' "$T/log" &&
+grep -q '] vke0: slirp, address' "$T/log" && grep -q '] vke1: slirp (restricted), address' "$T/log" &&
     ok "two -I: vke0 and vke1" || fail "two -I: vke0 and vke1" "$(grep vke "$T/log")"
 
 # The host's server, on its loopback, run by an unprivileged user.
@@ -74,7 +74,7 @@ for i in $(seq 100); do
 	grep -q '^ready' "$T/out" && break
 	sleep 0.2
 done
-grep -q '^vke0: slirp (restricted)' "$T/log" && ok "vke0 attached to slirp, restricted" ||
+grep -q '] vke0: slirp (restricted)' "$T/log" && ok "vke0 attached to slirp, restricted" ||
     fail "vke0 attached to slirp" "$(cat "$T/log")"
 
 nosock='failed:.*\(not supported\|not implemented\)'

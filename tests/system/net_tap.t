@@ -89,7 +89,7 @@ got=$(cat "$T"/burst? | sed -n 's/.* \([0-9]*\) packets received.*/\1/p' |
 [ "$got" -ge 190 ] && ok "200 echoes from 4 pingers at once: $got answered" ||
     fail "200 echoes from 4 pingers at once" "$got answered"
 
-mac=$(sed -n 's/^vke0: vktap0, address \(.*\)$/\1/p' "$T/log")
+mac=$(sed -n 's/^.*] vke0: vktap0, address \(.*\)$/\1/p' "$T/log")
 inns ip neigh show 10.99.0.2 | grep -q "lladdr $mac" &&
     ok "ARP: the namespace knows the guest as $mac" ||
     fail "ARP: the namespace knows the guest's MAC" \
