@@ -45,7 +45,7 @@ tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns)
 
 	KASSERT(chan != NULL, "sleeping on no channel");
 	KASSERT(kernel_locked(), "tsleep: big lock not held");
-	if ((flags & PCATCH) && thread_signal_pending())
+	if ((flags & PCATCH) && sched_signal_hook != NULL && sched_signal_hook(td))
 		return EINTR;
 	td->td_wchan = chan;
 	td->td_wmesg = wmesg;
@@ -96,12 +96,6 @@ void
 wakeup_one(const void *chan)
 {
 	wakeup_n(chan, true);
-}
-
-bool
-thread_signal_pending(void)
-{
-	return sched_signal_hook != NULL && sched_signal_hook(curthread);
 }
 
 /* Ends an interruptible sleep of td with EINTR (a signal arrived). */

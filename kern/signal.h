@@ -147,9 +147,6 @@ void sigstop_wait(struct lwp *lp);
  */
 bool issignal_pending(const struct lwp *lp);
 
-/* Makes PCATCH sleeps see signals already pending (sched_signal_hook). */
-void sig_init(void);
-
 /*
  * Acts on one pending signal of lp: runs its default action (which may
  * stop or end the process) or builds a signal frame for its handler.

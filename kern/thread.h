@@ -144,12 +144,6 @@ void wakeup_one(const void *chan);
 void thread_interrupt(struct thread *td);
 
 /*
- * Whether a PCATCH sleep of the running thread would end at once: a
- * signal it would take is pending (Linux's signal_pending(current)).
- */
-bool thread_signal_pending(void);
-
-/*
  * Takes the calling CPU's pending interrupts (tick, devices); a thread
  * calls it before returning to user mode.
  */

@@ -537,24 +537,6 @@ issignal_pending(const struct lwp *lp)
 	    !(lp->lwp_flags & LWP_STOPPED));
 }
 
-/*
- * Whether td's PCATCH sleep ends before it starts: a signal its thread
- * would take is already pending, or its process is stopping.  Without
- * it a sleep begun after the signal was posted (thread_interrupt found
- * nobody asleep) would wait for a wake-up that never comes.
- */
-static int
-sig_sleep_interrupted(struct thread *td)
-{
-	return td->td_lwp != NULL && issignal_pending(td->td_lwp);
-}
-
-void
-sig_init(void)
-{
-	sched_signal_hook = sig_sleep_interrupted;
-}
-
 /* A suspend mask not taken into a frame goes now. */
 static void
 sig_restore_oldmask(struct lwp *lp)
