@@ -9,9 +9,13 @@
 #include "lwip/tcpip.h"
 
 #include "kern/kernel.h"
+#include "kern/proc.h"
 #include "kern/thread.h"
+#include "kern/ucred.h"
 #include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
+
+#define CAP_NET_BIND_SERVICE 10
 
 uint64_t inet_rcvtotal;
 
@@ -49,6 +53,23 @@ inp_any_dual(const struct inpcb *inp, ip_addr_t *ip)
 	if (inp->inp_family == AF_INET6 && !inp->inp_v6only && IP_IS_V6(ip) &&
 	    ip6_addr_isany(ip_2_ip6(ip)))
 		ip_addr_copy(*ip, *IP_ANY_TYPE);
+}
+
+int
+inp_bind_addr(struct socket *so, const char *addr, socklen_t len,
+    struct proc *p, ip_addr_t *ip, uint16_t *port)
+{
+	struct inpcb *inp = sotoinpcb(so);
+
+	int error = inet_addr_in(so->so_family, inp->inp_v6only, addr, len, ip,
+	    port, false);
+	if (error < 0)
+		return error;
+	if (*port != 0 && *port < 1024 &&
+	    !(p->p_ucred->cr_capeff & (1ULL << CAP_NET_BIND_SERVICE)))
+		return -EACCES;
+	inp_any_dual(inp, ip);
+	return 0;
 }
 
 void

@@ -157,6 +157,13 @@ const ip_addr_t *inp_any(const struct inpcb *inp);
 /* An AF_INET6 socket's :: is both families' any address unless v6only. */
 void inp_any_dual(const struct inpcb *inp, ip_addr_t *ip);
 
+/*
+ * bind's address: addr parsed into ip and port, a port below 1024 only
+ * with CAP_NET_BIND_SERVICE (-EACCES), :: made dual.  0, or -errno.
+ */
+int inp_bind_addr(struct socket *so, const char *addr, socklen_t len,
+    struct proc *p, ip_addr_t *ip, uint16_t *port);
+
 /* Linux sends to the any address as to the loopback address. */
 void inp_loopback_any(ip_addr_t *ip);
 

@@ -19,7 +19,6 @@
 #include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
 
-#define CAP_NET_BIND_SERVICE 10
 #define UDP_MAX4	65507		/* 65535 - IPv4 and UDP headers */
 #define UDP_MAX6	65527		/* 65535 - UDP header (jumbograms aside) */
 
@@ -123,14 +122,9 @@ udp_bind1(struct socket *so, const char *addr, socklen_t len, struct proc *p)
 	ip_addr_t ip;
 	uint16_t port;
 
-	int error = inet_addr_in(so->so_family, inp->inp_v6only, addr, len, &ip,
-	    &port, false);
+	int error = inp_bind_addr(so, addr, len, p, &ip, &port);
 	if (error < 0)
 		return error;
-	if (port != 0 && port < 1024 &&
-	    !(p->p_ucred->cr_capeff & (1ULL << CAP_NET_BIND_SERVICE)))
-		return -EACCES;
-	inp_any_dual(inp, &ip);
 	LOCK_TCPIP_CORE();
 	if (!inet_addr_local(&ip))
 		error = -EADDRNOTAVAIL;
