@@ -54,12 +54,16 @@ static bool cons_out_blocks;	/* stdout may block: a pipe, a terminal */
  * of a line (after a typed CR or LF, or the first byte), "~" then ^B
  * ("break", which on a BSD serial console enters ddb).  "~~" gives one
  * "~"; "~" and any other byte give both.  The "~" waits for the byte
- * after it, as in ssh.
+ * after it, as in ssh.  An escape sequence that comes in at the start
+ * of a line leaves it there: busybox's shell asks the terminal where the
+ * cursor is after each prompt (ESC [ 6 n), and the terminal's answer
+ * (ESC [ row ; col R) arrives before anything typed.
  */
 #define CONS_ESC_BOL	1	/* at the start of a line */
 #define CONS_ESC_TILDE	2	/* "~" seen there, held back */
+#define CONS_ESC_SEQ	3	/* in an escape sequence at the start of a line */
 #define CONS_ESC_BREAK	0x02	/* ^B */
-static int cons_esc = CONS_ESC_BOL;	/* 0, CONS_ESC_BOL, CONS_ESC_TILDE */
+static int cons_esc = CONS_ESC_BOL;
 
 static void
 cons_input(struct tty *tp, uint8_t c)
@@ -76,6 +80,16 @@ cons_input(struct tty *tp, uint8_t c)
 			return;
 	} else if (cons_esc == CONS_ESC_BOL && c == '~') {
 		cons_esc = CONS_ESC_TILDE;
+		return;
+	} else if (cons_esc == CONS_ESC_BOL && c == 0x1b) {
+		cons_esc = CONS_ESC_SEQ;
+		tty_input(tp, c);
+		return;
+	} else if (cons_esc == CONS_ESC_SEQ) {
+		/* A CSI's final byte (or any byte but '[' and the parameters). */
+		if (!(c == '[' || (c >= 0x20 && c <= 0x3f)))
+			cons_esc = CONS_ESC_BOL;
+		tty_input(tp, c);
 		return;
 	}
 	cons_esc = c == '\r' || c == '\n' ? CONS_ESC_BOL : 0;

@@ -649,8 +649,12 @@ test_ddb(void)
 		type(&t, "continue\r");
 		expect(&t, "loop-3000000\r\n", 20000);
 		expect(&t, "P> ", 5000);
-		/* The escape at the raw console, at the start of a line. */
-		type(&t, "~\002");
+		/*
+		 * The escape at the raw console, at the start of a line, after
+		 * the answer a real terminal gives to the shell's cursor
+		 * position query (ESC [ 6 n after each prompt).
+		 */
+		type(&t, "\033[24;1R~\002");
 		expect(&t, "[ ddb: console escape ~^B ]", 5000);
 		expect(&t, "db> ", 5000);
 		ddb(&t, "show cpu", 5000);
