@@ -12,7 +12,9 @@
 #include "lwip/mem.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/ip6.h"
+#include "lwip/raw.h"
 #include "lwip/tcpip.h"
+#include "lwip/udp.h"
 
 #include "kern/kernel.h"
 #include "kern/uio.h"
@@ -75,15 +77,26 @@ dgram_free(struct inpcb *inp, struct indgram *d)
 }
 
 void
-inp_dgram_flush(struct inpcb *inp)
+inp_dgram_detach(struct socket *so)
 {
+	struct inpcb *inp = sotoinpcb(so);
 	struct indgram *d;
 
+	LOCK_TCPIP_CORE();
+	inp_unpend(inp);
+	if (inp->inp_pcb.any != NULL && inp->inp_proto == IPPROTO_UDP)
+		udp_remove(inp->inp_pcb.udp);
+	else if (inp->inp_pcb.any != NULL)
+		raw_remove(inp->inp_pcb.raw);
+	inp->inp_pcb.any = NULL;
 	while ((d = inp->inp_dgq) != NULL) {
 		inp->inp_dgq = d->d_next;
 		dgram_free(inp, d);
 	}
-	inp->inp_dgtail = &inp->inp_dgq;
+	UNLOCK_TCPIP_CORE();
+	inp_free(inp);
+	so->so_pcb = NULL;
+	so->so_state |= SS_DEAD;
 }
 
 /* The hop limit of d as the control messages inp asked for. */
@@ -206,6 +219,52 @@ inp_dgram_nread(struct socket *so)
 	int n = inp->inp_dgq != NULL ? inp->inp_dgq->d_p->tot_len : 0;
 	UNLOCK_TCPIP_CORE();
 	return n;
+}
+
+struct pbuf *
+inp_dgram_copyin(struct uio *uio, pbuf_layer layer, int *error)
+{
+	uint64_t len = uio->uio_resid;
+	struct pbuf *pb = pbuf_alloc(layer, (u16_t)len, PBUF_RAM);
+	if (pb == NULL) {
+		*error = -ENOBUFS;
+		return NULL;
+	}
+	if ((*error = uiomove(pb->payload, len, uio)) < 0) {
+		pbuf_free(pb);
+		return NULL;
+	}
+	return pb;
+}
+
+void
+inp_dgram_setconn(struct socket *so, bool connected)
+{
+	struct inpcb *inp = sotoinpcb(so);
+
+	inp->inp_state = connected ? INP_CONNECTED : INP_CLOSED;
+	if (connected)
+		so->so_state |= SS_ISCONNECTED;
+	else
+		so->so_state &= ~SS_ISCONNECTED;
+}
+
+int
+inp_dgram_sendable(struct socket *so, bool to)
+{
+	struct inpcb *inp = sotoinpcb(so);
+	int error = 0;
+
+	inp_sync(inp);
+	if (so->so_error != 0) {
+		error = -so->so_error;
+		so->so_error = 0;
+	} else if (inp->inp_shut & INP_SNDSHUT) {
+		error = -EPIPENOSIG;
+	} else if (!to && inp->inp_state != INP_CONNECTED) {
+		error = -EDESTADDRREQ;
+	}
+	return error;
 }
 
 int

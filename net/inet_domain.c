@@ -188,6 +188,7 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 }
 
 #define CAP_NET_RAW	13
+#define IPPROTO_MAX	263	/* Linux's, IPPROTO_MPTCP + 1 */
 
 /*
  * socket(family, type, protocol): the protocols a type takes, as Linux
@@ -197,6 +198,8 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 static int
 inet_protocol_of(int type, int protocol, int icmp)
 {
+	if (protocol < 0 || protocol >= IPPROTO_MAX)
+		return -EINVAL;
 	switch (type) {
 	case SOCK_STREAM:
 		return protocol == 0 || protocol == IPPROTO_TCP ? type :
@@ -205,7 +208,7 @@ inet_protocol_of(int type, int protocol, int icmp)
 		return protocol == 0 || protocol == IPPROTO_UDP ||
 		    protocol == icmp ? type : -EPROTONOSUPPORT;
 	case SOCK_RAW:
-		if (protocol <= 0 || protocol > 255)
+		if (protocol == 0)
 			return -EPROTONOSUPPORT;
 		if (!(curproc->p_ucred->cr_capeff & (1ULL << CAP_NET_RAW)))
 			return -EPERM;

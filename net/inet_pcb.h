@@ -212,6 +212,20 @@ int tcp_usr_nread(struct socket *so);
 void tcp_rcvq_drop(struct inpcb *inp, uint32_t n);
 extern const struct pr_usrreqs udp_usrreqs;
 
+/*
+ * An ICMP error of error (a positive errno) about a UDP datagram sent
+ * from src:sport to dst:dport, for the socket connected so (tcpip
+ * thread, core lock held).
+ */
+void udp_ctlinput(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
+    uint16_t dport, int error);
+
+/*
+ * inet_icmp.c: makes the kernel's raw pcbs that take ICMP errors to
+ * the sockets concerned (core lock held, once at start).  0 or -ENOMEM.
+ */
+int icmp_err_start(void);
+
 /* inet_raw.c: SOCK_RAW ICMP and ICMPv6, and the ping sockets. */
 extern const struct pr_usrreqs rip_usrreqs;
 
@@ -229,8 +243,28 @@ extern const struct pr_usrreqs rip_usrreqs;
 bool inp_dgram_enqueue(struct inpcb *inp, struct pbuf *p,
     const ip_addr_t *addr, uint16_t port, int ttl);
 
-/* Frees every datagram queued on inp (core lock held). */
-void inp_dgram_flush(struct inpcb *inp);
+/*
+ * pru_detach of a datagram socket: its pcb (UDP or raw) removed, its
+ * queue freed, its inpcb freed.
+ */
+void inp_dgram_detach(struct socket *so);
+
+/*
+ * A datagram to send: the guest's bytes of uio (at most 65535) in one
+ * pbuf with room for layer's headers, or NULL with -ENOBUFS or -EFAULT.
+ */
+struct uio;
+struct pbuf *inp_dgram_copyin(struct uio *uio, pbuf_layer layer, int *error);
+
+/* A datagram socket's association made or dissolved (core lock held). */
+void inp_dgram_setconn(struct socket *so, bool connected);
+
+/*
+ * May a datagram go now (core lock held)?  0, or the pending error
+ * (taken), -EPIPENOSIG after SHUT_WR, -EDESTADDRREQ (to: the datagram
+ * names its destination).
+ */
+int inp_dgram_sendable(struct socket *so, bool to);
 
 /* The TTL or hop limit of the packet lwIP is taking in (its callbacks). */
 int inp_input_ttl(void);

@@ -159,15 +159,7 @@ rip_detach(struct socket *so)
 	if (inp->inp_ident != 0)
 		ping_idused[inp->inp_family == AF_INET6][inp->inp_ident / 8] &=
 		    (uint8_t)~(1u << (inp->inp_ident % 8));
-	LOCK_TCPIP_CORE();
-	inp_unpend(inp);
-	raw_remove(inp->inp_pcb.raw);
-	inp->inp_pcb.raw = NULL;
-	inp_dgram_flush(inp);
-	UNLOCK_TCPIP_CORE();
-	inp_free(inp);
-	so->so_pcb = NULL;
-	so->so_state |= SS_DEAD;
+	inp_dgram_detach(so);
 }
 
 /*
@@ -239,17 +231,14 @@ rip_connect(struct socket *so, const char *addr, socklen_t len,
 	if (error == 1) {
 		/* AF_UNSPEC dissolves the association. */
 		raw_disconnect(inp->inp_pcb.raw);
-		inp->inp_state = INP_CLOSED;
-		so->so_state &= ~SS_ISCONNECTED;
+		inp_dgram_setconn(so, false);
 		error = 0;
 	} else if (!inp->inp_ping || inp->inp_ident != 0 ||
 	    (error = ping_setident(inp, 0)) == 0) {
 		inp_loopback_any(&ip);
 		error = -inet_errno(raw_connect(inp->inp_pcb.raw, &ip));
-		if (error == 0) {
-			inp->inp_state = INP_CONNECTED;
-			so->so_state |= SS_ISCONNECTED;
-		}
+		if (error == 0)
+			inp_dgram_setconn(so, true);
 	}
 	UNLOCK_TCPIP_CORE();
 	return error;
@@ -277,6 +266,23 @@ ping_prepare(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 	return 0;
 }
 
+/*
+ * IPv6: lwIP adds the checksum to what is at its place, which Linux
+ * ignores: zeroed (-EINVAL if the place is not in the datagram).
+ */
+static int
+rip_cksum_place(struct inpcb *inp, struct pbuf *pb, uint64_t len)
+{
+	struct raw_pcb *pcb = inp->inp_pcb.raw;
+
+	if (inp->inp_family == AF_INET || !pcb->chksum_reqd)
+		return 0;
+	if ((uint64_t)pcb->chksum_offset + 2 > len)
+		return -EINVAL;
+	memset((uint8_t *)pb->payload + pcb->chksum_offset, 0, 2);
+	return 0;
+}
+
 static int64_t
 rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 {
@@ -301,26 +307,20 @@ rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 		return -EMSGSIZE;
 	if (inp->inp_ping && len < ICMP_HLEN)
 		return -EINVAL;
-	struct pbuf *pb = pbuf_alloc(PBUF_IP, (u16_t)len, PBUF_RAM);
+	int error;
+	struct pbuf *pb = inp_dgram_copyin(uio, PBUF_IP, &error);
 	if (pb == NULL)
-		return -ENOBUFS;
-	int error = uiomove(pb->payload, len, uio);
+		return error;
 	LOCK_TCPIP_CORE();
-	inp_sync(inp);
-	if (error < 0) {
-		/* EFAULT */
-	} else if (so->so_error != 0) {
-		error = -so->so_error;
-		so->so_error = 0;
-	} else if (inp->inp_shut & INP_SNDSHUT) {
-		error = -EPIPENOSIG;
-	} else if (!to && inp->inp_state != INP_CONNECTED) {
-		error = -EDESTADDRREQ;
+	if ((error = inp_dgram_sendable(so, to)) < 0) {
+		/* the socket's state */
 	} else if (inp->inp_ping && inp->inp_ident == 0 &&
 	    (error = ping_setident(inp, 0)) < 0) {
 		/* no identifier left */
 	} else if (inp->inp_ping && (error = ping_prepare(inp, pb, len)) < 0) {
 		/* not an echo request */
+	} else if ((error = rip_cksum_place(inp, pb, len)) < 0) {
+		/* too short for its checksum */
 	} else {
 		struct raw_pcb *pcb = inp->inp_pcb.raw;
 		error = -inet_errno(to ? raw_sendto(pcb, pb, &ip) :
@@ -359,6 +359,13 @@ rip_peeraddr(struct socket *so, char *addr, socklen_t *len)
 		    &inp->inp_pcb.raw->remote_ip, 0, addr);
 	UNLOCK_TCPIP_CORE();
 	return error;
+}
+
+static int
+rip_nread(struct socket *so)
+{
+	/* Linux's ping sockets have no ioctls of their own. */
+	return sotoinpcb(so)->inp_ping ? -ENOTTY : inp_dgram_nread(so);
 }
 
 /* ICMP_FILTER (SOL_RAW) and ICMP6_FILTER: bits of types to drop. */
@@ -435,6 +442,6 @@ const struct pr_usrreqs rip_usrreqs = {
 	.pru_sockaddr = rip_sockaddr,
 	.pru_peeraddr = rip_peeraddr,
 	.pru_poll = inp_dgram_poll,
-	.pru_nread = inp_dgram_nread,
+	.pru_nread = rip_nread,
 	.pru_ctloutput = rip_ctloutput,
 };

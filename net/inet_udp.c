@@ -30,6 +30,24 @@ udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 	inp_dgram_enqueue(arg, p, addr, port, inp_input_ttl());
 }
 
+void
+udp_ctlinput(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
+    uint16_t dport, int error)
+{
+	for (struct udp_pcb *pcb = udp_pcbs; pcb != NULL; pcb = pcb->next) {
+		if (pcb->recv != udp_recv_cb ||
+		    !(pcb->flags & UDP_FLAGS_CONNECTED) ||
+		    pcb->local_port != sport || pcb->remote_port != dport ||
+		    !ip_addr_cmp_zoneless(&pcb->remote_ip, dst) ||
+		    !(ip_addr_isany(&pcb->local_ip) ||
+		    ip_addr_cmp_zoneless(&pcb->local_ip, src)))
+			continue;
+		struct inpcb *inp = pcb->recv_arg;
+		inp->inp_error = error;
+		inp_notify(inp, INP_EV_READ | INP_EV_WRITE);
+	}
+}
+
 /* inp's pcb, made if it has none (core lock): 0 or -ENOMEM. */
 static int
 udp_ensure(struct inpcb *inp)
@@ -57,23 +75,6 @@ udp_attach(struct socket *so)
 	inp->inp_rcvhiwat = so->so_rcv.sb_hiwat;
 	so->so_pcb = inp;
 	return 0;
-}
-
-static void
-udp_detach(struct socket *so)
-{
-	struct inpcb *inp = sotoinpcb(so);
-
-	LOCK_TCPIP_CORE();
-	inp_unpend(inp);
-	if (inp->inp_pcb.udp != NULL)
-		udp_remove(inp->inp_pcb.udp);
-	inp->inp_pcb.udp = NULL;
-	inp_dgram_flush(inp);
-	UNLOCK_TCPIP_CORE();
-	inp_free(inp);
-	so->so_pcb = NULL;
-	so->so_state |= SS_DEAD;
 }
 
 static int
@@ -119,16 +120,13 @@ udp_connect1(struct socket *so, const char *addr, socklen_t len,
 		/* AF_UNSPEC dissolves the association. */
 		if (inp->inp_pcb.udp != NULL)
 			udp_disconnect(inp->inp_pcb.udp);
-		inp->inp_state = INP_CLOSED;
-		so->so_state &= ~SS_ISCONNECTED;
+		inp_dgram_setconn(so, false);
 		error = 0;
 	} else if ((error = udp_ensure(inp)) == 0) {
 		inp_loopback_any(&ip);
 		error = -inet_errno(udp_connect(inp->inp_pcb.udp, &ip, port));
-		if (error == 0) {
-			inp->inp_state = INP_CONNECTED;
-			so->so_state |= SS_ISCONNECTED;
-		}
+		if (error == 0)
+			inp_dgram_setconn(so, true);
 	}
 	UNLOCK_TCPIP_CORE();
 	return error;
@@ -159,24 +157,13 @@ udp_send1(struct socket *so, struct sockmsg *m, struct proc *p)
 	bool v4 = to ? IP_IS_V4(&ip) : so->so_family == AF_INET;
 	if (len > (v4 ? UDP_MAX4 : UDP_MAX6))
 		return -EMSGSIZE;
-	struct pbuf *pb = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+	int error;
+	struct pbuf *pb = inp_dgram_copyin(uio, PBUF_TRANSPORT, &error);
 	if (pb == NULL)
-		return -ENOBUFS;
-	int error = uiomove(pb->payload, len, uio);
-	if (error < 0) {
-		pbuf_free(pb);
 		return error;
-	}
 	LOCK_TCPIP_CORE();
-	inp_sync(inp);
-	if (so->so_error != 0) {
-		error = -so->so_error;
-		so->so_error = 0;
-	} else if (inp->inp_shut & INP_SNDSHUT) {
-		error = -EPIPENOSIG;
-	} else if (!to && inp->inp_state != INP_CONNECTED) {
-		error = -EDESTADDRREQ;
-	} else if ((error = udp_ensure(inp)) == 0) {
+	if ((error = inp_dgram_sendable(so, to)) == 0 &&
+	    (error = udp_ensure(inp)) == 0) {
 		err_t err = to ? udp_sendto(inp->inp_pcb.udp, pb, &ip, port) :
 		    udp_send(inp->inp_pcb.udp, pb);
 		error = -inet_errno(err);
@@ -230,7 +217,7 @@ udp_ctloutput(struct socket *so, bool set, int level, int name, void *val,
 
 const struct pr_usrreqs udp_usrreqs = {
 	.pru_attach = udp_attach,
-	.pru_detach = udp_detach,
+	.pru_detach = inp_dgram_detach,
 	.pru_bind = udp_bind1,
 	.pru_connect = udp_connect1,
 	.pru_shutdown = inp_dgram_shutdown,

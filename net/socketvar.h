@@ -195,7 +195,7 @@ struct pr_usrreqs {
 	int (*pru_peeraddr)(struct socket *so, char *addr, socklen_t *len);
 	/* fo_poll of the socket. */
 	int (*pru_poll)(struct socket *so, int events, struct pollwaiter *pw);
-	/* FIONREAD: the bytes a read would see. */
+	/* FIONREAD: the bytes a read would see, or a negative errno. */
 	int (*pru_nread)(struct socket *so);
 	/*
 	 * Options of levels other than SOL_SOCKET (NULL: -EOPNOTSUPP);
