@@ -1,0 +1,20 @@
+# busybox ping and ping6 inside (raw ICMP sockets, as root) over the
+# loopback (tests/guest/c/icmpsock.c compares the sockets themselves
+# with Linux; lwIP answers echoes with TTL 255, Linux with 64, so the
+# TTL is not looked at).  Each check prints ok or FAIL; the status is 1
+# if any failed.
+fail=0
+check() {	# check WHAT COMMAND...: ok if the command succeeds
+	what=$1; shift
+	if "$@" >/dev/null 2>&1; then echo "ok   $what"; else echo "FAIL $what"; fail=1; fi
+}
+out=$(ping -c 3 127.0.0.1 2>&1)
+echo "$out" | sed 's/^/  /'
+check "ping -c 3 127.0.0.1" sh -c "echo '$out' | grep -q '3 packets transmitted, 3 packets received, 0% packet loss'"
+check "ping's replies" sh -c "[ \$(echo '$out' | grep -c '^64 bytes from 127.0.0.1: seq=[0-2] ttl=') = 3 ]"
+out=$(ping6 -c 2 ::1 2>&1)
+echo "$out" | sed 's/^/  /'
+check "ping6 -c 2 ::1" sh -c "echo '$out' | grep -q '2 packets transmitted, 2 packets received, 0% packet loss'"
+check "ping -s 1400 -c 1 127.0.0.1" sh -c "ping -s 1400 -c 1 127.0.0.1 | grep -q '^1408 bytes from'"
+check "ping -c 1 to a closed network fails" sh -c "! ping -c 1 -W 1 10.123.45.67"
+exit $fail
