@@ -117,6 +117,7 @@ struct inpcb {
 	int inp_recvttl;		/* INP_RECVTTL... */
 
 	/* Raw and ping sockets (inet_raw.c). */
+	TAILQ_ENTRY(inpcb) inp_riplink;	/* core: on rip_all */
 	bool inp_ping;			/* a ping socket (SOCK_DGRAM) */
 	uint16_t inp_ident;		/* core: a ping socket's echo id; 0: none
 					 * yet */
@@ -228,6 +229,9 @@ int icmp_err_start(void);
 
 /* inet_raw.c: SOCK_RAW ICMP and ICMPv6, and the ping sockets. */
 extern const struct pr_usrreqs rip_usrreqs;
+/* Every raw and ping socket's inpcb, for /proc/net (core lock). */
+TAILQ_HEAD(inpcb_list, inpcb);
+extern struct inpcb_list rip_all;
 
 /*
  * inet_dgram.c: the datagram queue of UDP, raw and ping sockets, and

@@ -49,6 +49,8 @@
  */
 static const uint32_t ping_group_range[2] = { 0, 2147483647 };
 
+struct inpcb_list rip_all = TAILQ_HEAD_INITIALIZER(rip_all);
+
 /* The ping identifiers in use, of each family (the big lock). */
 static uint8_t ping_idused[2][65536 / 8];
 
@@ -140,6 +142,7 @@ rip_attach(struct socket *so)
 			pcb->chksum_offset = 2;
 		}
 		raw_recv(pcb, rip_input, inp);
+		TAILQ_INSERT_TAIL(&rip_all, inp, inp_riplink);
 	}
 	UNLOCK_TCPIP_CORE();
 	if (pcb == NULL) {
@@ -159,6 +162,9 @@ rip_detach(struct socket *so)
 	if (inp->inp_ident != 0)
 		ping_idused[inp->inp_family == AF_INET6][inp->inp_ident / 8] &=
 		    (uint8_t)~(1u << (inp->inp_ident % 8));
+	LOCK_TCPIP_CORE();
+	TAILQ_REMOVE(&rip_all, inp, inp_riplink);
+	UNLOCK_TCPIP_CORE();
 	inp_dgram_detach(so);
 }
 

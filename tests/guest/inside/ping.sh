@@ -17,4 +17,13 @@ echo "$out" | sed 's/^/  /'
 check "ping6 -c 2 ::1" sh -c "echo '$out' | grep -q '2 packets transmitted, 2 packets received, 0% packet loss'"
 check "ping -s 1400 -c 1 127.0.0.1" sh -c "ping -s 1400 -c 1 127.0.0.1 | grep -q '^1408 bytes from'"
 check "ping -c 1 to a closed network fails" sh -c "! ping -c 1 -W 1 10.123.45.67"
+# netstat -w reads /proc/net/raw: a running ping's socket, port 1 (ICMP).
+ping -c 3 127.0.0.1 > /dev/null &
+for i in $(seq 20); do
+	netstat -wan | grep -q '^raw .* 0\.0\.0\.0:1 ' && break
+	sleep 0.1
+done
+check "netstat -w shows ping's raw socket" sh -c "netstat -wan | grep -q '^raw .* 0\.0\.0\.0:1 '"
+wait
+check "/proc/net/icmp header" grep -q '^ *sl  local_address' /proc/net/icmp
 exit $fail
