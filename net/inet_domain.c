@@ -212,7 +212,12 @@ inet_protocol_of(int type, int protocol, int icmp)
 			return -EPROTONOSUPPORT;
 		if (!(curproc->p_ucred->cr_capeff & (1ULL << CAP_NET_RAW)))
 			return -EPERM;
-		return protocol == icmp ? type : -EPROTONOSUPPORT;
+		if (protocol != icmp) {
+			kprintf_ratelimited("inet: raw sockets of protocol %d "
+			    "not implemented\n", protocol);
+			return -EPROTONOSUPPORT;
+		}
+		return type;
 	default:
 		return -ESOCKTNOSUPPORT;
 	}

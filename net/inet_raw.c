@@ -425,11 +425,14 @@ rip_ctloutput(struct socket *so, bool set, int level, int name, void *val,
 	if (raw && level == IPPROTO_ICMPV6 && name == ICMP6_FILTER &&
 	    so->so_family == AF_INET6)
 		return rip_filter(inp, set, val, len);
-	if (raw && level == IPPROTO_RAW && name == IPV6_CHECKSUM &&
-	    so->so_family == AF_INET6)
+	if (raw && so->so_family == AF_INET6 && name == IPV6_CHECKSUM &&
+	    (level == IPPROTO_RAW || level == IPPROTO_IPV6)) {
+		/* RFC 3542: not to be set at IPPROTO_IPV6 on ICMPv6 sockets,
+		 * Linux's SOL_RAW being the way. */
+		if (set && level == IPPROTO_IPV6)
+			return -EINVAL;
 		return rip_checksum(inp, set, val, len);
-	if (level == IPPROTO_IPV6 && name == IPV6_CHECKSUM)
-		return -EINVAL;	/* RFC 3542: not on ICMPv6 sockets */
+	}
 	if (level == IPPROTO_IP || level == IPPROTO_IPV6)
 		return inet_ctloutput_ip(so, set, level, name, val, len);
 	kprintf("inet: %ssockopt raw level %d option %d not implemented\n",

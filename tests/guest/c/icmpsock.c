@@ -319,7 +319,19 @@ raw_socket(int family)
 		report(" get IPV6_CHECKSUM", getsockopt(s, SOL_RAW,
 		    IPV6_CHECKSUM, &v, &len));
 		printf("  = %d\n", v);
+		len = sizeof(v);
+		report(" get IPV6_CHECKSUM at IPPROTO_IPV6", getsockopt(s,
+		    IPPROTO_IPV6, IPV6_CHECKSUM, &v, &len));
+		printf("  = %d\n", v);
+		v = -1;
+		report(" IPV6_CHECKSUM off", setsockopt(s, SOL_RAW,
+		    IPV6_CHECKSUM, &v, sizeof(v)));
+		len = sizeof(v);
+		getsockopt(s, SOL_RAW, IPV6_CHECKSUM, &v, &len);
+		printf("  = %d\n", v);
 		v = 2;
+		report(" IPV6_CHECKSUM 2", setsockopt(s, SOL_RAW,
+		    IPV6_CHECKSUM, &v, sizeof(v)));
 		report(" IPV6_CHECKSUM at IPPROTO_IPV6", setsockopt(s,
 		    IPPROTO_IPV6, IPV6_CHECKSUM, &v, sizeof(v)));
 		v = 3;
