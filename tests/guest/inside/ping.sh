@@ -9,11 +9,11 @@ check() {	# check WHAT COMMAND...: ok if the command succeeds
 	if "$@" >/dev/null 2>&1; then echo "ok   $what"; else echo "FAIL $what"; fail=1; fi
 }
 out=$(ping -c 3 127.0.0.1 2>&1)
-echo "$out" | sed 's/^/  /'
+echo "$out" | sed -n 's/^round-trip/  ping 127.0.0.1: &/p'
 check "ping -c 3 127.0.0.1" sh -c "echo '$out' | grep -q '3 packets transmitted, 3 packets received, 0% packet loss'"
 check "ping's replies" sh -c "[ \$(echo '$out' | grep -c '^64 bytes from 127.0.0.1: seq=[0-2] ttl=') = 3 ]"
 out=$(ping6 -c 2 ::1 2>&1)
-echo "$out" | sed 's/^/  /'
+echo "$out" | sed -n 's/^round-trip/  ping6 ::1: &/p'
 check "ping6 -c 2 ::1" sh -c "echo '$out' | grep -q '2 packets transmitted, 2 packets received, 0% packet loss'"
 check "ping -s 1400 -c 1 127.0.0.1" sh -c "ping -s 1400 -c 1 127.0.0.1 | grep -q '^1408 bytes from'"
 check "ping -c 1 to a closed network fails" sh -c "! ping -c 1 -W 1 10.123.45.67"
