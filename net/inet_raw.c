@@ -93,7 +93,7 @@ rip_input(void *arg, struct raw_pcb *pcb, struct pbuf *p,
 		    lwip_ntohs(id) != inp->inp_ident)
 			return 0;
 	} else if (inp->inp_ping || (n > 0 && icmp_filtered(inp, h[0]))) {
-		return 0;	/* a ping socket without an identifier yet */
+		return 0;	/* no identifier yet, or a type filtered out */
 	}
 	/* An IPv4 raw socket reads the IP header too. */
 	uint16_t off = !inp->inp_ping && inp->inp_family == AF_INET ? 0 : hlen;
@@ -131,7 +131,6 @@ rip_attach(struct socket *so)
 	inp->inp_rcvhiwat = so->so_rcv.sb_hiwat;
 	inp->inp_ping = so->so_type == SOCK_DGRAM;
 	inp->inp_v6only = v6;	/* IPv6 ICMP never carries IPv4 */
-	ip_addr_copy(inp->inp_laddr, *inp_any(inp));
 	LOCK_TCPIP_CORE();
 	struct raw_pcb *pcb = raw_new_ip_type(v6 ? IPADDR_TYPE_V6 :
 	    IPADDR_TYPE_V4, (u8_t)proto);
@@ -212,10 +211,8 @@ rip_bind(struct socket *so, const char *addr, socklen_t len, struct proc *p)
 		error = -EINVAL;
 	else if (inp->inp_ping)
 		error = ping_setident(inp, port);
-	if (error == 0) {
+	if (error == 0)
 		raw_bind(inp->inp_pcb.raw, &ip);
-		ip_addr_copy(inp->inp_laddr, ip);
-	}
 	UNLOCK_TCPIP_CORE();
 	return error;
 }
