@@ -53,6 +53,10 @@ enum inet_procfile {
 	INET_PROC_UDP,
 	INET_PROC_UDP6,
 	INET_PROC_UNIX,
+	INET_PROC_RAW,
+	INET_PROC_RAW6,
+	INET_PROC_ICMP,		/* ping sockets */
+	INET_PROC_ICMP6,
 };
 
 /* The text of a /proc/net file, kmalloc'd, *len bytes; NULL: no memory. */

@@ -19,15 +19,25 @@
 #define IPPROTO_UDP	17
 #define IPPROTO_IPV6	41
 #define IPPROTO_ICMPV6	58
+#define IPPROTO_RAW	255
+
+/* SOL_RAW (IPPROTO_RAW) and IPPROTO_ICMPV6 options */
+#define ICMP_FILTER	1	/* SOL_RAW, raw IPPROTO_ICMP sockets */
+#define ICMP6_FILTER	1	/* IPPROTO_ICMPV6 */
 
 /* IPPROTO_IP options */
 #define IP_TOS		1
 #define IP_TTL		2
+#define IP_HDRINCL	3
 #define IP_MTU_DISCOVER	10
 #define IP_RECVERR	11
+#define IP_RECVTTL	12
 
 /* IPPROTO_IPV6 options */
+#define IPV6_CHECKSUM	7
+#define IPV6_2292HOPLIMIT 8
 #define IPV6_UNICAST_HOPS 16
+#define IPV6_RECVHOPLIMIT 51
 #define IPV6_V6ONLY	26
 
 /* IPPROTO_TCP options */

@@ -112,7 +112,19 @@ sockopt_int(bool set, void *val, socklen_t *len, int *v)
 	return 0;
 }
 
-/* IPPROTO_IP and IPPROTO_IPV6 options, of both protocols. */
+/* A boolean int option kept as bit flag of *flags. */
+static int
+sockopt_flag(bool set, void *val, socklen_t *len, int *flags, int flag)
+{
+	int v = (*flags & flag) != 0;
+	int error = sockopt_int(set, val, len, &v);
+	if (error < 0 || !set)
+		return error;
+	*flags = v ? *flags | flag : *flags & ~flag;
+	return 0;
+}
+
+/* IPPROTO_IP and IPPROTO_IPV6 options, of every protocol. */
 int
 inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
     void *val, socklen_t *len)
@@ -146,6 +158,15 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 			inp->inp_pcb.ip->tos = (u8_t)inp->inp_tos;
 		UNLOCK_TCPIP_CORE();
 		return 0;
+	case IP_RECVTTL:
+		return sockopt_flag(set, val, len, &inp->inp_recvttl,
+		    INP_RECVTTL);
+	case -IPV6_RECVHOPLIMIT:
+		return sockopt_flag(set, val, len, &inp->inp_recvttl,
+		    INP_RECVHOPS);
+	case -IPV6_2292HOPLIMIT:
+		return sockopt_flag(set, val, len, &inp->inp_recvttl,
+		    INP_RECVHOPS2292);
 	case IP_MTU_DISCOVER:
 	case IP_RECVERR:
 		/* Accepted; lwIP neither discovers path MTUs nor queues errors. */
@@ -166,32 +187,66 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 	}
 }
 
-/* socket(AF_INET, type, protocol): the protocol a type takes. */
+#define CAP_NET_RAW	13
+#define IPPROTO_MAX	263	/* Linux's, IPPROTO_MPTCP + 1 */
+
+/*
+ * socket(family, type, protocol): the protocols a type takes, as Linux
+ * answers: a raw socket of any protocol but 0 needs CAP_NET_RAW (EPERM)
+ * before the protocol is looked at; ICMP datagrams are ping sockets.
+ */
 static int
-inet_protocol(int type, int protocol)
+inet_protocol_of(int type, int protocol, int icmp)
 {
+	if (protocol < 0 || protocol >= IPPROTO_MAX)
+		return -EINVAL;
 	switch (type) {
 	case SOCK_STREAM:
 		return protocol == 0 || protocol == IPPROTO_TCP ? type :
 		    -EPROTONOSUPPORT;
 	case SOCK_DGRAM:
-		return protocol == 0 || protocol == IPPROTO_UDP ? type :
-		    -EPROTONOSUPPORT;
+		return protocol == 0 || protocol == IPPROTO_UDP ||
+		    protocol == icmp ? type : -EPROTONOSUPPORT;
 	case SOCK_RAW:
-		return -EPERM;	/* no raw sockets (Linux: root only) */
+		if (protocol == 0)
+			return -EPROTONOSUPPORT;
+		if (!(curproc->p_ucred->cr_capeff & (1ULL << CAP_NET_RAW)))
+			return -EPERM;
+		if (protocol != icmp) {
+			kprintf_ratelimited("inet: raw sockets of protocol %d "
+			    "not implemented\n", protocol);
+			return -EPROTONOSUPPORT;
+		}
+		return type;
 	default:
 		return -ESOCKTNOSUPPORT;
 	}
 }
 
+static int
+inet_protocol(int type, int protocol)
+{
+	return inet_protocol_of(type, protocol, IPPROTO_ICMP);
+}
+
+static int
+inet6_protocol(int type, int protocol)
+{
+	return inet_protocol_of(type, protocol, IPPROTO_ICMPV6);
+}
+
 static const struct protosw inetsw[] = {
 	{ SOCK_STREAM, AF_INET, IPPROTO_TCP, PR_CONNREQUIRED, &tcp_usrreqs },
 	{ SOCK_DGRAM, AF_INET, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
+	{ SOCK_DGRAM, AF_INET, IPPROTO_ICMP, PR_ATOMIC, &rip_usrreqs },
+	{ SOCK_RAW, AF_INET, IPPROTO_ICMP, PR_ATOMIC, &rip_usrreqs },
 };
 
 static const struct protosw inet6sw[] = {
 	{ SOCK_STREAM, AF_INET6, IPPROTO_TCP, PR_CONNREQUIRED, &tcp_usrreqs },
 	{ SOCK_DGRAM, AF_INET6, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
+	{ SOCK_DGRAM, AF_INET6, IPPROTO_ICMPV6, PR_ATOMIC, &rip_usrreqs },
+	{ SOCK_RAW, AF_INET6, IPPROTO_ICMPV6, PR_ATOMIC, &rip_usrreqs },
 };
 
 const struct domain inetdomain = {
@@ -199,5 +254,5 @@ const struct domain inetdomain = {
 };
 
 const struct domain inet6domain = {
-	AF_INET6, "inet6", inet6sw, nitems(inet6sw), inet_protocol,
+	AF_INET6, "inet6", inet6sw, nitems(inet6sw), inet6_protocol,
 };

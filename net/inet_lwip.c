@@ -182,9 +182,12 @@ inet_lwip_start(void)
 
 	LOCK_TCPIP_CORE();
 	error = lo_attach();
+	if (error == 0)
+		error = icmp_err_start();
 	UNLOCK_TCPIP_CORE();
 	if (error < 0) {
-		kprintf("inet: cannot add lo (%d)\n", error);
+		kprintf("inet: cannot add lo or the ICMP error pcbs (%d)\n",
+		    error);
 		return error;
 	}
 	return 0;

@@ -30,6 +30,7 @@
 
 #include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
+#include "lwip/raw.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 
@@ -50,21 +51,28 @@
 #define INP_EV_READ	1
 #define INP_EV_WRITE	2
 
-/* One received datagram (UDP). */
+/* inp_recvttl: the hop limit's control messages a receiver asked for */
+#define INP_RECVTTL	1	/* IP_RECVTTL */
+#define INP_RECVHOPS	2	/* IPV6_RECVHOPLIMIT */
+#define INP_RECVHOPS2292 4	/* IPV6_2292HOPLIMIT */
+
+/* One received datagram (UDP, raw, ping). */
 struct indgram {
 	struct indgram *d_next;
 	struct pbuf *d_p;
 	ip_addr_t d_addr;
 	uint16_t d_port;
+	int16_t d_ttl;			/* its IP TTL or hop limit; -1: unknown */
 };
 
 struct inpcb {
 	struct socket *inp_socket;	/* core; NULL: an embryo */
 	int inp_family;			/* AF_INET, AF_INET6 */
-	int inp_proto;			/* IPPROTO_TCP, IPPROTO_UDP */
+	int inp_proto;			/* IPPROTO_TCP, _UDP, _ICMP, _ICMPV6 */
 	union {
 		struct tcp_pcb *tcp;
 		struct udp_pcb *udp;
+		struct raw_pcb *raw;	/* SOCK_RAW and ping sockets */
 		struct ip_pcb *ip;
 		void *any;
 	} inp_pcb;			/* core; NULL: none (yet, or any more) */
@@ -84,7 +92,7 @@ struct inpcb {
 	uint32_t inp_rcvoff;		/* core: bytes of the head read */
 	uint32_t inp_rcvcc;		/* core: bytes queued */
 
-	/* UDP: received datagrams. */
+	/* UDP, raw and ping: received datagrams. */
 	struct indgram *inp_dgq, **inp_dgtail;	/* core */
 	uint32_t inp_dgcc;		/* core: their bytes */
 	uint32_t inp_rcvhiwat;		/* core: bound on inp_dgcc */
@@ -106,6 +114,15 @@ struct inpcb {
 	bool inp_rbusy;			/* a reader is copying */
 	int inp_ttl;			/* IP_TTL, IPV6_UNICAST_HOPS; 0: default */
 	int inp_tos;
+	int inp_recvttl;		/* INP_RECVTTL... */
+
+	/* Raw and ping sockets (inet_raw.c). */
+	TAILQ_ENTRY(inpcb) inp_riplink;	/* core: on rip_all */
+	bool inp_ping;			/* a ping socket (SOCK_DGRAM) */
+	uint16_t inp_ident;		/* core: a ping socket's echo id; 0: none
+					 * yet */
+	uint32_t inp_icmpfilt[8];	/* core: ICMP(6)_FILTER, a bit set
+					 * for each type not to receive */
 };
 
 #define sotoinpcb(so)	((struct inpcb *)(so)->so_pcb)
@@ -195,6 +212,77 @@ int tcp_usr_nread(struct socket *so);
 /* Frees the first n bytes of inp's receive queue (core lock held). */
 void tcp_rcvq_drop(struct inpcb *inp, uint32_t n);
 extern const struct pr_usrreqs udp_usrreqs;
+
+/*
+ * An ICMP error of error (a positive errno) about a UDP datagram sent
+ * from src:sport to dst:dport, for the socket connected so (tcpip
+ * thread, core lock held).
+ */
+void udp_ctlinput(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
+    uint16_t dport, int error);
+
+/*
+ * inet_icmp.c: makes the kernel's raw pcbs that take ICMP errors to
+ * the sockets concerned (core lock held, once at start).  0 or -ENOMEM.
+ */
+int icmp_err_start(void);
+
+/* inet_raw.c: SOCK_RAW ICMP and ICMPv6, and the ping sockets. */
+extern const struct pr_usrreqs rip_usrreqs;
+/* Every raw and ping socket's inpcb, for /proc/net (core lock). */
+TAILQ_HEAD(inpcb_list, inpcb);
+extern struct inpcb_list rip_all;
+
+/*
+ * inet_dgram.c: the datagram queue of UDP, raw and ping sockets, and
+ * the pr_usrreqs they share.
+ */
+
+/*
+ * Queues datagram p from addr and port (hop limit ttl, -1 if unknown)
+ * for inp's socket and posts the interrupt, or frees p (the socket's
+ * SO_RCVBUF or INET_RCVMAX is full, or it shut reading).  The tcpip
+ * thread, core lock held; the queue owns p.  True if queued.
+ */
+bool inp_dgram_enqueue(struct inpcb *inp, struct pbuf *p,
+    const ip_addr_t *addr, uint16_t port, int ttl);
+
+/*
+ * pru_detach of a datagram socket: its pcb (UDP or raw) removed, its
+ * queue freed, its inpcb freed.
+ */
+void inp_dgram_detach(struct socket *so);
+
+/*
+ * A datagram to send: the guest's bytes of uio (at most 65535) in one
+ * pbuf with room for layer's headers, or NULL with -ENOBUFS or -EFAULT.
+ */
+struct uio;
+struct pbuf *inp_dgram_copyin(struct uio *uio, pbuf_layer layer, int *error);
+
+/* A datagram socket's association made or dissolved (core lock held). */
+void inp_dgram_setconn(struct socket *so, bool connected);
+
+/*
+ * May a datagram go now (core lock held)?  0, or the pending error
+ * (taken), -EPIPENOSIG after SHUT_WR, -EDESTADDRREQ (to: the datagram
+ * names its destination).
+ */
+int inp_dgram_sendable(struct socket *so, bool to);
+
+/* The TTL or hop limit of the packet lwIP is taking in (its callbacks). */
+int inp_input_ttl(void);
+
+/*
+ * pru_recv, pru_poll, pru_nread and pru_shutdown of a datagram socket:
+ * the next datagram with its sender (and, if asked, its hop limit as a
+ * control message), MSG_PEEK, MSG_TRUNC, so_error once the queue is
+ * empty.
+ */
+int64_t inp_dgram_recv(struct socket *so, struct sockmsg *m, struct proc *p);
+int inp_dgram_poll(struct socket *so, int events, struct pollwaiter *pw);
+int inp_dgram_nread(struct socket *so);
+int inp_dgram_shutdown(struct socket *so, int how);
 
 /* inet_domain.c: allocation shared by the protocols. */
 struct inpcb *inp_alloc(int family, int proto);

@@ -250,12 +250,9 @@ proc_tcp(struct pbuf_text *t, bool v6)
 }
 
 static void
-proc_udp(struct pbuf_text *t, bool v6)
+dgram_header(struct pbuf_text *t, bool v6)
 {
-	int sl = 0;
 	size_t s = t->len;
-	unsigned uid;
-	unsigned long ino;
 
 	text_printf(t, "   sl  local_address rem_address   st tx_queue rx_queue tr "
 	    "tm->when retrnsmt   uid  timeout inode ref pointer drops");
@@ -263,25 +260,65 @@ proc_udp(struct pbuf_text *t, bool v6)
 		text_pad(t, s, 127);
 	else
 		text_printf(t, "\n");
+}
+
+/* One datagram socket's line of udp, raw or icmp (and their 6). */
+static void
+dgram_line(struct pbuf_text *t, bool v6, int sl, struct inpcb *inp,
+    const ip_addr_t *laddr, uint16_t lport, const ip_addr_t *raddr,
+    uint16_t rport)
+{
+	size_t s = t->len;
+	unsigned uid;
+	unsigned long ino;
+
+	pcb_owner(inp, &uid, &ino);
+	text_printf(t, "%5d: ", sl);
+	addr_hex(t, v6, laddr, lport);
+	text_printf(t, " ");
+	addr_hex(t, v6, raddr != NULL ? raddr : IP_ANY_TYPE, rport);
+	text_printf(t, " %02X %08X:%08X %02X:%08lX %08X %5u %8d %lu %d "
+	    "%016lx %u", raddr != NULL ? 1 : 7, 0u,
+	    inp != NULL ? inp->inp_dgcc : 0u, 0, 0ul, 0, uid, 0, ino, 2, 0ul, 0u);
+	if (!v6)
+		text_pad(t, s, 127);
+	else
+		text_printf(t, "\n");
+}
+
+static void
+proc_udp(struct pbuf_text *t, bool v6)
+{
+	int sl = 0;
+
+	dgram_header(t, v6);
 	for (struct udp_pcb *pcb = udp_pcbs; pcb != NULL; pcb = pcb->next) {
 		if (pcb_v6(pcb->recv_arg, &pcb->local_ip) != v6)
 			continue;
-		pcb_owner(pcb->recv_arg, &uid, &ino);
-		struct inpcb *inp = pcb->recv_arg;
 		bool conn = (pcb->flags & UDP_FLAGS_CONNECTED) != 0;
-		s = t->len;
-		text_printf(t, "%5d: ", sl++);
-		addr_hex(t, v6, &pcb->local_ip, pcb->local_port);
-		text_printf(t, " ");
-		addr_hex(t, v6, conn ? &pcb->remote_ip : IP_ANY_TYPE,
+		dgram_line(t, v6, sl++, pcb->recv_arg, &pcb->local_ip,
+		    pcb->local_port, conn ? &pcb->remote_ip : NULL,
 		    conn ? pcb->remote_port : 0);
-		text_printf(t, " %02X %08X:%08X %02X:%08lX %08X %5u %8d %lu %d "
-		    "%016lx %u", conn ? 1 : 7, 0u, inp != NULL ? inp->inp_dgcc : 0u,
-		    0, 0ul, 0, uid, 0, ino, 2, 0ul, 0u);
-		if (!v6)
-			text_pad(t, s, 127);
-		else
-			text_printf(t, "\n");
+	}
+}
+
+/* Raw sockets (port: the protocol) or ping sockets (port: the echo
+ * identifier) of one family. */
+static void
+proc_rip(struct pbuf_text *t, bool v6, bool ping)
+{
+	struct inpcb *inp;
+	int sl = 0;
+
+	dgram_header(t, v6);
+	TAILQ_FOREACH(inp, &rip_all, inp_riplink) {
+		if ((inp->inp_family == AF_INET6) != v6 || inp->inp_ping != ping)
+			continue;
+		struct raw_pcb *pcb = inp->inp_pcb.raw;
+		bool conn = inp->inp_state == INP_CONNECTED;
+		dgram_line(t, v6, sl++, inp, &pcb->local_ip,
+		    ping ? inp->inp_ident : (uint16_t)inp->inp_proto,
+		    conn ? &pcb->remote_ip : NULL, 0);
 	}
 }
 
@@ -330,6 +367,10 @@ inet_proc_text(enum inet_procfile which, size_t *len)
 	case INET_PROC_UDP:	proc_udp(&t, false); break;
 	case INET_PROC_UDP6:	proc_udp(&t, true); break;
 	case INET_PROC_UNIX:	proc_unix(&t); break;
+	case INET_PROC_RAW:	proc_rip(&t, false, false); break;
+	case INET_PROC_RAW6:	proc_rip(&t, true, false); break;
+	case INET_PROC_ICMP:	proc_rip(&t, false, true); break;
+	case INET_PROC_ICMP6:	proc_rip(&t, true, true); break;
 	}
 	UNLOCK_TCPIP_CORE();
 	if (t.nomem) {

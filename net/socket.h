@@ -75,7 +75,8 @@ int scm_internalize(struct proc *p, const struct protosw *pr,
 
 /*
  * Writes the control data ctl of a received message into buf (size
- * bytes) as Linux's cmsgs: the sender's ids if passcred, then the files,
+ * bytes) as Linux's cmsgs: the protocol's (IP_TTL...), the sender's ids
+ * if passcred, then the files,
  * each installed as a new descriptor of p (O_CLOEXEC with
  * MSG_CMSG_CLOEXEC in flags).  Files that do not fit are closed and
  * MSG_CTRUNC set in *msgflags.  Returns the bytes used.  Empties ctl.

@@ -63,12 +63,26 @@ struct sockcred {
 	uint32_t sc_gid;
 };
 
-/* Control data of one message: files in flight and the sender's ids. */
+/* A received message's int-valued control message of its protocol. */
+struct sockopt_cmsg {
+	int so_level;			/* IPPROTO_IP, IPPROTO_IPV6 */
+	int so_type;			/* IP_TTL, IPV6_HOPLIMIT... */
+	int so_val;
+};
+
+#define SOCKCTL_NINTS	2
+
+/*
+ * Control data of one message: files in flight, the sender's ids, and
+ * what the protocol tells a receiver that asked (IP_RECVTTL...).
+ */
 struct sockctl {
 	struct file **sc_fds;		/* referenced; kmalloc'd */
 	int sc_nfds;
 	struct sockcred sc_cred;
 	bool sc_hascred;
+	int sc_nints;
+	struct sockopt_cmsg sc_ints[SOCKCTL_NINTS];
 };
 
 /* One record of a socket buffer. */
@@ -181,7 +195,7 @@ struct pr_usrreqs {
 	int (*pru_peeraddr)(struct socket *so, char *addr, socklen_t *len);
 	/* fo_poll of the socket. */
 	int (*pru_poll)(struct socket *so, int events, struct pollwaiter *pw);
-	/* FIONREAD: the bytes a read would see. */
+	/* FIONREAD: the bytes a read would see, or a negative errno. */
 	int (*pru_nread)(struct socket *so);
 	/*
 	 * Options of levels other than SOL_SOCKET (NULL: -EOPNOTSUPP);

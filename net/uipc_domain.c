@@ -25,9 +25,14 @@ pffindproto(int family, int type, int protocol, int *error)
 			*error = type;
 			return NULL;
 		}
-		for (int j = 0; j < dp->dom_nprotosw; j++)
-			if (dp->dom_protosw[j].pr_type == type)
-				return &dp->dom_protosw[j];
+		/* protocol 0 is the type's first; a switch entry of 0
+		 * takes any protocol dom_protocol let through. */
+		for (int j = 0; j < dp->dom_nprotosw; j++) {
+			const struct protosw *pr = &dp->dom_protosw[j];
+			if (pr->pr_type == type && (protocol == 0 ||
+			    pr->pr_protocol == 0 || pr->pr_protocol == protocol))
+				return pr;
+		}
 		*error = -ESOCKTNOSUPPORT;
 		return NULL;
 	}

@@ -105,8 +105,8 @@ scm_internalize(struct proc *p, const struct protosw *pr, const char *buf,
  * all), nothing if not even the header does.  The bytes used.
  */
 static size_t
-put_cmsg(char *buf, size_t room, int type, const void *data, size_t n,
-    int *msgflags)
+put_cmsg(char *buf, size_t room, int level, int type, const void *data,
+    size_t n, int *msgflags)
 {
 	if (room < CM_HDR) {
 		*msgflags |= MSG_CTRUNC;
@@ -117,7 +117,7 @@ put_cmsg(char *buf, size_t room, int type, const void *data, size_t n,
 		*msgflags |= MSG_CTRUNC;
 		cmlen = room;
 	}
-	struct lcmsghdr h = { cmlen, SOL_SOCKET, type };
+	struct lcmsghdr h = { cmlen, level, type };
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + CM_HDR, data, cmlen - CM_HDR);
 	return MIN(CM_SPACE(n), room);
@@ -129,9 +129,15 @@ scm_externalize(struct proc *p, struct sockctl *ctl, bool passcred, int flags,
 {
 	size_t used = 0;
 
+	for (int i = 0; i < ctl->sc_nints && buf != NULL; i++)
+		used += put_cmsg(buf + used, size - used, ctl->sc_ints[i].so_level,
+		    ctl->sc_ints[i].so_type, &ctl->sc_ints[i].so_val, sizeof(int),
+		    msgflags);
+	ctl->sc_nints = 0;
 	if (passcred && ctl->sc_hascred && buf != NULL)
-		used += put_cmsg(buf, size, SCM_CREDENTIALS, &ctl->sc_cred,
-		    sizeof(ctl->sc_cred), msgflags);
+		used += put_cmsg(buf + used, size - used, SOL_SOCKET,
+		    SCM_CREDENTIALS, &ctl->sc_cred, sizeof(ctl->sc_cred),
+		    msgflags);
 	if (ctl->sc_nfds == 0)
 		return used;
 	size_t room = buf != NULL ? size - used : 0;

@@ -121,6 +121,8 @@ soo_ioctl(struct file *fp, unsigned long cmd, void *data)
 	if (cmd != FIONREAD)
 		return ifioctl(cmd, data, curproc);
 	int n = so->so_proto->pr_usrreqs->pru_nread(so);
+	if (n < 0)
+		return n;	/* Linux's ping sockets: ENOTTY */
 	memcpy(data, &n, sizeof(n));
 	return 0;
 }

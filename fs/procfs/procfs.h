@@ -35,7 +35,8 @@ enum pfstype {
 	PFS_SYS, PFS_SYS_KERNEL, PFS_PID_MAX, PFS_OSRELEASE,
 	PFS_OSTYPE, PFS_KMSG, PFS_PRINTK, PFS_DMESG_RESTRICT,
 	PFS_NET, PFS_NET_DEV, PFS_NET_ROUTE, PFS_NET_IF_INET6, PFS_NET_TCP,
-	PFS_NET_TCP6, PFS_NET_UDP, PFS_NET_UDP6, PFS_NET_UNIX,
+	PFS_NET_TCP6, PFS_NET_UDP, PFS_NET_UDP6, PFS_NET_UNIX, PFS_NET_RAW,
+	PFS_NET_RAW6, PFS_NET_ICMP, PFS_NET_ICMP6,
 	PFS_PID, PFS_PSTAT, PFS_PSTATUS, PFS_PCMDLINE, PFS_PCOMM, PFS_PMAPS,
 	PFS_PSMAPS, PFS_PENVIRON, PFS_PMOUNTS, PFS_PCWD, PFS_PEXE, PFS_PROOT,
 	PFS_PFDDIR, PFS_PFD, PFS_PTASKDIR, PFS_PAUXV, PFS_PMOUNTINFO,
@@ -150,6 +151,10 @@ int procfs_net_tcp6(struct sbuf *sb, struct proc *p);
 int procfs_net_udp(struct sbuf *sb, struct proc *p);
 int procfs_net_udp6(struct sbuf *sb, struct proc *p);
 int procfs_net_unix(struct sbuf *sb, struct proc *p);
+int procfs_net_raw(struct sbuf *sb, struct proc *p);
+int procfs_net_raw6(struct sbuf *sb, struct proc *p);
+int procfs_net_icmp(struct sbuf *sb, struct proc *p);
+int procfs_net_icmp6(struct sbuf *sb, struct proc *p);
 
 /* Per-process files (procfs_proc.c). */
 int procfs_pstat(struct sbuf *sb, struct proc *p);

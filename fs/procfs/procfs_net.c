@@ -75,3 +75,31 @@ procfs_net_unix(struct sbuf *sb, struct proc *p)
 	(void)p;
 	return net_file(sb, INET_PROC_UNIX);
 }
+
+int
+procfs_net_raw(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	return net_file(sb, INET_PROC_RAW);
+}
+
+int
+procfs_net_raw6(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	return net_file(sb, INET_PROC_RAW6);
+}
+
+int
+procfs_net_icmp(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	return net_file(sb, INET_PROC_ICMP);
+}
+
+int
+procfs_net_icmp6(struct sbuf *sb, struct proc *p)
+{
+	(void)p;
+	return net_file(sb, INET_PROC_ICMP6);
+}

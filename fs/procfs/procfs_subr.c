@@ -44,6 +44,10 @@ static const struct pfsent net_tab[] = {
 	PFS_FILE("udp", PFS_NET_UDP, procfs_net_udp),
 	PFS_FILE("udp6", PFS_NET_UDP6, procfs_net_udp6),
 	PFS_FILE("unix", PFS_NET_UNIX, procfs_net_unix),
+	PFS_FILE("raw", PFS_NET_RAW, procfs_net_raw),
+	PFS_FILE("raw6", PFS_NET_RAW6, procfs_net_raw6),
+	PFS_FILE("icmp", PFS_NET_ICMP, procfs_net_icmp),
+	PFS_FILE("icmp6", PFS_NET_ICMP6, procfs_net_icmp6),
 };
 
 static const struct pfsent sysvipc_tab[] = {
