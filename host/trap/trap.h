@@ -308,6 +308,11 @@ void trap_hostmap_note_unmap(struct vmspace_host *vh, uint64_t start,
     uint64_t end);
 /* True if the host may have the page at va mapped. */
 bool trap_hostmap_mapped(const struct vmspace_host *vh, uint64_t va);
+/* The pages of va's group the host may have mapped, bit i for page i. */
+uint64_t trap_hostmap_group(const struct vmspace_host *vh, uint64_t va);
+/* True if the host may have any page of [start, end) mapped. */
+bool trap_hostmap_any(const struct vmspace_host *vh, uint64_t start,
+    uint64_t end);
 /* Unmaps the n least recently mapped groups. */
 void trap_hostmap_shrink(struct vmspace_host *vh, uint32_t n);
 /*

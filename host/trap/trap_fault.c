@@ -104,7 +104,12 @@ host_prot(const struct vpt_walk *w, vpte_t leaf)
 
 /*
  * Maps the valid neighbours of the page at va in its aligned group, and
- * the page itself, as runs contiguous in both address and RAM.
+ * the page itself, as runs contiguous in both address and RAM.  A
+ * neighbour the host has already is left as it is: every change of a
+ * VPTE that takes a page or a right away invalidates it first
+ * (vm/pmap.c), so what the host has is still right, at worst without a
+ * right granted since, which a fault upgrades.  Mapping it again cost a
+ * host mmap per neighbour at every fault, and split the host's VMAs.
  */
 static int
 fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
@@ -115,6 +120,9 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
 	vpte_t *pt = w->pte[0] - VPTE_INDEX(va, 0);
 	uint64_t run_va = 0, run_pa = 0, run_len = 0;
 	uint32_t run_prot = 0;
+	/* A fault-around group lies within one group of the account. */
+	uint64_t had = trap_hostmap_group(vh, first);
+	uint64_t hm_base = first & ~((1UL << TRAP_HM_GROUP_SHIFT) - 1);
 
 	for (uint64_t a = first; a < first + group; a += PAGE_SIZE) {
 		uint64_t pa = 0;
@@ -122,7 +130,8 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
 		if (a == (va & ~PAGE_MASK)) {
 			pa = w->pa;
 			p = prot;
-		} else if (a >= VM_MIN_USER_ADDRESS && trap_governed(vh, a)) {
+		} else if (!(had & 1UL << ((a - hm_base) / PAGE_SIZE)) &&
+		    a >= VM_MIN_USER_ADDRESS && trap_governed(vh, a)) {
 			vpte_t *ep = pt + VPTE_INDEX(a, 0);
 			vpte_t e = __atomic_load_n(ep, __ATOMIC_ACQUIRE);
 			pa = e & VPTE_FRAME;
