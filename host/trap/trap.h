@@ -283,6 +283,11 @@ enum { TRAP_FAULT_SERVED, TRAP_FAULT_KERNEL, TRAP_FAULT_REFUSED };
 int trap_fault(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
     uint64_t hosterr, bool accerr, bool resume, uint64_t *errp);
 bool trap_governed(const struct vmspace_host *vh, uint64_t va);
+/*
+ * MADV_PREFAULT: queues mappings of the valid pages of [start, end) the
+ * host lacks; they go with the next batch (a resume's at the latest).
+ */
+int trap_prefault(struct vmspace_host *vh, uint64_t start, uint64_t end);
 
 /* trap_mapper.c (vh->lock held) */
 int trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,

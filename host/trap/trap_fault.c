@@ -31,6 +31,7 @@
 #include "host/trap/trap.h"
 
 #define TRAP_FAULT_AROUND	8	/* pages, a power of two */
+#define TRAP_PREFAULT_MAX	512	/* pages one prefault maps at most */
 #define TRAP_FAULT_REPEATS	16	/* refused this often in a row: SIGBUS */
 
 enum walk_status { WALK_OK, WALK_NOTPRESENT, WALK_BAD };
@@ -262,6 +263,60 @@ trap_fault(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
 		return TRAP_FAULT_KERNEL;
 	__atomic_fetch_add(&vh->nserved, 1, __ATOMIC_RELAXED);
 	return TRAP_FAULT_SERVED;
+}
+
+/*
+ * The valid pages of [start, end) the host lacks, as the guest's touch
+ * would map them (A set in every level walked; writable if M is set),
+ * in runs contiguous in address and RAM that stay within a group of
+ * the account.  At most TRAP_PREFAULT_MAX pages: it is a hint, and what
+ * it leaves out faults in as before.  The batch goes with the next one
+ * issued, at the latest the resume of the thread that asked (trap_run):
+ * a mapping made from the tables under the lock, ordered before any
+ * invalidation that follows, as a served fault's.
+ */
+int
+trap_prefault(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	uint64_t run_va = 0, run_pa = 0, run_len = 0;
+	uint32_t run_prot = 0;
+
+	if (vh->root == TRAP_NO_ROOT || trap_dead(vh))
+		return 0;
+	if (end - start > TRAP_PREFAULT_MAX * PAGE_SIZE)
+		end = start + TRAP_PREFAULT_MAX * PAGE_SIZE;
+	for (uint64_t a = start; a <= end; a += PAGE_SIZE) {
+		struct vpt_walk w;
+		uint64_t pa = 0;
+		uint32_t p = 0;
+		if (a < end && trap_governed(vh, a) && !trap_hostmap_mapped(vh, a) &&
+		    vpt_walk(vh->root, a, &w) == WALK_OK && w.level == 0 &&
+		    w.leaf_user) {
+			for (int l = VPTE_LEVELS - 1; l > 0; l--)
+				if ((*w.pte[l] & VPTE_A) == 0)
+					__atomic_or_fetch(w.pte[l], VPTE_A,
+					    __ATOMIC_ACQ_REL);
+			p = host_prot(&w, __atomic_or_fetch(w.pte[0], VPTE_A,
+			    __ATOMIC_ACQ_REL));
+			pa = w.pa;
+		}
+		bool group = (a & ((1UL << TRAP_HM_GROUP_SHIFT) - 1)) == 0;
+		if (run_len != 0 && (p == 0 || p != run_prot || group ||
+		    pa != run_pa + run_len)) {
+			if (trap_map_run(vh, run_va, run_len, run_prot, run_pa) < 0)
+				return -1;
+			run_len = 0;
+		}
+		if (p == 0)
+			continue;
+		if (run_len == 0) {
+			run_va = a;
+			run_pa = pa;
+			run_prot = p;
+		}
+		run_len += PAGE_SIZE;
+	}
+	return trap_hostmap_enforce(vh, start);
 }
 
 /*
