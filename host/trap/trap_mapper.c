@@ -30,13 +30,6 @@
 #define TRAP_WAIT_POLL_MS	20		/* check the stub is alive */
 #define TRAP_WAIT_LIMIT_NS	5000000000UL	/* a mapper this slow is dead */
 
-/*
- * Waits until the mapper has carried out every batch issued.  The sync
- * page's done word says so first (we spin on it), but the guest can
- * write that word; only the mapper can write the eventfd, so a batch
- * counts as done when the eventfd has counted it.  A mapper that the
- * guest's thread was asked to wake and was not is woken directly.
- */
 /* n more proving batches are done: the batches before them are too. */
 static void
 trap_cmd_proved(struct vmspace_host *vh, uint64_t n)
@@ -52,6 +45,13 @@ trap_cmd_proved(struct vmspace_host *vh, uint64_t n)
 	}
 }
 
+/*
+ * Waits until the mapper has carried out batch target.  The sync
+ * page's done word says so first (we spin on it), but the guest can
+ * write that word; only the mapper can write the eventfd, so a batch
+ * counts as done when the eventfd has counted it.  A mapper that the
+ * guest's thread was asked to wake and was not is woken directly.
+ */
 static int
 trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 {
@@ -62,7 +62,12 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 		uint64_t now = host_nanotime();
 		if (start == 0)
 			start = now;
-		bool spin = now - start < vh->spin_ns + TRAP_NUDGE_NS;
+		/*
+		 * In density placement nothing spins: the mapper, woken by
+		 * us, shares this core, and waits for it while we spin.
+		 */
+		bool spin = vh->spin_ns != 0 &&
+		    now - start < vh->spin_ns + TRAP_NUDGE_NS;
 		bool hint = (int32_t)(__atomic_load_n(&vh->sync->done,
 		    __ATOMIC_ACQUIRE) - target) >= 0;
 		/*
