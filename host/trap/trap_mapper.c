@@ -205,16 +205,6 @@ trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot)
 }
 
 /*
- * Drops the host mappings of [start, end) before returning, for every
- * thread of the stub at once: the host's munmap shoots the translation
- * down on every CPU that runs one.  Never later: a guest can post a
- * report without stopping, so "parked" is a belief, and a deferred unmap
- * could leave it a page the kernel gave away.  A stub
- * that is killed, or dies on the way, maps nothing only once its process
- * is gone (a SIGKILL takes effect later): we wait for that, and the
- * answer is then 0 as well.
- */
-/*
  * Thread 0 if it is parked and spinning for its reply (latency
  * placement), else NULL.  A batch for no thread wakes the mapper from
  * the vkernel's core, and the mapper, on the core where that thread
@@ -235,6 +225,16 @@ trap_cmd_spinner(struct vmspace_host *vh)
 	return t;
 }
 
+/*
+ * Drops the host mappings of [start, end) before returning, for every
+ * thread of the stub at once: the host's munmap shoots the translation
+ * down on every CPU that runs one.  Never later: a guest can post a
+ * report without stopping, so "parked" is a belief, and a deferred unmap
+ * could leave it a page the kernel gave away.  A stub
+ * that is killed, or dies on the way, maps nothing only once its process
+ * is gone (a SIGKILL takes effect later): we wait for that, and the
+ * answer is then 0 as well.
+ */
 int
 trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
