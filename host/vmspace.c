@@ -355,6 +355,13 @@ vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val)
 			return -1;
 		return backend->inval(vh, (uint64_t)start, end);
 	}
+	case MADV_PREFAULT: {
+		uint64_t end = user_range(start, len);
+		if (end == 0)
+			return -1;
+		return backend->prefault != NULL ?
+		    backend->prefault(vh, (uint64_t)start, end) : 0;
+	}
 	}
 	errno = EINVAL;
 	return -1;

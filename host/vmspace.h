@@ -59,6 +59,12 @@ struct vcpu;
  */
 #define MADV_INVAL		201	/* drop host translations of a range */
 #define MADV_NOSYNC		202	/* RAM need not be written back to its file */
+/*
+ * MADV_PREFAULT: a hint that the guest is about to use the valid pages of
+ * the range (MAP_POPULATE filled them): the backend may map them from
+ * the vpagetable before the guest's next run instead of one fault each.
+ */
+#define MADV_PREFAULT		203
 
 /* vmspace_ctl() commands */
 #define VMSPACE_CTL_RUN		1	/* run until the guest traps */

@@ -44,6 +44,8 @@ struct vmspace_ops {
 	int (*inval)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	int (*unmap)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	int (*setmap)(struct vmspace_host *vh, uint64_t root_pa);
+	/* Optional: MADV_PREFAULT, a hint. */
+	int (*prefault)(struct vmspace_host *vh, uint64_t start, uint64_t end);
 	/* See vmspace_audit(); now is host_nanotime(). */
 	void (*audit)(struct vmspace_host *vh, uint64_t now);
 	/* See vmspace_pool(). */

@@ -152,6 +152,14 @@ pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi)
 		    lo, hi, (void *)pm, errno);
 }
 
+void
+pmap_prefault(struct pmap *pm, uint64_t lo, uint64_t hi)
+{
+	if (pm->pm_hosted && lo < hi)
+		(void)vmspace_mcontrol(pm, (void *)lo, hi - lo, MADV_PREFAULT,
+		    NULL);
+}
+
 static void
 pv_insert(struct vm_page *m, struct pv_entry *pv, struct pmap *pm,
     uint64_t va)

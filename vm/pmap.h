@@ -117,6 +117,12 @@ void pmap_protect_deferred(struct pmap *pm, uint64_t sva, uint64_t eva,
 
 /* Drops the host's translations of [lo, hi) (nothing if lo >= hi). */
 void pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi);
+/*
+ * A hint that the process is about to use [lo, hi), whose pages were
+ * just entered (MAP_POPULATE): the host layer may map them before the
+ * process next runs rather than at one fault each.
+ */
+void pmap_prefault(struct pmap *pm, uint64_t lo, uint64_t hi);
 
 /*
  * The leaf VPTE of va if its page table exists (valid or not), else NULL.

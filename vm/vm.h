@@ -340,6 +340,8 @@ void vm_patch_reject(struct vmspace *vm, uint64_t site);
  * most 255; sites are remembered as vm_patch_rejected's, a few at once).
  */
 unsigned vm_patch_calls(struct vmspace *vm, uint64_t site);
+/* mremap moved [s, t) to to: the sites there move along. */
+void vm_patch_move(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to);
 void vm_patch_free(struct vmspace *vm);
 
 /*

@@ -74,9 +74,12 @@ mmap_populate(struct vmspace *vm, uint64_t start, uint64_t end, int prot,
 		return;
 	int access = (prot & VM_PROT_WRITE) && type == MAP_PRIVATE ?
 	    VM_PROT_WRITE : VM_PROT_READ;
-	for (uint64_t va = start; va < end; va += PAGE_SIZE)
+	uint64_t va;
+	for (va = start; va < end; va += PAGE_SIZE)
 		if (vm_fault(vm, va, access) != 0)
-			return;
+			break;
+	/* The process asked for them now: the host maps them in one go. */
+	pmap_prefault(&vm->vm_pmap, start, va);
 }
 
 long

@@ -138,6 +138,7 @@ move_range(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to,
 		vm_map_entry_move(map, e, to + (e->start - s));
 	}
 	move_pages(&vm->vm_pmap, s, t, to);
+	vm_patch_move(vm, s, t, to);	/* patched text: its sites went along */
 	uint64_t tt = to + (t - s);
 	if (dontunmap) {
 		/* Entries may merge meanwhile: walk by address, clamped. */

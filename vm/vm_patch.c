@@ -129,6 +129,25 @@ vm_patch_fork(struct vmspace *dst, const struct vmspace *src)
 	return 0;
 }
 
+/*
+ * mremap moved [s, t) to `to`: a patched site there moved with its page
+ * (the jump is in the page's own copy, which goes along), and its entry
+ * must name the new address, or the next jump through it would find no
+ * site holding it and the process would die of a SIGSEGV Linux never
+ * gives.  The old address holds nothing of ours any more.
+ */
+void
+vm_patch_move(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to)
+{
+	struct vm_patch *p = vm->vm_patch;
+
+	if (p == NULL)
+		return;
+	for (unsigned k = 0; k < p->n; k++)
+		if (p->site[k].site >= s && p->site[k].site < t)
+			p->site[k].site = p->site[k].site - s + to;
+}
+
 void
 vm_patch_free(struct vmspace *vm)
 {

@@ -283,6 +283,11 @@ enum { TRAP_FAULT_SERVED, TRAP_FAULT_KERNEL, TRAP_FAULT_REFUSED };
 int trap_fault(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
     uint64_t hosterr, bool accerr, bool resume, uint64_t *errp);
 bool trap_governed(const struct vmspace_host *vh, uint64_t va);
+/*
+ * MADV_PREFAULT: queues mappings of the valid pages of [start, end) the
+ * host lacks; they go with the next batch (a resume's at the latest).
+ */
+int trap_prefault(struct vmspace_host *vh, uint64_t start, uint64_t end);
 
 /* trap_mapper.c (vh->lock held) */
 int trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
@@ -308,6 +313,11 @@ void trap_hostmap_note_unmap(struct vmspace_host *vh, uint64_t start,
     uint64_t end);
 /* True if the host may have the page at va mapped. */
 bool trap_hostmap_mapped(const struct vmspace_host *vh, uint64_t va);
+/* The pages of va's group the host may have mapped, bit i for page i. */
+uint64_t trap_hostmap_group(const struct vmspace_host *vh, uint64_t va);
+/* True if the host may have any page of [start, end) mapped. */
+bool trap_hostmap_any(const struct vmspace_host *vh, uint64_t start,
+    uint64_t end);
 /* Unmaps the n least recently mapped groups. */
 void trap_hostmap_shrink(struct vmspace_host *vh, uint32_t n);
 /*

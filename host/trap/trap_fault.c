@@ -31,6 +31,7 @@
 #include "host/trap/trap.h"
 
 #define TRAP_FAULT_AROUND	8	/* pages, a power of two */
+#define TRAP_PREFAULT_MAX	512	/* pages one prefault maps at most */
 #define TRAP_FAULT_REPEATS	16	/* refused this often in a row: SIGBUS */
 
 enum walk_status { WALK_OK, WALK_NOTPRESENT, WALK_BAD };
@@ -104,7 +105,12 @@ host_prot(const struct vpt_walk *w, vpte_t leaf)
 
 /*
  * Maps the valid neighbours of the page at va in its aligned group, and
- * the page itself, as runs contiguous in both address and RAM.
+ * the page itself, as runs contiguous in both address and RAM.  A
+ * neighbour the host has already is left as it is: every change of a
+ * VPTE that takes a page or a right away invalidates it first
+ * (vm/pmap.c), so what the host has is still right, at worst without a
+ * right granted since, which a fault upgrades.  Mapping it again cost a
+ * host mmap per neighbour at every fault, and split the host's VMAs.
  */
 static int
 fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
@@ -115,6 +121,9 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
 	vpte_t *pt = w->pte[0] - VPTE_INDEX(va, 0);
 	uint64_t run_va = 0, run_pa = 0, run_len = 0;
 	uint32_t run_prot = 0;
+	/* A fault-around group lies within one group of the account. */
+	uint64_t had = trap_hostmap_group(vh, first);
+	uint64_t hm_base = first & ~((1UL << TRAP_HM_GROUP_SHIFT) - 1);
 
 	for (uint64_t a = first; a < first + group; a += PAGE_SIZE) {
 		uint64_t pa = 0;
@@ -122,7 +131,8 @@ fault_around(struct vmspace_host *vh, const struct vpt_walk *w, uint64_t va,
 		if (a == (va & ~PAGE_MASK)) {
 			pa = w->pa;
 			p = prot;
-		} else if (a >= VM_MIN_USER_ADDRESS && trap_governed(vh, a)) {
+		} else if (!(had & 1UL << ((a - hm_base) / PAGE_SIZE)) &&
+		    a >= VM_MIN_USER_ADDRESS && trap_governed(vh, a)) {
 			vpte_t *ep = pt + VPTE_INDEX(a, 0);
 			vpte_t e = __atomic_load_n(ep, __ATOMIC_ACQUIRE);
 			pa = e & VPTE_FRAME;
@@ -253,6 +263,60 @@ trap_fault(struct vmspace_host *vh, struct trap_thread *t, uint64_t va,
 		return TRAP_FAULT_KERNEL;
 	__atomic_fetch_add(&vh->nserved, 1, __ATOMIC_RELAXED);
 	return TRAP_FAULT_SERVED;
+}
+
+/*
+ * The valid pages of [start, end) the host lacks, as the guest's touch
+ * would map them (A set in every level walked; writable if M is set),
+ * in runs contiguous in address and RAM that stay within a group of
+ * the account.  At most TRAP_PREFAULT_MAX pages: it is a hint, and what
+ * it leaves out faults in as before.  The batch goes with the next one
+ * issued, at the latest the resume of the thread that asked (trap_run):
+ * a mapping made from the tables under the lock, ordered before any
+ * invalidation that follows, as a served fault's.
+ */
+int
+trap_prefault(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	uint64_t run_va = 0, run_pa = 0, run_len = 0;
+	uint32_t run_prot = 0;
+
+	if (vh->root == TRAP_NO_ROOT || trap_dead(vh))
+		return 0;
+	if (end - start > TRAP_PREFAULT_MAX * PAGE_SIZE)
+		end = start + TRAP_PREFAULT_MAX * PAGE_SIZE;
+	for (uint64_t a = start; a <= end; a += PAGE_SIZE) {
+		struct vpt_walk w;
+		uint64_t pa = 0;
+		uint32_t p = 0;
+		if (a < end && trap_governed(vh, a) && !trap_hostmap_mapped(vh, a) &&
+		    vpt_walk(vh->root, a, &w) == WALK_OK && w.level == 0 &&
+		    w.leaf_user) {
+			for (int l = VPTE_LEVELS - 1; l > 0; l--)
+				if ((*w.pte[l] & VPTE_A) == 0)
+					__atomic_or_fetch(w.pte[l], VPTE_A,
+					    __ATOMIC_ACQ_REL);
+			p = host_prot(&w, __atomic_or_fetch(w.pte[0], VPTE_A,
+			    __ATOMIC_ACQ_REL));
+			pa = w.pa;
+		}
+		bool group = (a & ((1UL << TRAP_HM_GROUP_SHIFT) - 1)) == 0;
+		if (run_len != 0 && (p == 0 || p != run_prot || group ||
+		    pa != run_pa + run_len)) {
+			if (trap_map_run(vh, run_va, run_len, run_prot, run_pa) < 0)
+				return -1;
+			run_len = 0;
+		}
+		if (p == 0)
+			continue;
+		if (run_len == 0) {
+			run_va = a;
+			run_pa = pa;
+			run_prot = p;
+		}
+		run_len += PAGE_SIZE;
+	}
+	return trap_hostmap_enforce(vh, start);
 }
 
 /*

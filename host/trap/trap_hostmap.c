@@ -265,6 +265,38 @@ trap_hostmap_mapped(const struct vmspace_host *vh, uint64_t va)
 	return g != NULL && (g->mapped & hm_mask(g, va, va + 1)) != 0;
 }
 
+uint64_t
+trap_hostmap_group(const struct vmspace_host *vh, uint64_t va)
+{
+	const struct hm_group *g = hm_lookup(&vh->hm, va & ~(HM_SIZE - 1));
+	return g != NULL ? g->mapped : 0;
+}
+
+bool
+trap_hostmap_any(const struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	const struct trap_hostmap *hm = &vh->hm;
+	uint64_t first = start & ~(HM_SIZE - 1);
+
+	if (hm->hash == NULL || end <= start)
+		return false;
+	/* A wide range: look at the groups there are, as note_unmap does. */
+	if ((end - first) / HM_SIZE > hm->ngroups) {
+		for (const struct hm_group *g = hm->oldest; g != NULL;
+		    g = g->newer)
+			if (g->base < end && g->base + HM_SIZE > start &&
+			    (g->mapped & hm_mask(g, start, end)) != 0)
+				return true;
+		return false;
+	}
+	for (uint64_t base = first; base < end; base += HM_SIZE) {
+		const struct hm_group *g = hm_lookup(hm, base);
+		if (g != NULL && (g->mapped & hm_mask(g, start, end)) != 0)
+			return true;
+	}
+	return false;
+}
+
 void
 trap_hostmap_note_prot(struct vmspace_host *vh, uint64_t va)
 {

@@ -166,6 +166,15 @@ trap_inval_op(struct vmspace_host *vh, uint64_t start, uint64_t end)
 }
 
 static int
+trap_prefault_op(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_prefault(vh, start, end);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
+static int
 trap_setmap(struct vmspace_host *vh, uint64_t root)
 {
 	host_mutex_lock(&vh->lock);
@@ -193,6 +202,7 @@ const struct vmspace_ops trap_vmspace_ops = {
 	.inval = trap_inval_op,
 	.unmap = trap_unmap,
 	.setmap = trap_setmap,
+	.prefault = trap_prefault_op,
 	.audit = trap_audit,
 	.pool = trap_pool,
 };

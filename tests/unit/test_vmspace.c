@@ -722,6 +722,48 @@ TEST(vmspace_hostmap_budget)
 }
 
 /*
+ * MADV_PREFAULT (MAP_POPULATE's hint): valid pages the host lacks are
+ * mapped before the next run, writable where M is set, so writing them
+ * costs no served fault; without the hint each page is one.
+ */
+TEST(vmspace_prefault)
+{
+	enum { N = 32 };
+	for (int hint = 0; hint <= 1; hint++) {
+		struct vmt v;
+		REQUIRE(mem_setup(&v, NULL, GUEST_CODE(mem_fill)) == 0);
+		for (int i = 0; i < N; i++)
+			vmt_map(&v, VMT_DATA + i * PAGE_SIZE, vmt_page(),
+			    VPTE_USER_RW | VPTE_A | VPTE_M);
+		if (hint)
+			CHECK_EQ(vmspace_mcontrol(&v, (void *)VMT_DATA,
+			    N * PAGE_SIZE, MADV_PREFAULT, NULL), 0);
+		v.tf.tf_rdi = VMT_DATA;
+		v.tf.tf_rsi = N;
+		v.tf.tf_r12 = ~0UL;
+		struct vmspace_host *vh = vmt_host(&v);
+		uint64_t s0 = vh->nserved;
+		CHECK_EQ(vmt_run(&v), T_SYSCALL);
+		CHECK_EQ(v.tf.tf_rax, 1002);
+		uint64_t served = vh->nserved - s0;
+		/* The code and stack pages fault in either way. */
+		if (hint)
+			CHECK(served <= 3);
+		else
+			CHECK(served >= N);
+		CHECK_EQ(vmt_run(&v), T_SYSCALL);
+		CHECK_EQ(v.tf.tf_rax, 1000);
+		CHECK_EQ(v.tf.tf_r10, 0);
+		if (unit_failed_now() || hint)
+			fprintf(stderr, "    %d pages written, %s hint: %llu "
+			    "faults served\n", N, hint ? "with" : "without",
+			    (unsigned long long)served);
+		CHECK(!vh->dead);
+		vmt_destroy(&v);
+	}
+}
+
+/*
  * 7. Fault-around: reading 8 pages of an aligned group, contiguous in RAM,
  * takes far fewer served faults than pages, and sets A on the neighbours
  * (but not M).  Without fault-around each page is a fault of its own.
