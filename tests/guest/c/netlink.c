@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 /* <linux/netlink.h> and <linux/rtnetlink.h>: musl-gcc has no kernel headers. */
 #ifndef AF_NETLINK
@@ -77,6 +78,7 @@ err(int e)
 	case EADDRINUSE: return "EADDRINUSE";
 	case EAGAIN: return "EAGAIN";
 	case EMSGSIZE: return "EMSGSIZE";
+	case EPERM: return "EPERM";
 	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
 	case ESOCKTNOSUPPORT: return "ESOCKTNOSUPPORT";
 	default: return strerror(e);
@@ -410,6 +412,23 @@ main(void)
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		printf("capped error: length %zd, flags 0x%x\n", n, h->nlmsg_flags);
 	}
+	/* A change needs CAP_NET_ADMIN; a user may still read. */
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		if (setuid(65534) < 0) {
+			/* Not root to begin with: a user already. */
+		}
+		int ufd = nlsocket();
+		struct ifinfomsg up = { .ifi_family = AF_UNSPEC, .ifi_index = 1,
+		    .ifi_flags = IFF_UP, .ifi_change = IFF_UP };
+		request(ufd, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, &up, sizeof(up));
+		expect_error(ufd, "as a user: set lo up", NLMSG_LENGTH(sizeof(up)));
+		get_link(ufd, 1, NULL);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
 	v = RTNLGRP_IPV6_IFADDR;
 	printf("add membership: %d\n", setsockopt(fd, SOL_NETLINK,
 	    NETLINK_ADD_MEMBERSHIP, &v, sizeof(v)));
