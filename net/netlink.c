@@ -44,7 +44,7 @@ nl_lookup(uint32_t portid)
 	return NULL;
 }
 
-static bool
+bool
 nl_admin(struct proc *p)
 {
 	return (p->p_ucred->cr_capeff & (1ULL << CAP_NET_ADMIN)) != 0;

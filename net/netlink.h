@@ -159,6 +159,9 @@ nla_len(const struct nlattr *a)
 	return a->nla_len - NLA_HDRLEN;
 }
 
+/* May p change the network (CAP_NET_ADMIN)? */
+bool nl_admin(struct proc *p);
+
 /* NETLINK_ROUTE (rtnetlink.c). */
 
 /*

@@ -20,13 +20,9 @@
 #include <string.h>
 
 #include "kern/kernel.h"
-#include "kern/proc.h"
-#include "kern/ucred.h"
 #include "net/if.h"
 #include "net/inet.h"
 #include "net/netlink.h"
-
-#define CAP_NET_ADMIN	12
 
 #define RTM_BASE	16
 #define RTM_NEWLINK	16
@@ -140,12 +136,6 @@ struct rtmsg {
 #define RTN_UNICAST		1
 
 #define RT6_METRIC		256	/* IP6_RT_PRIO_ADDRCONF */
-
-static bool
-rt_admin(struct proc *p)
-{
-	return (p->p_ucred->cr_capeff & (1ULL << CAP_NET_ADMIN)) != 0;
-}
 
 /* The payload of nlh: its length, and its family header if that long. */
 static uint32_t
@@ -793,7 +783,7 @@ rtnetlink_rcv(struct socket *so, const struct nlmsghdr *nlh,
 	if (rt_paylen(nlh) < 1)
 		return 0;
 	bool get = ((type - RTM_BASE) & 3) == RTM_KIND_GET;
-	if (!get && !rt_admin(p))
+	if (!get && !nl_admin(p))
 		return -EPERM;
 	if (get && (nlh->nlmsg_flags & NLM_F_DUMP)) {
 		switch (type) {
