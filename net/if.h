@@ -7,6 +7,7 @@
 #ifndef NET_IF_H
 #define NET_IF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>	/* SIOC*: the host's numbers are Linux's */
@@ -139,6 +140,15 @@ int if_setdefroute(int index, uint32_t gw);
 
 /* Removes the default route: 0 or -ESRCH (there was none). */
 int if_deldefroute(void);
+
+/*
+ * The way lwIP would send to dst (IPv4, network order): the interface
+ * *index, the gateway *gw (0: on the link), the source address *src, and
+ * *local if dst is one of this machine's addresses (it then goes by lo).
+ * 0, or -ENETUNREACH.
+ */
+int if_route4(uint32_t dst, int *index, uint32_t *gw, uint32_t *src,
+    bool *local);
 
 /* /proc/net files (inet_proc.c). */
 enum inet_procfile {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lwip/ip4.h"
 #include "lwip/netif.h"
 #include "lwip/tcpip.h"
 
@@ -355,6 +356,37 @@ if_deldefroute(void)
 	else
 		netif_set_gw(netif_default, IP4_ADDR_ANY4);
 	netif_set_default(NULL);
+	UNLOCK_TCPIP_CORE();
+	return error;
+}
+
+int
+if_route4(uint32_t dst, int *index, uint32_t *gw, uint32_t *src,
+    bool *local)
+{
+	struct netif *nif, *n;
+	ip4_addr_t d;
+	int error = 0;
+
+	ip4_addr_set_u32(&d, dst);
+	*local = false;
+	LOCK_TCPIP_CORE();
+	NETIF_FOREACH(n)
+		if (netif_is_up(n) && ip4_addr_cmp(&d, netif_ip4_addr(n)))
+			*local = true;
+	if (*local || ip4_addr_isloopback(&d))
+		nif = inet_lwip_loif();
+	else
+		nif = ip4_route(&d);
+	if (nif == NULL) {
+		error = -ENETUNREACH;
+	} else {
+		*index = netif_get_index(nif);
+		*gw = *local || if_onlink(nif, &d) || nif == inet_lwip_loif() ? 0 :
+		    ip4_addr_get_u32(netif_ip4_gw(nif));
+		*src = *local ? dst : ip4_addr_get_u32(netif_ip4_addr(nif));
+		*local |= nif == inet_lwip_loif();
+	}
 	UNLOCK_TCPIP_CORE();
 	return error;
 }

@@ -127,6 +127,7 @@ struct rtmsg {
 
 #define RT_TABLE_UNSPEC		0
 #define RT_TABLE_MAIN		254
+#define RT_TABLE_LOCAL		255
 #define RTPROT_KERNEL		2
 #define RTPROT_BOOT		3
 #define RT_SCOPE_UNIVERSE	0
@@ -134,6 +135,8 @@ struct rtmsg {
 #define RT_SCOPE_HOST		254
 #define RTN_UNSPEC		0
 #define RTN_UNICAST		1
+#define RTN_LOCAL		2
+#define RTM_F_CLONED		0x200
 
 #define RT6_METRIC		256	/* IP6_RT_PRIO_ADDRCONF */
 
@@ -685,6 +688,46 @@ route_dump(const struct nlmsghdr *nlh, struct nlreply *nr)
 	return rt_done(nr, nlh);
 }
 
+/* RTM_GETROUTE for one IPv4 destination (`ip route get`): lwIP's choice. */
+static int
+route_get(const struct nlmsghdr *nlh, struct nlreply *nr)
+{
+	const struct nlattr *at[RTA_MAXTYPE];
+	struct rtmsg rtm;
+	uint32_t dst = 0, gw, src;
+	int error, index;
+	bool local;
+
+	if ((error = rt_attrs(nlh, sizeof(rtm), at, RTA_MAXTYPE)) < 0)
+		return error;
+	memcpy(&rtm, rt_payload(nlh), sizeof(rtm));
+	if (rtm.rtm_family != AF_INET) {
+		kprintf_ratelimited("netlink: route lookups are IPv4 only\n");
+		return -EOPNOTSUPP;
+	}
+	if (at[RTA_DST] != NULL && nla_get(at[RTA_DST], &dst, 4) < 0)
+		return -EINVAL;
+	if ((error = if_route4(dst, &index, &gw, &src, &local)) < 0)
+		return error;
+	struct rtmsg *r = nlr_begin(nr, nlh, RTM_NEWROUTE, 0, sizeof(*r));
+	if (r == NULL)
+		return nr->nr_error;
+	r->rtm_family = AF_INET;
+	r->rtm_dst_len = 32;
+	r->rtm_table = local ? RT_TABLE_LOCAL : RT_TABLE_MAIN;
+	r->rtm_scope = local ? RT_SCOPE_HOST : RT_SCOPE_UNIVERSE;
+	r->rtm_type = local ? RTN_LOCAL : RTN_UNICAST;
+	r->rtm_flags = RTM_F_CLONED;
+	nlr_put_u32(nr, RTA_TABLE, r->rtm_table);
+	nlr_put(nr, RTA_DST, &dst, 4);
+	nlr_put_u32(nr, RTA_OIF, (uint32_t)index);
+	nlr_put(nr, RTA_PREFSRC, &src, 4);
+	if (gw != 0)
+		nlr_put(nr, RTA_GATEWAY, &gw, 4);
+	nlr_end(nr);
+	return nr->nr_error;
+}
+
 /* RTM_NEWROUTE and RTM_DELROUTE, in what lwIP can express (above). */
 static int
 route_change(const struct nlmsghdr *nlh)
@@ -811,6 +854,8 @@ rtnetlink_rcv(struct socket *so, const struct nlmsghdr *nlh,
 		case RTM_NEWROUTE:
 		case RTM_DELROUTE:
 			return route_change(nlh);
+		case RTM_GETROUTE:
+			return route_get(nlh, nr);
 		}
 	}
 	kprintf_ratelimited("netlink: route message type %d%s not implemented\n",

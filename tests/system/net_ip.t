@@ -34,6 +34,7 @@ s addr; ip addr show dev vke0
 s addr6; ip -6 addr show dev vke0
 s route; ip route
 s route6; ip -6 route
+s get; ip route get 10.0.2.2; ip route get 192.0.2.9; ip route get 10.0.2.15
 s down; ip link set vke0 down; ip link show vke0; ip route; ifconfig vke0
 s up; ip link set vke0 up mtu 1400; ip link show vke0; ifconfig vke0
 s second; ip addr add 10.0.0.2/24 dev vke0 2>&1
@@ -58,7 +59,7 @@ if [ -n "'"$iproute"'" ]; then
 	s ipup; $ip link set dev vke0 up mtu 1500; $ip link show vke0
 	s ipdel; $ip addr del 10.0.0.2/24 dev vke0; echo status $?
 	s ipadd; $ip addr add 10.0.2.15/24 dev vke0; echo status $?; $ip -br addr show dev vke0
-	s ipdefault; $ip route add default via 10.0.2.2 dev vke0; echo status $?; $ip route
+	s ipdefault; $ip route add default via 10.0.2.2 dev vke0; echo status $?; $ip route; $ip route get 192.0.2.9
 	s ipbad; $ip route add 172.16.0.0/12 via 10.0.2.2 2>&1
 fi
 s end
@@ -88,6 +89,9 @@ expect "ip -6 addr: a link-local address" addr6 'inet6 fe80::[0-9a-f:]*/64 scope
 expect "ip route: the default route" route '^default via 10.0.2.2 dev vke0'
 expect "ip route: the subnet" route '^10.0.2.0/24 dev vke0 .*src 10.0.2.15'
 expect "ip -6 route: fe80::/64" route6 '^fe80::/64 dev vke0'
+expect "ip route get: on the link" get '^10.0.2.2 dev vke0 *src 10.0.2.15'
+expect "ip route get: through the gateway" get '^192.0.2.9 via 10.0.2.2 dev vke0 *src 10.0.2.15'
+expect "ip route get: our own address" get '^local 10.0.2.15 dev lo'
 expect "ip link set down" down '^2: vke0: <BROADCAST,MULTICAST,LOWER_UP>'
 lacks "a down interface has no routes" down '^10.0.2.0/24'
 lacks "ifconfig sees it down" down ' UP '
@@ -132,5 +136,6 @@ expect "iproute2 ip link set up mtu" ipup '<BROADCAST,MULTICAST,UP,LOWER_UP> mtu
 expect "iproute2 ip addr del" ipdel '^status 0'
 expect "iproute2 ip addr add" ipadd 'vke0 *UP *10.0.2.15/24'
 expect "iproute2 ip route add default" ipdefault '^default via 10.0.2.2 dev vke0'
+expect "iproute2 ip route get" ipdefault '^192.0.2.9 via 10.0.2.2 dev vke0 src 10.0.2.15'
 expect "iproute2: another route refused" ipbad 'Operation not supported'
 exit 0

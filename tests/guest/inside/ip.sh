@@ -23,6 +23,8 @@ check "ip -4 addr has no inet6" sh -c "! ip -4 addr | grep -q inet6"
 check "ip link show of a missing interface fails" sh -c "! ip link show nosuch0"
 check "ip route: the main table has nothing on lo" sh -c "[ -z \"\$(ip route)\" ]"
 check "ip neigh: an empty table" ip neigh
+has "ip route get 127.0.0.1" '^local 127.0.0.1 dev lo' ip route get 127.0.0.1
+has "ip route get: no route off lo" 'unreachable' ip route get 10.9.9.9
 
 ip link set lo mtu 1500
 has "ip link set mtu" 'mtu 1500 ' ip link show lo
