@@ -159,7 +159,7 @@ lo_attach(void)
 	ip6_addr_t lo6;
 	ip6_addr_set_loopback(&lo6);
 	netif_ip6_addr_set(&loif, 0, &lo6);
-	netif_ip6_addr_set_state(&loif, 0, IP6_ADDR_VALID);
+	netif_ip6_addr_set_state(&loif, 0, IP6_ADDR_PREFERRED);
 	netif_set_link_up(&loif);
 	netif_set_up(&loif);
 	return 0;

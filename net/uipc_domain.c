@@ -4,6 +4,7 @@
  */
 #include "kern/kernel.h"
 #include "net/inet.h"
+#include "net/netlink.h"
 #include "net/socketvar.h"
 #include "net/un.h"
 
@@ -11,6 +12,7 @@ static const struct domain *const domains[] = {
 	&unixdomain,
 	&inetdomain,
 	&inet6domain,
+	&netlinkdomain,
 };
 
 const struct protosw *
