@@ -174,7 +174,9 @@ void thread_yield(void);
  * CPU: each is kicked out of its guest or its idle sleep and parks on
  * the big lock, which the caller holds; returns how many had not parked
  * within timeout_ns (0: all stopped).  They go on when the caller drops
- * the lock, as after any wait for it.  sched_cpu_info describes CPU i;
+ * the lock, as after any wait for it; sched_resume_cpus, before that,
+ * ends the stop for the host's watchdogs (cpu_stopped_ns), which do not
+ * count a stop against a guest that could not run.  sched_cpu_info describes CPU i;
  * ci_parkfp is the frame where a parked CPU waits (0: not parked).
  * thread_foreach calls fn on every kernel thread but the CPUs' idle
  * threads (sched_cpu_info has those).  All with the big lock held.
@@ -189,6 +191,7 @@ struct sched_cpuinfo {
 	uint64_t ci_time[4];		/* sched_cpu_times */
 };
 int sched_stop_cpus(uint64_t timeout_ns);
+void sched_resume_cpus(void);
 void sched_cpu_info(int i, struct sched_cpuinfo *ci);
 void thread_foreach(void (*fn)(struct thread *td, void *arg), void *arg);
 
