@@ -176,8 +176,9 @@ void thread_yield(void);
  * within timeout_ns (0: all stopped).  They go on when the caller drops
  * the lock, as after any wait for it; sched_resume_cpus, before that,
  * ends the stop for the host's watchdogs (cpu_stopped_ns), which do not
- * count a stop against a guest that could not run.  sched_cpu_info describes CPU i;
- * ci_parkfp is the frame where a parked CPU waits (0: not parked).
+ * count a stop against a guest that could not run.  sched_cpu_info
+ * describes CPU i; ci_parkfp is the frame where a parked CPU waits (0:
+ * not parked).
  * thread_foreach calls fn on every kernel thread but the CPUs' idle
  * threads (sched_cpu_info has those).  All with the big lock held.
  */

@@ -228,9 +228,10 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 		return pid;
 	/*
 	 * The child runs on our memory: wait until it execs or exits.  Only
-	 * SIGKILL (killalllwps's too) ends the wait, as Linux's killable
-	 * vfork wait; the child must then not find our stack (it outlives
-	 * this frame).  Other signals wait for the child.
+	 * a fatal signal (SIGKILL, killalllwps's kick, one whose default
+	 * action kills) ends the wait, as Linux's killable vfork wait; the
+	 * child must then not find our stack (it outlives this frame).
+	 * Other signals wait for the child.
 	 */
 	while (!done) {
 		if (tsleep(&done, PKILL, "vfork", 0) != 0) {
