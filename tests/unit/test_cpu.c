@@ -190,13 +190,20 @@ job_done(struct job *j)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * Each CPU of the job: the first to come says so (1).  Only the first: a
+ * CPU the host started late, after the test moved on to 2 and another
+ * CPU to 1000, would set 1 back and then wait for a 2 that never comes.
+ */
 static void
 noop_main(struct vcpu *cpu, void *arg)
 {
 	struct job *j = arg;
+	int none = 0;
 	j->trap[0] = cpu_self() == cpu;
 	j->trap[1] = cpu->id;
-	store(&j->state, 1);
+	__atomic_compare_exchange_n(&j->state, &none, 1, false,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	while (load(&j->state) < 2)
 		sleep_ns(MS);
 	store(&j->state, 1000);
