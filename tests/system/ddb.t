@@ -79,13 +79,13 @@ grep -q "panic: from the debugger" "$T/log" && grep -q "^vkernel:   #2  0x" "$T/
 # not the guest's: once its stub runs again it answers and finishes.
 rm -f "$T/fifo" && mkfifo "$T/fifo"
 "$VK" -v -m 128m -n 2 --initramfs "$SYSROOT" -- /bin/sh -c "
-	taskset 2 sh -c '$loop' & echo ready; wait; echo done" \
+	taskset 2 sh -c 'echo ready; $loop' & wait; echo done" \
     < "$T/fifo" > "$T/out" 2> "$T/log" &
 vk=$!
 exec 3> "$T/fifo"
 stubs=
 if waitfor "$T/out" ready; then
-	sleep 0.5
+	sleep 0.3		# the loop computes: no exec, no new stub
 	stubs=$(pgrep -P $vk)
 	kill -STOP $stubs 2>/dev/null
 	kill -INT $vk
