@@ -195,6 +195,7 @@ kernel_main(const struct boot_args *ba)
 		return -1;
 	}
 	shutdown_signals_init();
+	sig_init();
 	sysv_init();
 
 	proc_limit_init(vmstats.v_free_count);

@@ -187,6 +187,8 @@ ddb_trap(const char *why, const char *panicstr)
 		}
 		db_execute(line);
 	}
+	if (running >= 0)
+		sched_resume_cpus();
 	uint64_t t = nanouptime() - t0;
 	db_printf("[ ddb: left after %lu.%03lu s ]\n",
 	    (unsigned long)(t / 1000000000), (unsigned long)(t / 1000000 % 1000));

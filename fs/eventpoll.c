@@ -452,7 +452,7 @@ kern_epoll_wait(struct fsproc *p, int epfd, struct linux_epoll_event *evs,
 		}
 		/* A signal the wait's mask lets through ends it at once. */
 		int error = EINTR;
-		if (!issignal_pending(curlwp)) {
+		if (!thread_signal_pending()) {
 			ep->ep_waiters++;
 			error = tsleep(&ep->ep_waiters, PCATCH, "epoll", timo);
 			ep->ep_waiters--;

@@ -94,7 +94,7 @@ pollwaiter_sleep(struct pollwaiter *pw, uint64_t deadline)
 		 * A signal already pending that the wait's mask (ppoll,
 		 * pselect6) lets through ends it: nothing would wake it.
 		 */
-		if (curlwp != NULL && issignal_pending(curlwp))
+		if (thread_signal_pending())
 			return -ERESTARTNOHAND;
 		uint64_t timo = 0;
 		if (deadline != 0) {

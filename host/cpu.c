@@ -178,6 +178,53 @@ cpu_pin_task(pid_t tid, int core)
 	return sched_setaffinity(tid, sizeof(set), &set);
 }
 
+/*
+ * The machine's stops: one writer (the CPU that stops the others), any
+ * number of readers on other threads; the sequence word is odd while
+ * the two others change, so that a reader never counts a stop that just
+ * ended twice, nor misses it.
+ */
+static uint32_t stop_seq;
+static uint64_t stop_since;	/* when the stop under way began, or 0 */
+static uint64_t stop_total;	/* the stops that ended */
+
+static void
+stop_set(uint64_t since, uint64_t total)
+{
+	__atomic_add_fetch(&stop_seq, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&stop_since, since, __ATOMIC_RELEASE);
+	__atomic_store_n(&stop_total, total, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&stop_seq, 1, __ATOMIC_ACQ_REL);
+}
+
+void
+cpu_stop_begin(void)
+{
+	if (__atomic_load_n(&stop_since, __ATOMIC_ACQUIRE) == 0)
+		stop_set(host_nanotime(), stop_total);
+}
+
+void
+cpu_stop_end(void)
+{
+	uint64_t since = __atomic_load_n(&stop_since, __ATOMIC_ACQUIRE);
+	if (since != 0)
+		stop_set(0, stop_total + (host_nanotime() - since));
+}
+
+uint64_t
+cpu_stopped_ns(void)
+{
+	uint32_t seq;
+	uint64_t since, total;
+	do {
+		seq = __atomic_load_n(&stop_seq, __ATOMIC_ACQUIRE);
+		since = __atomic_load_n(&stop_since, __ATOMIC_ACQUIRE);
+		total = __atomic_load_n(&stop_total, __ATOMIC_ACQUIRE);
+	} while ((seq & 1) || seq != __atomic_load_n(&stop_seq, __ATOMIC_ACQUIRE));
+	return since != 0 ? total + (host_nanotime() - since) : total;
+}
+
 void
 cpu_post(struct vcpu *cpu, uint32_t bits)
 {

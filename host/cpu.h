@@ -128,6 +128,18 @@ int cpu_thread_stack(void **addr, size_t *size);
  */
 int cpu_pin_task(pid_t tid, int core);
 
+/*
+ * The machine's stops (the debugger parks every CPU but its own):
+ * cpu_stop_begin and cpu_stop_end bracket one, cpu_stopped_ns is the
+ * host time spent stopped so far, the stop under way included.  A
+ * watchdog that bounds how long a guest takes subtracts it: a guest
+ * does not run while the machine is stopped, through no fault of its
+ * own.
+ */
+void cpu_stop_begin(void);
+void cpu_stop_end(void);
+uint64_t cpu_stopped_ns(void);
+
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);
 

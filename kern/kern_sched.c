@@ -436,6 +436,7 @@ int
 sched_stop_cpus(uint64_t timeout_ns)
 {
 	KASSERT(kernel_locked(), "sched_stop_cpus: big lock not held");
+	cpu_stop_begin();
 	for (int i = 0; i < cpu_count(); i++)
 		if (&pcpus[i] != mypcpu() && pcpus[i].pc_curthread != NULL)
 			cpu_post(pcpus[i].cpu, INTR_KICK);
@@ -450,6 +451,13 @@ sched_stop_cpus(uint64_t timeout_ns)
 			return running;
 		cpu_relax();
 	}
+}
+
+void
+sched_resume_cpus(void)
+{
+	KASSERT(kernel_locked(), "sched_resume_cpus: big lock not held");
+	cpu_stop_end();
 }
 
 void

@@ -38,6 +38,26 @@ sleepq_remove(struct thread *td, int error)
 	sched_setrunnable(td);
 }
 
+/* What td's pending signals do to its sleeps (SIGPEND_*; 0 if unknown). */
+static int
+signal_level(struct thread *td)
+{
+	return sched_signal_hook != NULL ? sched_signal_hook(td) : 0;
+}
+
+/*
+ * Whether a sleep with flags would be ended by td's signals: a signal
+ * posted before the sleep began found nobody asleep to interrupt.
+ */
+static bool
+sleep_interrupted(struct thread *td, int flags)
+{
+	if (!(flags & (PCATCH | PKILL)))
+		return false;
+	int level = signal_level(td);
+	return level == SIGPEND_FATAL || (level != 0 && (flags & PCATCH));
+}
+
 int
 tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns)
 {
@@ -45,12 +65,16 @@ tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns)
 
 	KASSERT(chan != NULL, "sleeping on no channel");
 	KASSERT(kernel_locked(), "tsleep: big lock not held");
-	if ((flags & PCATCH) && sched_signal_hook != NULL && sched_signal_hook(td))
+	if (sleep_interrupted(td, flags))
 		return EINTR;
 	td->td_wchan = chan;
 	td->td_wmesg = wmesg;
 	td->td_sleep_error = 0;
-	td->td_flags = (td->td_flags & ~TDF_SINTR) | ((flags & PCATCH) ? TDF_SINTR : 0);
+	td->td_flags &= ~(TDF_SINTR | TDF_SKILL);
+	if (flags & PCATCH)
+		td->td_flags |= TDF_SINTR;
+	else if (flags & PKILL)
+		td->td_flags |= TDF_SKILL;
 	TAILQ_INSERT_TAIL(sleepq_of(chan), td, td_runq);
 	td->td_timeout = 0;
 	if (timo_ns != 0) {
@@ -66,7 +90,7 @@ tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns)
 	}
 	td->td_state = TDS_SLEEPING;
 	mi_switch();
-	td->td_flags &= ~TDF_SINTR;
+	td->td_flags &= ~(TDF_SINTR | TDF_SKILL);
 	return td->td_sleep_error;
 }
 
@@ -98,11 +122,24 @@ wakeup_one(const void *chan)
 	wakeup_n(chan, true);
 }
 
-/* Ends an interruptible sleep of td with EINTR (a signal arrived). */
+bool
+thread_signal_pending(void)
+{
+	return signal_level(curthread) != 0;
+}
+
+/*
+ * A signal arrived for td.  Any signal ends a PCATCH sleep (the caller
+ * looks again, or its system call ends and the signal is taken); a
+ * killable sleep ends only if the signal is fatal.
+ */
 void
 thread_interrupt(struct thread *td)
 {
-	if (td->td_state == TDS_SLEEPING && (td->td_flags & TDF_SINTR))
+	if (td->td_state != TDS_SLEEPING)
+		return;
+	if ((td->td_flags & TDF_SINTR) ||
+	    ((td->td_flags & TDF_SKILL) && signal_level(td) == SIGPEND_FATAL))
 		sleepq_remove(td, EINTR);
 }
 

@@ -147,6 +147,16 @@ void sigstop_wait(struct lwp *lp);
  */
 bool issignal_pending(const struct lwp *lp);
 
+/* True if SIGKILL is pending for lp: its process is being killed. */
+bool sig_fatal(const struct lwp *lp);
+
+/*
+ * Installs sched_signal_hook: sleeps see the signals already pending
+ * (a PCATCH sleep ends on one the thread would take, a PKILL one on
+ * one that kills).
+ */
+void sig_init(void);
+
 /*
  * Acts on one pending signal of lp: runs its default action (which may
  * stop or end the process) or builds a signal frame for its handler.

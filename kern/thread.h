@@ -86,9 +86,11 @@ extern struct sched_group sched_group0;
 #define TDF_NEEDRESCHED	0x01	/* give up the CPU at the next chance */
 #define TDF_IDLE	0x02	/* a CPU's idle thread */
 #define TDF_SINTR	0x04	/* the sleep may be interrupted (PCATCH) */
+#define TDF_SKILL	0x08	/* only a fatal signal ends the sleep (PKILL) */
 
 /* tsleep flags */
 #define PCATCH		0x100	/* a pending signal ends the sleep (EINTR) */
+#define PKILL		0x200	/* only a fatal one does (Linux's TASK_KILLABLE) */
 
 /*
  * Creates a kernel thread that will run fn(arg) on a new kernel stack.
@@ -130,7 +132,10 @@ struct thread *curthread_get(void);
 /*
  * Sleeps on chan until wakeup(chan), until timo_ns nanoseconds pass
  * (0: no limit; gives EWOULDBLOCK), or, with PCATCH, until a signal is
- * pending for the thread (EINTR).  Returns 0 when woken.
+ * pending for the thread (EINTR), or, with PKILL, until a fatal one is.
+ * A signal already pending when the sleep begins ends it at once, so a
+ * caller that loops on the sleep must give up on EINTR (or sleep
+ * without PCATCH).  Returns 0 when woken.
  */
 int tsleep(const void *chan, int flags, const char *wmesg, uint64_t timo_ns);
 
@@ -140,8 +145,17 @@ void wakeup(const void *chan);
 /* Makes the first thread sleeping on chan runnable. */
 void wakeup_one(const void *chan);
 
-/* Ends an interruptible (PCATCH) sleep of td with EINTR. */
+/*
+ * Ends an interruptible (PCATCH) sleep of td with EINTR, or a killable
+ * one (PKILL) if a fatal signal is pending for td (sched_signal_hook).
+ */
 void thread_interrupt(struct thread *td);
+
+/*
+ * Whether a PCATCH sleep of the running thread would end at once: a
+ * signal it would take is pending (Linux's signal_pending(current)).
+ */
+bool thread_signal_pending(void);
 
 /*
  * Takes the calling CPU's pending interrupts (tick, devices); a thread
@@ -160,8 +174,11 @@ void thread_yield(void);
  * CPU: each is kicked out of its guest or its idle sleep and parks on
  * the big lock, which the caller holds; returns how many had not parked
  * within timeout_ns (0: all stopped).  They go on when the caller drops
- * the lock, as after any wait for it.  sched_cpu_info describes CPU i;
- * ci_parkfp is the frame where a parked CPU waits (0: not parked).
+ * the lock, as after any wait for it; sched_resume_cpus, before that,
+ * ends the stop for the host's watchdogs (cpu_stopped_ns), which do not
+ * count a stop against a guest that could not run.  sched_cpu_info
+ * describes CPU i; ci_parkfp is the frame where a parked CPU waits (0:
+ * not parked).
  * thread_foreach calls fn on every kernel thread but the CPUs' idle
  * threads (sched_cpu_info has those).  All with the big lock held.
  */
@@ -175,6 +192,7 @@ struct sched_cpuinfo {
 	uint64_t ci_time[4];		/* sched_cpu_times */
 };
 int sched_stop_cpus(uint64_t timeout_ns);
+void sched_resume_cpus(void);
 void sched_cpu_info(int i, struct sched_cpuinfo *ci);
 void thread_foreach(void (*fn)(struct thread *td, void *arg), void *arg);
 
@@ -192,8 +210,13 @@ void sched_halt(void);
 
 /*
  * Hooks the kernel proper provides: interrupt dispatch for the pending
- * bits of a CPU, and whether a signal interrupts a PCATCH sleep.
+ * bits of a CPU, and which signals are pending for a thread: 0 none
+ * that ends a sleep, SIGPEND_CATCH one that ends a PCATCH sleep,
+ * SIGPEND_FATAL one that ends any interruptible sleep (SIGKILL, or a
+ * signal that ends the process as it is taken).
  */
+#define SIGPEND_CATCH	1
+#define SIGPEND_FATAL	2
 extern void (*sched_intr_hook)(struct vcpu *cpu, uint32_t bits);
 extern int (*sched_signal_hook)(struct thread *td);
 

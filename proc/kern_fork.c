@@ -227,13 +227,14 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	if (!(flags & CLONE_VFORK))
 		return pid;
 	/*
-	 * The child runs on our memory: wait until it execs or exits.  A
-	 * process being ended (killalllwps) stops waiting, and the child
-	 * must then not find our stack (it outlives this frame).
+	 * The child runs on our memory: wait until it execs or exits.  Only
+	 * a fatal signal (SIGKILL, killalllwps's kick, one whose default
+	 * action kills) ends the wait, as Linux's killable vfork wait; the
+	 * child must then not find our stack (it outlives this frame).
+	 * Other signals wait for the child.
 	 */
 	while (!done) {
-		if (tsleep(&done, PCATCH, "vfork", 0) != 0 &&
-		    (p->p_flags & P_WEXIT)) {
+		if (tsleep(&done, PKILL, "vfork", 0) != 0) {
 			struct proc *q = pfind(pid);
 			if (q != NULL && q->p_vforkdone == &done)
 				q->p_vforkdone = NULL;

@@ -537,6 +537,67 @@ issignal_pending(const struct lwp *lp)
 	    !(lp->lwp_flags & LWP_STOPPED));
 }
 
+bool
+sig_fatal(const struct lwp *lp)
+{
+	return ((lp->lwp_siglist | lp->lwp_proc->p_siglist) & SIGBIT(SIGKILL)) != 0;
+}
+
+/*
+ * Would sig, pending for lp, end its process as it is taken?  Linux's
+ * sig_fatal: its default action kills and lp does not wait for it
+ * (rt_sigtimedwait).  A stopped thread does not take it yet.
+ */
+static bool
+sig_kills(const struct lwp *lp, int sig)
+{
+	const struct proc *p = lp->lwp_proc;
+	if (p->p_sigacts->ps_act[sig - 1].lsa_handler != (uint64_t)SIG_DFL ||
+	    (lp->lwp_realmask & SIGBIT(sig)) || (lp->lwp_flags & LWP_STOPPED))
+		return false;
+	int action = sig_default(sig);
+	return action == SD_TERM || action == SD_CORE;
+}
+
+/*
+ * sched_signal_hook: what td's pending signals do to its sleeps, as
+ * Linux's fatal_signal_pending and signal_pending.  SIGKILL, or a
+ * signal whose default action ends the process, ends any interruptible
+ * sleep (as Linux turns such a signal into a group exit at once); one
+ * the thread would act on otherwise (pending, not blocked, not
+ * ignored), or a group stop it must join, ends a PCATCH one.  A blocked
+ * or ignored signal ends none: it would only make the call restart, or
+ * fail with EINTR where Linux goes on sleeping.
+ */
+static int
+sig_sleep_level(struct thread *td)
+{
+	struct lwp *lp = td->td_lwp;
+	if (lp == NULL)
+		return 0;
+	if (sig_fatal(lp))
+		return SIGPEND_FATAL;
+	struct proc *p = lp->lwp_proc;
+	int level = 0;
+	for (ksigset_t take = sig_deliverable(lp); take != 0; take &= take - 1) {
+		int sig = __builtin_ctzll(take) + 1;
+		if (sig_kills(lp, sig))
+			return SIGPEND_FATAL;
+		if (!sig_ignored(p, sig))
+			level = SIGPEND_CATCH;
+	}
+	if ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
+	    !(lp->lwp_flags & LWP_STOPPED))
+		level = SIGPEND_CATCH;
+	return level;
+}
+
+void
+sig_init(void)
+{
+	sched_signal_hook = sig_sleep_level;
+}
+
 /* A suspend mask not taken into a frame goes now. */
 static void
 sig_restore_oldmask(struct lwp *lp)

@@ -36,10 +36,14 @@ sigstop_wait(struct lwp *lp)
 	lp->lwp_flags |= LWP_STOPPED;
 	p->p_nstopped++;
 	sigstop_done(p);
-	/* Interruptible, so that killalllwps's kick ends it too. */
+	/*
+	 * Killable only, as Linux's TASK_STOPPED: SIGKILL (killalllwps's
+	 * kick too) ends the stop, SIGCONT wakes it; any other signal stays
+	 * pending, and must not end the sleep over and over.
+	 */
 	while ((p->p_flags & (P_STOPPING | P_STOPPED)) &&
-	    !(p->p_flags & P_WEXIT) && !(lp->lwp_siglist & SIGBIT(SIGKILL)))
-		tsleep(&p->p_flags, PCATCH, "stopped", 0);
+	    !(p->p_flags & P_WEXIT) && !sig_fatal(lp))
+		tsleep(&p->p_flags, PKILL, "stopped", 0);
 	p->p_nstopped--;
 	lp->lwp_flags &= ~LWP_STOPPED;
 }

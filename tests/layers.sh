@@ -86,8 +86,6 @@ fi
 # higher layer defines is a violation unless listed here, one
 # "file symbol-or-folder reason" each.  The list may only shrink.
 allowed_calls='
-fs/poll.c issignal_pending	ppoll/pselect6 end on a signal their mask lets through (the sched_signal_hook of tsleep should say it; unset yet)
-fs/eventpoll.c issignal_pending	epoll_pwait: the same
 '
 # An object whose source is gone (moved since it was built) is left out.
 objs=$(cd "$build" 2>/dev/null &&

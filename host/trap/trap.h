@@ -99,6 +99,8 @@ struct trap_thread {
 	int syscallfd;			/* /proc/PID/task/TID/syscall, or -1 */
 	int schedfd;			/* /proc/PID/task/TID/schedstat, or -1 */
 	uint64_t audit_cpu;		/* its CPU time at the 1st strike */
+	/* trap_kick_verdict: the kick looked at, and the machine's stops then */
+	uint64_t kick_at, kick_stopped;
 
 	/*
 	 * The last report came from the trampoline (trap_patch.c): the

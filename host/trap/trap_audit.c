@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "host/clock.h"
+#include "host/cpu.h"
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
 
@@ -292,13 +293,32 @@ trap_audit(struct vmspace_host *vh, uint64_t now)
 }
 
 /*
+ * How long thread t has had its kick of time kicked, at now, without
+ * the time the machine spent stopped (the debugger) since the first
+ * look: the guest's CPU may be among those stopped, and a watchdog must
+ * not take the machine's stop for the guest's refusal.
+ */
+static uint64_t
+kick_waited(struct trap_thread *t, uint64_t kicked, uint64_t now)
+{
+	uint64_t stopped = cpu_stopped_ns();
+	if (t->kick_at != kicked) {
+		t->kick_at = kicked;
+		t->kick_stopped = stopped;
+	}
+	uint64_t waited = now - kicked, paused = stopped - t->kick_stopped;
+	return waited > paused ? waited - paused : 0;
+}
+
+/*
  * A kicked guest has not answered yet.  A guest thread keeping the
  * protocol answers within microseconds of running, so one that sleeps
  * instead (stub_sleeps_by_choice), or has run for two ticks of CPU since
  * the first look (*cpu0, UINT64_MAX until then), blocked the kick.  One
  * that did neither was not scheduled by the host: a loaded machine can
- * leave a stub waiting that long, and it is killed only at a bound.
- * Returns why the guest must die, or NULL to wait on.
+ * leave a stub waiting that long, and it is killed only at a bound,
+ * which the machine's stops do not count towards.  Returns why the
+ * guest must die, or NULL to wait on.
  */
 const char *
 trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
@@ -307,15 +327,16 @@ trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
 	if (stub_sleeps_by_choice(vh, t))
 		return "guest slept through a kick";
 	uint64_t cpu = trap_guest_cputime(vh, t);
+	uint64_t waited = kick_waited(t, kicked, now);
 	if (*cpu0 == UINT64_MAX)
 		*cpu0 = cpu;
 	if (cpu == UINT64_MAX || *cpu0 == UINT64_MAX) {
-		if (now - kicked >= TRAP_KICK_GRACE_NS)
+		if (waited >= TRAP_KICK_GRACE_NS)
 			return "guest ignored a kick";
 	} else if (cpu - *cpu0 >= TRAP_KICK_CPU_NS) {
 		return "guest ran through a kick";
 	}
-	if (now - kicked >= TRAP_KICK_LIMIT_NS)
+	if (waited >= TRAP_KICK_LIMIT_NS)
 		return "guest ignored a kick for too long";
 	return NULL;
 }

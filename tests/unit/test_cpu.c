@@ -190,13 +190,20 @@ job_done(struct job *j)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * Each CPU of the job: the first to come says so (1).  Only the first: a
+ * CPU the host started late, after the test moved on to 2 and another
+ * CPU to 1000, would set 1 back and then wait for a 2 that never comes.
+ */
 static void
 noop_main(struct vcpu *cpu, void *arg)
 {
 	struct job *j = arg;
+	int none = 0;
 	j->trap[0] = cpu_self() == cpu;
 	j->trap[1] = cpu->id;
-	store(&j->state, 1);
+	__atomic_compare_exchange_n(&j->state, &none, 1, false,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	while (load(&j->state) < 2)
 		sleep_ns(MS);
 	store(&j->state, 1000);
@@ -524,6 +531,7 @@ TEST(cpu_kick_ends_run)
  */
 #define FRAME_VA	(VMT_DATA + 0x100)
 #define KICK_CPU_NS	(20 * MS)	/* trap_audit.c: CPU used unanswered */
+#define KICK_LIMIT_NS	(4 * SEC)	/* trap_audit.c: a starved guest's bound */
 
 _Static_assert(offsetof(ucontext_t, uc_mcontext) == 40, "kernel ucontext layout");
 _Static_assert(offsetof(ucontext_t, uc_sigmask) == 296, "kernel ucontext layout");
@@ -630,12 +638,16 @@ TEST(cpu_guest_blocking_kick_is_killed)
 	/* The mask did not survive the trap: the kick is answered. */
 	CHECK_EQ(j.trap[1], T_INTR);
 	CHECK_EQ(j.bits[1], INTR_KICK);
-	CHECK(j.t_ret[1] - posted[0] < 2 * SEC);
+	CHECK(j.t_ret[1] - posted[0] < KICK_LIMIT_NS * 3 / 4);
 
 	/*
 	 * With the kick blocked: a spinning guest is killed once it has run
 	 * two ticks without answering, not before; a sleeping one at the
-	 * first look.  Generous bounds (the host starved guests got 4 s).
+	 * first look.  The host decides when the spinner gets its two ticks
+	 * of CPU, and when the mapper is seen idle (a sleeper is judged only
+	 * then): on a loaded machine either can take long.  So the
+	 * bound only tells these verdicts from the starved guest's, killed
+	 * at KICK_LIMIT_NS, and the figures are printed.
 	 */
 	CHECK_EQ(j.trap[2], T_DEAD);
 	CHECK(j.bits[2] & INTR_KICK);
@@ -646,15 +658,14 @@ TEST(cpu_guest_blocking_kick_is_killed)
 	 * (18.7 ms seen once): the bound only says "not at the first look".
 	 */
 	CHECK(j.t_ret[2] - posted[1] >= KICK_CPU_NS / 2);
-	CHECK(j.t_ret[2] - posted[1] < SEC);
+	CHECK(j.t_ret[2] - posted[1] < KICK_LIMIT_NS * 3 / 4);
 	CHECK_EQ(j.trap[3], T_DEAD);
 	CHECK(j.bits[3] & INTR_KICK);
-	CHECK(j.t_ret[3] - posted[2] < SEC / 2);
-	if (unit_failed_now())
-		fprintf(stderr, "    (blocked kick: spinning, trap %d after %.1f ms; "
-		    "sleeping, trap %d after %.1f ms)\n",
-		    j.trap[2], (j.t_ret[2] - posted[1]) / 1e6,
-		    j.trap[3], (j.t_ret[3] - posted[2]) / 1e6);
+	CHECK(j.t_ret[3] - posted[2] < KICK_LIMIT_NS * 3 / 4);
+	printf("kick answered after %.1f ms; blocked, a spinning guest killed "
+	    "after %.1f ms, a sleeping one after %.1f ms\n",
+	    (j.t_ret[1] - posted[0]) / 1e6, (j.t_ret[2] - posted[1]) / 1e6,
+	    (j.t_ret[3] - posted[2]) / 1e6);
 
 	CHECK_EQ(j.trap[4], T_BPTFLT);
 	CHECK_EQ(j.trap[5], T_SYSCALL);

@@ -101,6 +101,7 @@ TEST(runq_woken_thread_runs_first)
 struct share {
 	struct sched_group ga, gb;
 	int slices[2];		/* slices run by group a's and group b's threads */
+	uint64_t ns[2];		/* and the time they ran */
 	int total, running;
 };
 
@@ -114,11 +115,14 @@ share_worker(void *arg)
 {
 	struct sharer *w = arg;
 	struct share *s = w->s;
+	uint64_t t0 = nanouptime();
 	while (s->total < SLICES) {
 		s->total++;
 		s->slices[w->group]++;
 		spin(300000);
+		s->ns[w->group] += nanouptime() - t0;
 		thread_yield();
+		t0 = nanouptime();
 	}
 	if (--s->running == 0)
 		wakeup(s);
@@ -147,11 +151,19 @@ share_main(void *arg)
 
 TEST(runq_groups_share_evenly)
 {
-	/* One thread against four: half the slices, not a fifth. */
+	/*
+	 * One thread against four: half the CPU time, not a fifth.  Time,
+	 * not slices: the scheduler charges a slice the wall time it took,
+	 * and on a loaded host a slice the host preempted took many times
+	 * its 300 us, which shifted the count of slices by a tenth or more.
+	 */
 	static struct share s;
 	memset(&s, 0, sizeof(s));
 	run_kernel(share_main, &s);
 	CHECK_EQ(s.slices[0] + s.slices[1], SLICES);
-	printf("group of 1 thread: %d of %d slices\n", s.slices[0], SLICES);
-	CHECK(s.slices[0] >= SLICES * 35 / 100 && s.slices[0] <= SLICES * 65 / 100);
+	uint64_t total = s.ns[0] + s.ns[1];
+	int pct = total != 0 ? (int)(s.ns[0] * 100 / total) : 0;
+	printf("group of 1 thread: %d of %d slices, %d%% of the time\n",
+	    s.slices[0], SLICES, pct);
+	CHECK(pct >= 35 && pct <= 65);
 }
