@@ -51,6 +51,20 @@ trap_cmd_proved(struct vmspace_host *vh, uint64_t n)
 	}
 }
 
+/*
+ * How long a wait spins before it sleeps: a mapper on a core of its own
+ * (latency) is done sooner than a sleep and a wake-up would take; one
+ * that shares our core (density) runs only once we stop, so spinning
+ * against it only delays it.  An unplaced stub may be either.
+ */
+static uint64_t
+trap_cmd_spin_ns(const struct vmspace_host *vh)
+{
+	if (vh->spin_ns > 0)
+		return vh->spin_ns + TRAP_NUDGE_NS;
+	return vh->params.stub_core < 0 ? TRAP_NUDGE_NS : 0;
+}
+
 static int
 trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 {
@@ -67,11 +81,19 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 		uint64_t now = host_nanotime();
 		if (start == 0)
 			start = now;
-		if (now - start < vh->spin_ns + TRAP_NUDGE_NS &&
-		    (int32_t)(__atomic_load_n(&vh->sync->done, __ATOMIC_ACQUIRE) -
-		    target) < 0) {
-			cpu_relax();
-			continue;
+		/*
+		 * Spin on the done word, a hint, with no system call; the
+		 * eventfd is read again once it says done.
+		 */
+		uint64_t spin = trap_cmd_spin_ns(vh);
+		if (now - start < spin) {
+			while ((int32_t)(__atomic_load_n(&vh->sync->done,
+			    __ATOMIC_ACQUIRE) - target) < 0 &&
+			    host_nanotime() - start < spin)
+				cpu_relax();
+			if ((int32_t)(__atomic_load_n(&vh->sync->done,
+			    __ATOMIC_ACQUIRE) - target) >= 0)
+				continue;
 		}
 		if (!nudged) {
 			host_futex_wake(&vh->cmd->seq, 1);
