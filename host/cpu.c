@@ -23,6 +23,8 @@ static struct vcpu *cpus[MAXCPU];
 static int ncpus;
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;	/* cpu_post_id vs cpu_join */
 static enum cpu_placement placement;
+static cpu_set_t usable;	/* the cores the vkernel may use */
+static cpu_set_t spare;		/* those that no CPU is placed on */
 static int tick_hz;
 static int tick_signo;
 static __thread struct vcpu *curcpu;
@@ -113,6 +115,7 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		return -1;
 	placement = place;
 	tick_hz = hz;
+	usable = spare = allowed;
 	for (int i = 0; i < n; i++) {
 		struct vcpu *cpu = calloc(1, sizeof(*cpu));
 		if (cpu == NULL) {
@@ -122,6 +125,10 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		}
 		cpu->id = i;
 		cpu_place(cpu, n, &allowed);
+		if (cpu->host_core >= 0)
+			CPU_CLR(cpu->host_core, &spare);
+		if (cpu->stub_core >= 0)
+			CPU_CLR(cpu->stub_core, &spare);
 		cpus[i] = cpu;
 	}
 	pthread_mutex_lock(&cpus_lock);
@@ -176,6 +183,15 @@ cpu_pin_task(pid_t tid, int core)
 	CPU_ZERO(&set);
 	CPU_SET(core, &set);
 	return sched_setaffinity(tid, sizeof(set), &set);
+}
+
+int
+cpu_pin_spare(pid_t tid)
+{
+	const cpu_set_t *set = CPU_COUNT(&spare) > 0 ? &spare : &usable;
+	if (CPU_COUNT(set) == 0)
+		return 0;	/* not configured: nothing to keep away from */
+	return sched_setaffinity(tid, sizeof(*set), set);
 }
 
 void

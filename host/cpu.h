@@ -128,6 +128,15 @@ int cpu_thread_stack(void **addr, size_t *size);
  */
 int cpu_pin_task(pid_t tid, int core);
 
+/*
+ * Lets host task tid (0: the caller) run on the cores no CPU is placed
+ * on, or on all the vkernel's cores if every one has a CPU: for the host
+ * threads that work beside the CPUs (reaping, recycling and spawning
+ * stubs), which should take no core from a running guest when another
+ * is free.  Returns 0 or -1 with errno.
+ */
+int cpu_pin_spare(pid_t tid);
+
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);
 

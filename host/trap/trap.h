@@ -175,6 +175,11 @@ unsigned trap_pool_recycled(void);
 
 /* trap_spawn.c */
 struct vmspace_host *trap_spawn(const struct trap_params *p);
+/*
+ * Pins a booted stub's thread 0 and mapper to its stub core (they boot
+ * on the cores no CPU is placed on): its first run there moves nothing.
+ */
+void trap_stub_home(struct vmspace_host *vh);
 /* Kills the stub: every thread's next run gives T_DEAD.  Any context. */
 void trap_kill(struct vmspace_host *vh, const char *why);
 bool trap_dead(const struct vmspace_host *vh);

@@ -3,8 +3,9 @@
  * wake-ups) costs several hundred microseconds, and fork needs one; a
  * keeper thread keeps a few booted stubs ready for each virtual CPU's
  * stub core, so that vmspace_create takes one instead of waiting.  The
- * keeper refills while the CPUs run guests and kernel code, on whichever
- * core is idle.
+ * keeper refills while the CPUs run guests and kernel code, on the cores
+ * no CPU is placed on if there are any (cpu_pin_spare), and its stubs
+ * boot there too.
  *
  * A ready stub is new, or recycled from a process that exited
  * (trap_recycle.c): as clean as a new one, and made so before it comes
@@ -79,6 +80,7 @@ static void *
 keeper_main(void *arg)
 {
 	(void)arg;
+	(void)cpu_pin_spare(0);
 	pthread_mutex_lock(&keeper.lock);
 	while (!keeper.stopping) {
 		struct stub_pool *sp = pool_neediest();

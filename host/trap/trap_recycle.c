@@ -187,13 +187,13 @@ recycle(struct vmspace_host *vh)
 		return "no memory";
 
 	/*
-	 * Back to its pool's core (the mapper followed the process's CPU):
-	 * the new thread 0 inherits the mapper's, so its first run there
-	 * moves nothing.
+	 * The new thread 0 starts on a core no CPU runs guests on, if there
+	 * is one (the mapper followed the process's CPU; the clone inherits
+	 * its affinity): a thread's birth and boot take tens of
+	 * microseconds that a running guest need not lose.
 	 */
-	if (vh->params.stub_core >= 0 &&
-	    cpu_pin_task(vh->mapper_tid, vh->params.stub_core) == 0)
-		vh->t0.core = vh->params.stub_core;
+	if (vh->params.stub_core >= 0)
+		(void)cpu_pin_spare(vh->mapper_tid);
 	host_mutex_lock(&vh->lock);
 	int r = trap_thread_clone(vh, &vh->t0);
 	host_mutex_unlock(&vh->lock);
@@ -206,6 +206,8 @@ recycle(struct vmspace_host *vh)
 	if (!ok)
 		return "its new thread 0 told a wrong id";
 	vh->t0.tid = tid;
+	vh->t0.core = -1;
+	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
 	vh->wiped = false;
 	__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
