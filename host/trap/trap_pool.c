@@ -29,6 +29,7 @@ struct stub_pool {
 	struct trap_params params;	/* how its stubs are made */
 	struct vmspace_host *ready[POOL_MAX];
 	int nready;
+	int nrecycling;			/* wiped stubs on their way back */
 };
 
 static struct {
@@ -62,6 +63,18 @@ pool_of(const struct trap_params *p)
 	return NULL;
 }
 
+/*
+ * Ready stubs sp will have without a spawn: a stub being recycled comes
+ * back within a fraction of a spawn's time, so in a fork loop the
+ * keeper spawns none (each spawn took a millisecond of CPU, and the
+ * recycled stub it displaced from a full pool was killed).
+ */
+static int
+pool_level(const struct stub_pool *sp)
+{
+	return sp->nready + sp->nrecycling;
+}
+
 /* The pool that needs a stub most, or NULL if all are full. */
 static struct stub_pool *
 pool_neediest(void)
@@ -69,8 +82,8 @@ pool_neediest(void)
 	struct stub_pool *best = NULL;
 	for (int i = 0; i < keeper.npools; i++) {
 		struct stub_pool *sp = &keeper.pools[i];
-		if (sp->nready < keeper.want &&
-		    (best == NULL || sp->nready < best->nready))
+		if (pool_level(sp) < keeper.want &&
+		    (best == NULL || pool_level(sp) < pool_level(best)))
 			best = sp;
 	}
 	return best;
@@ -124,7 +137,7 @@ trap_pool_take(const struct trap_params *p)
 			keeper.ntaken++;
 		}
 		keeper.failures = 0;
-		if (sp->nready < keeper.want)
+		if (pool_level(sp) < keeper.want)
 			pthread_cond_signal(&keeper.wake);
 	}
 	pthread_mutex_unlock(&keeper.lock);
@@ -154,6 +167,22 @@ trap_pool_put(struct vmspace_host *vh)
 	}
 	pthread_mutex_unlock(&keeper.lock);
 	return r;
+}
+
+void
+trap_pool_recycling(const struct trap_params *p, int delta)
+{
+	pthread_mutex_lock(&keeper.lock);
+	struct stub_pool *sp = pool_of(p);
+	if (sp != NULL) {
+		sp->nrecycling += delta;
+		if (sp->nrecycling < 0)	/* counted before a restart of the pool */
+			sp->nrecycling = 0;
+		/* One that did not come back leaves the keeper a stub to make. */
+		if (delta < 0 && pool_level(sp) < keeper.want)
+			pthread_cond_signal(&keeper.wake);
+	}
+	pthread_mutex_unlock(&keeper.lock);
 }
 
 unsigned

@@ -77,6 +77,7 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 	if (!wipe)
 		return trap_kill_async(vh, cpu);
 	vh->wiped = true;
+	trap_pool_recycling(&vh->params, 1);
 	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -218,7 +219,9 @@ void
 trap_recycle(struct vmspace_host *vh)
 {
 	const char *why = recycle(vh);
-	if (why == NULL && trap_pool_put(vh) == 0)
+	bool back = why == NULL && trap_pool_put(vh) == 0;
+	trap_pool_recycling(&vh->params, -1);
+	if (back)
 		return;
 	if (why != NULL)
 		host_debug("trap: stub %d not recycled: %s", (int)vh->pid, why);
