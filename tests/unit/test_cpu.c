@@ -409,6 +409,63 @@ tick_test(enum cpu_placement place)
 	}
 }
 
+/*
+ * cpu_pin_spare: the helper threads (the reaper, the keeper, the stubs
+ * they boot) go to the cores no CPU is placed on; with none left
+ * (latency on two cores), anywhere the vkernel may run.
+ */
+static void *
+spare_thread(void *arg)
+{
+	cpu_set_t *set = arg;
+	if (cpu_pin_spare(0) < 0 || sched_getaffinity(0, sizeof(*set), set) < 0)
+		CPU_ZERO(set);
+	return NULL;
+}
+
+static void
+spare_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	pthread_t t;
+	(void)cpu;
+	/* Born on the CPU's thread, it first has the CPU's core only. */
+	if (pthread_create(&t, NULL, spare_thread, &j->stub_affinity) == 0) {
+		pthread_join(t, NULL);
+		j->have_affinity = 1;
+	}
+	store(&j->state, 1000);
+}
+
+static void
+spare_test(enum cpu_placement place)
+{
+	static struct job j;
+	int cores = host_cores();
+	j = (struct job){ 0 };
+	if (!job_start(&j, place, 0, spare_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.have_affinity);
+	if (cores < 2)
+		return;
+	/* density: CPU 0 and its guests on core 0; latency: cores 0 and 1 */
+	int want = place == CPU_PLACE_DENSITY ? cores - 1 : cores;
+	CHECK_EQ(CPU_COUNT(&j.stub_affinity), want);
+	CHECK(place != CPU_PLACE_DENSITY || !CPU_ISSET(0, &j.stub_affinity));
+}
+
+TEST(cpu_pin_spare_density)
+{
+	spare_test(CPU_PLACE_DENSITY);
+}
+
+TEST(cpu_pin_spare_latency)
+{
+	spare_test(CPU_PLACE_LATENCY);
+}
+
 TEST(cpu_tick_ends_run_none)
 {
 	tick_test(CPU_PLACE_NONE);
@@ -1099,6 +1156,44 @@ TEST(vmspace_pool_keeps_stubs_ready)
 	}
 	CHECK_EQ(j.inval_rc, 0);
 	CHECK_EQ(j.seen, 0);
+}
+
+/*
+ * A stub being recycled counts as ready (trap_pool_recycling, which an
+ * exit that wipes its stub calls): while one is on its way back, taking
+ * a stub makes the keeper spawn none; once it is known lost, the keeper
+ * makes one.  In a fork loop the keeper spawned for nearly every take.
+ */
+static void
+pool_recycling_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	struct trap_params p;
+	trap_params_default(&p, cpu);
+	j->counter[0] = vmspace_pool(2) == 0 && wait_ready(2);
+	trap_pool_recycling(&p, 1);
+	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
+		return;
+	sleep_ns(100 * MS);
+	j->counter[1] = trap_pool_ready(NULL);	/* still 1: none spawned */
+	trap_pool_recycling(&p, -1);
+	j->counter[2] = wait_ready(2);		/* now the keeper makes one */
+	vmt_destroy(&j->v);
+	j->inval_rc = vmspace_pool(0);
+	store(&j->state, 1000);
+}
+
+TEST(vmspace_pool_counts_recycling_stubs)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_DENSITY, 0, pool_recycling_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.counter[0], 1);
+	CHECK_EQ(j.counter[1], 1);
+	CHECK_EQ(j.counter[2], 1);
+	CHECK_EQ(j.inval_rc, 0);
 }
 
 /* ------------------------------------------------------------------ */
