@@ -23,8 +23,7 @@ static struct vcpu *cpus[MAXCPU];
 static int ncpus;
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;	/* cpu_post_id vs cpu_join */
 static enum cpu_placement placement;
-static cpu_set_t usable;	/* the cores the vkernel may use */
-static cpu_set_t spare;		/* those that no CPU is placed on */
+static cpu_set_t spare;		/* allowed cores that no CPU is placed on */
 static int tick_hz;
 static int tick_signo;
 static __thread struct vcpu *curcpu;
@@ -115,7 +114,7 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		return -1;
 	placement = place;
 	tick_hz = hz;
-	usable = spare = allowed;
+	spare = allowed;
 	for (int i = 0; i < n; i++) {
 		struct vcpu *cpu = calloc(1, sizeof(*cpu));
 		if (cpu == NULL) {
@@ -188,10 +187,11 @@ cpu_pin_task(pid_t tid, int core)
 int
 cpu_pin_spare(pid_t tid)
 {
-	const cpu_set_t *set = CPU_COUNT(&spare) > 0 ? &spare : &usable;
-	if (CPU_COUNT(set) == 0)
-		return 0;	/* not configured: nothing to keep away from */
-	return sched_setaffinity(tid, sizeof(*set), set);
+	if (CPU_COUNT(&spare) == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return sched_setaffinity(tid, sizeof(spare), &spare);
 }
 
 void

@@ -130,10 +130,11 @@ int cpu_pin_task(pid_t tid, int core);
 
 /*
  * Lets host task tid (0: the caller) run on the cores no CPU is placed
- * on, or on all the vkernel's cores if every one has a CPU: for the host
- * threads that work beside the CPUs (reaping, recycling and spawning
- * stubs), which should take no core from a running guest when another
- * is free.  Returns 0 or -1 with errno.
+ * on: for the host threads that work beside the CPUs (reaping, recycling
+ * and spawning stubs), which should take no core from a running guest
+ * when another is free.  Returns 0, or -1 with errno: ENOENT if every
+ * core has a CPU (or none was configured), and the task stays where it
+ * is.
  */
 int cpu_pin_spare(pid_t tid);
 

@@ -18,12 +18,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "host/cpu.h"
 #include "host/hostlog.h"
 #include "host/trap/trap.h"
 
 #define POOL_MAX	8		/* ready stubs per stub core, at most */
+#define POOL_WAIT_NS	2000000L	/* for a recycled stub, before a spawn */
 
 struct stub_pool {
 	struct trap_params params;	/* how its stubs are made */
@@ -35,6 +37,7 @@ struct stub_pool {
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t back;		/* a recycled stub came back, or not */
 	pthread_t thread;
 	bool running, stopping;
 	int want;			/* ready stubs per pool */
@@ -46,6 +49,7 @@ static struct {
 } keeper = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
+	.back = PTHREAD_COND_INITIALIZER,
 };
 
 /* The pool of stubs made with p, or NULL (keeper.lock held). */
@@ -125,12 +129,39 @@ keeper_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Waits (keeper.lock held) until a stub of the pool of p comes back from
+ * its recycling, one is known lost, or POOL_WAIT_NS pass; the pool, or
+ * NULL if there is none any more.  A recycle takes a fraction of a
+ * spawn's time and CPU: in a fork loop on a loaded host the exits'
+ * stubs came back a little late, and each take that found the pool empty
+ * spawned a stub on the forking CPU's thread (a fifth of them).
+ */
+static struct stub_pool *
+pool_wait_back(const struct trap_params *p, struct stub_pool *sp)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += POOL_WAIT_NS;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (sp != NULL && sp->nready == 0 && sp->nrecycling > 0 &&
+	    !keeper.stopping) {
+		if (pthread_cond_timedwait(&keeper.back, &keeper.lock, &until) != 0)
+			break;
+		sp = pool_of(p);
+	}
+	return sp;
+}
+
 struct vmspace_host *
 trap_pool_take(const struct trap_params *p)
 {
 	struct vmspace_host *vh = NULL;
 	pthread_mutex_lock(&keeper.lock);
-	struct stub_pool *sp = pool_of(p);
+	struct stub_pool *sp = pool_wait_back(p, pool_of(p));
 	if (sp != NULL) {
 		if (sp->nready > 0) {
 			vh = sp->ready[--sp->nready];
@@ -163,6 +194,7 @@ trap_pool_put(struct vmspace_host *vh)
 	if (sp != NULL && !keeper.stopping && sp->nready < POOL_MAX) {
 		sp->ready[sp->nready++] = vh;
 		keeper.nrecycled++;
+		pthread_cond_broadcast(&keeper.back);
 		r = 0;
 	}
 	pthread_mutex_unlock(&keeper.lock);
@@ -181,6 +213,8 @@ trap_pool_recycling(const struct trap_params *p, int delta)
 		/* One that did not come back leaves the keeper a stub to make. */
 		if (delta < 0 && pool_level(sp) < keeper.want)
 			pthread_cond_signal(&keeper.wake);
+		if (delta < 0)
+			pthread_cond_broadcast(&keeper.back);
 	}
 	pthread_mutex_unlock(&keeper.lock);
 }
@@ -224,6 +258,7 @@ pool_stop(void)
 	bool running = keeper.running;
 	keeper.stopping = true;
 	pthread_cond_signal(&keeper.wake);
+	pthread_cond_broadcast(&keeper.back);
 	pthread_mutex_unlock(&keeper.lock);
 	if (running)
 		pthread_join(keeper.thread, NULL);

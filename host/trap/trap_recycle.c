@@ -191,10 +191,11 @@ recycle(struct vmspace_host *vh)
 	 * The new thread 0 starts on a core no CPU runs guests on, if there
 	 * is one (the mapper followed the process's CPU; the clone inherits
 	 * its affinity): a thread's birth and boot take tens of
-	 * microseconds that a running guest need not lose.
+	 * microseconds that a running guest need not lose.  Else on its
+	 * pool's core, where its first run then moves nothing.
 	 */
-	if (vh->params.stub_core >= 0)
-		(void)cpu_pin_spare(vh->mapper_tid);
+	if (vh->params.stub_core >= 0 && cpu_pin_spare(vh->mapper_tid) < 0)
+		(void)cpu_pin_task(vh->mapper_tid, vh->params.stub_core);
 	host_mutex_lock(&vh->lock);
 	int r = trap_thread_clone(vh, &vh->t0);
 	host_mutex_unlock(&vh->lock);

@@ -84,10 +84,15 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
 	 * It boots (exec, the mapper's birth, the filter) where it takes no
-	 * time from a guest; trap_stub_home then moves it to stub_core.
+	 * time from a guest if there is such a core; trap_stub_home then
+	 * moves it to stub_core.
 	 */
-	if (stub_core >= 0)
-		(void)cpu_pin_spare(0);
+	if (stub_core >= 0 && cpu_pin_spare(0) < 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(stub_core, &set);
+		(void)sched_setaffinity(0, sizeof(set), &set);
+	}
 	/* Lift all above 4 first, so that no dup2 clobbers another. */
 	ram = fcntl(physmem.fd, F_DUPFD, 10);
 	ctl = fcntl(ctlfd, F_DUPFD, 10);
