@@ -219,9 +219,11 @@ recycle(struct vmspace_host *vh)
 void
 trap_recycle(struct vmspace_host *vh)
 {
+	/* Once back in the pool, vh may be taken and gone at once. */
+	struct trap_params p = vh->params;
 	const char *why = recycle(vh);
 	bool back = why == NULL && trap_pool_put(vh) == 0;
-	trap_pool_recycling(&vh->params, -1);
+	trap_pool_recycling(&p, -1);
 	if (back)
 		return;
 	if (why != NULL)
