@@ -196,7 +196,13 @@ noop_main(struct vcpu *cpu, void *arg)
 	struct job *j = arg;
 	j->trap[0] = cpu_self() == cpu;
 	j->trap[1] = cpu->id;
-	store(&j->state, 1);
+	/*
+	 * Only from 0: a CPU that starts after the other has finished (a
+	 * loaded host) must not take the job back to 1 and wait forever.
+	 */
+	int zero = 0;
+	__atomic_compare_exchange_n(&j->state, &zero, 1, false,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	while (load(&j->state) < 2)
 		sleep_ns(MS);
 	store(&j->state, 1000);
