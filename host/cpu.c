@@ -23,6 +23,7 @@ static struct vcpu *cpus[MAXCPU];
 static int ncpus;
 static pthread_mutex_t cpus_lock = PTHREAD_MUTEX_INITIALIZER;	/* cpu_post_id vs cpu_join */
 static enum cpu_placement placement;
+static cpu_set_t spare;		/* allowed cores that no CPU is placed on */
 static int tick_hz;
 static int tick_signo;
 static __thread struct vcpu *curcpu;
@@ -113,6 +114,7 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		return -1;
 	placement = place;
 	tick_hz = hz;
+	spare = allowed;
 	for (int i = 0; i < n; i++) {
 		struct vcpu *cpu = calloc(1, sizeof(*cpu));
 		if (cpu == NULL) {
@@ -122,6 +124,10 @@ cpu_configure(int n, enum cpu_placement place, int hz)
 		}
 		cpu->id = i;
 		cpu_place(cpu, n, &allowed);
+		if (cpu->host_core >= 0)
+			CPU_CLR(cpu->host_core, &spare);
+		if (cpu->stub_core >= 0)
+			CPU_CLR(cpu->stub_core, &spare);
 		cpus[i] = cpu;
 	}
 	pthread_mutex_lock(&cpus_lock);
@@ -223,6 +229,16 @@ cpu_stopped_ns(void)
 		total = __atomic_load_n(&stop_total, __ATOMIC_ACQUIRE);
 	} while ((seq & 1) || seq != __atomic_load_n(&stop_seq, __ATOMIC_ACQUIRE));
 	return since != 0 ? total + (host_nanotime() - since) : total;
+}
+
+int
+cpu_pin_spare(pid_t tid)
+{
+	if (CPU_COUNT(&spare) == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return sched_setaffinity(tid, sizeof(spare), &spare);
 }
 
 void

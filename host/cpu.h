@@ -140,6 +140,16 @@ void cpu_stop_begin(void);
 void cpu_stop_end(void);
 uint64_t cpu_stopped_ns(void);
 
+/*
+ * Lets host task tid (0: the caller) run on the cores no CPU is placed
+ * on: for the host threads that work beside the CPUs (reaping, recycling
+ * and spawning stubs), which should take no core from a running guest
+ * when another is free.  Returns 0, or -1 with errno: ENOENT if every
+ * core has a CPU (or none was configured), and the task stays where it
+ * is.
+ */
+int cpu_pin_spare(pid_t tid);
+
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);
 

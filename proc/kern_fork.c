@@ -148,6 +148,25 @@ clone_thread(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	return lp2->lwp_tid;
 }
 
+/*
+ * A forked child's first writes go to its stack top (the return from
+ * fork, the calls after it) and its thread pointer's page (libc stores
+ * the new tid there): it gets its copies of those pages now, a copy each
+ * instead of a read fault and a copy-on-write fault through the host.
+ * The red zone and a first push may reach the page below the stack's.
+ */
+static void
+fork_touch(struct vmspace *vm, struct lwp *lp2)
+{
+	uint64_t sp = lp2->lwp_tf.tf_rsp, tp = lp2->lwp_vf->vx_fsbase;
+
+	vmspace_fork_touch(vm, sp);
+	if (rounddown2(sp - 256, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
+		vmspace_fork_touch(vm, sp - 256);
+	if (tp != 0 && rounddown2(tp, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
+		vmspace_fork_touch(vm, tp);
+}
+
 /* Undoes a child process that never ran, newest first. */
 static void
 clone_unwind(struct proc *p2)
@@ -217,6 +236,8 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	if (flags & CLONE_CLEAR_SIGHAND)
 		sigacts_exec(p2);
 	clone_regs(lp, lp2, cr);
+	if (!(flags & CLONE_VM))
+		fork_touch(p2->p_vmspace, lp2);
 
 	p2->p_state = PRS_NORMAL;
 	pid_t pid = p2->p_pid;

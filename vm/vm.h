@@ -116,6 +116,17 @@ void vmspace_free(struct vmspace *vm);
 struct vmspace *vmspace_fork(struct vmspace *vm1);
 
 /*
+ * The child of a fork gets its own copy of the page at va now, as its
+ * first write would give it, if va lies in a private writable mapping:
+ * for the pages it is known to write first (its stack top, its thread
+ * pointer's), each of which would otherwise cost it a read fault and a
+ * copy-on-write fault through the host.  Only before vm first runs;
+ * anything else (no mapping there, a shared one, no memory) is left to
+ * the faults.
+ */
+void vmspace_fork_touch(struct vmspace *vm, uint64_t va);
+
+/*
  * execve: removes every mapping of vm, which must not be shared (the
  * caller allocates a new vmspace for a shared one), and resets the heap
  * and placement fields to a new process's.

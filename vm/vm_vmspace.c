@@ -74,6 +74,19 @@ vmspace_free(struct vmspace *vm)
 	kmem_cache_free(vmspace_cache, vm);
 }
 
+void
+vmspace_fork_touch(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map_entry *e;
+
+	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_fork_touch: vmspace ran");
+	if (va >= VM_MAX_USER_ADDRESS ||
+	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
+	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
+		return;
+	(void)vm_fault(vm, va, VM_PROT_WRITE);
+}
+
 int
 vmspace_activate(struct vmspace *vm)
 {

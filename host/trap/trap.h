@@ -170,6 +170,11 @@ void trap_params_default(struct trap_params *p, const struct vcpu *cpu);
 /* trap_pool.c: ready stubs (vmspace_pool); NULL if none is ready. */
 int trap_pool(int nready);
 struct vmspace_host *trap_pool_take(const struct trap_params *p);
+/*
+ * delta stubs of the pool of p more (or, negative, fewer) are being
+ * recycled: the keeper counts them as ready and spawns no stub for them.
+ */
+void trap_pool_recycling(const struct trap_params *p, int delta);
 /* For tests: stubs ready now; *ntaken: how many were handed out. */
 int trap_pool_ready(unsigned *ntaken);
 /* For tests: how many recycled stubs came back to the pool. */
@@ -177,6 +182,11 @@ unsigned trap_pool_recycled(void);
 
 /* trap_spawn.c */
 struct vmspace_host *trap_spawn(const struct trap_params *p);
+/*
+ * Pins a booted stub's thread 0 and mapper to its stub core (they boot
+ * on the cores no CPU is placed on): its first run there moves nothing.
+ */
+void trap_stub_home(struct vmspace_host *vh);
 /* Kills the stub: every thread's next run gives T_DEAD.  Any context. */
 void trap_kill(struct vmspace_host *vh, const char *why);
 bool trap_dead(const struct vmspace_host *vh);

@@ -46,6 +46,20 @@ trap_cmd_proved(struct vmspace_host *vh, uint64_t n)
 }
 
 /*
+ * How long a wait spins before it sleeps: a mapper on a core of its own
+ * (latency) is done sooner than a sleep and a wake-up would take; one
+ * that shares our core (density) runs only once we stop, so spinning
+ * against it only delays it.  An unplaced stub may be either.
+ */
+static uint64_t
+trap_cmd_spin_ns(const struct vmspace_host *vh)
+{
+	if (vh->spin_ns > 0)
+		return vh->spin_ns + TRAP_NUDGE_NS;
+	return vh->params.stub_core < 0 ? TRAP_NUDGE_NS : 0;
+}
+
+/*
  * Waits until the mapper has carried out batch target.  The sync
  * page's done word says so first (we spin on it), but the guest can
  * write that word; only the mapper can write the eventfd, so a batch
@@ -62,12 +76,7 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 		uint64_t now = host_nanotime();
 		if (start == 0)
 			start = now;
-		/*
-		 * In density placement nothing spins: the mapper, woken by
-		 * us, shares this core, and waits for it while we spin.
-		 */
-		bool spin = vh->spin_ns != 0 &&
-		    now - start < vh->spin_ns + TRAP_NUDGE_NS;
+		bool spin = now - start < trap_cmd_spin_ns(vh);
 		bool hint = (int32_t)(__atomic_load_n(&vh->sync->done,
 		    __ATOMIC_ACQUIRE) - target) >= 0;
 		/*

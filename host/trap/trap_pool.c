@@ -3,8 +3,9 @@
  * wake-ups) costs several hundred microseconds, and fork needs one; a
  * keeper thread keeps a few booted stubs ready for each virtual CPU's
  * stub core, so that vmspace_create takes one instead of waiting.  The
- * keeper refills while the CPUs run guests and kernel code, on whichever
- * core is idle.
+ * keeper refills while the CPUs run guests and kernel code, on the cores
+ * no CPU is placed on if there are any (cpu_pin_spare), and its stubs
+ * boot there too.
  *
  * A ready stub is new, or recycled from a process that exited
  * (trap_recycle.c): as clean as a new one, and made so before it comes
@@ -17,22 +18,26 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "host/cpu.h"
 #include "host/hostlog.h"
 #include "host/trap/trap.h"
 
 #define POOL_MAX	8		/* ready stubs per stub core, at most */
+#define POOL_WAIT_NS	2000000L	/* for a recycled stub, before a spawn */
 
 struct stub_pool {
 	struct trap_params params;	/* how its stubs are made */
 	struct vmspace_host *ready[POOL_MAX];
 	int nready;
+	int nrecycling;			/* wiped stubs on their way back */
 };
 
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t back;		/* a recycled stub came back, or not */
 	pthread_t thread;
 	bool running, stopping;
 	int want;			/* ready stubs per pool */
@@ -44,6 +49,7 @@ static struct {
 } keeper = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
+	.back = PTHREAD_COND_INITIALIZER,
 };
 
 /* The pool of stubs made with p, or NULL (keeper.lock held). */
@@ -61,6 +67,18 @@ pool_of(const struct trap_params *p)
 	return NULL;
 }
 
+/*
+ * Ready stubs sp will have without a spawn: a stub being recycled comes
+ * back within a fraction of a spawn's time, so in a fork loop the
+ * keeper spawns none (each spawn took a millisecond of CPU, and the
+ * recycled stub it displaced from a full pool was killed).
+ */
+static int
+pool_level(const struct stub_pool *sp)
+{
+	return sp->nready + sp->nrecycling;
+}
+
 /* The pool that needs a stub most, or NULL if all are full. */
 static struct stub_pool *
 pool_neediest(void)
@@ -68,8 +86,8 @@ pool_neediest(void)
 	struct stub_pool *best = NULL;
 	for (int i = 0; i < keeper.npools; i++) {
 		struct stub_pool *sp = &keeper.pools[i];
-		if (sp->nready < keeper.want &&
-		    (best == NULL || sp->nready < best->nready))
+		if (pool_level(sp) < keeper.want &&
+		    (best == NULL || pool_level(sp) < pool_level(best)))
 			best = sp;
 	}
 	return best;
@@ -79,6 +97,7 @@ static void *
 keeper_main(void *arg)
 {
 	(void)arg;
+	(void)cpu_pin_spare(0);
 	pthread_mutex_lock(&keeper.lock);
 	while (!keeper.stopping) {
 		struct stub_pool *sp = pool_neediest();
@@ -110,19 +129,46 @@ keeper_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Waits (keeper.lock held) until a stub of the pool of p comes back from
+ * its recycling, one is known lost, or POOL_WAIT_NS pass; the pool, or
+ * NULL if there is none any more.  A recycle takes a fraction of a
+ * spawn's time and CPU: in a fork loop on a loaded host the exits'
+ * stubs came back a little late, and each take that found the pool empty
+ * spawned a stub on the forking CPU's thread (a fifth of them).
+ */
+static struct stub_pool *
+pool_wait_back(const struct trap_params *p, struct stub_pool *sp)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += POOL_WAIT_NS;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (sp != NULL && sp->nready == 0 && sp->nrecycling > 0 &&
+	    !keeper.stopping) {
+		if (pthread_cond_timedwait(&keeper.back, &keeper.lock, &until) != 0)
+			break;
+		sp = pool_of(p);
+	}
+	return sp;
+}
+
 struct vmspace_host *
 trap_pool_take(const struct trap_params *p)
 {
 	struct vmspace_host *vh = NULL;
 	pthread_mutex_lock(&keeper.lock);
-	struct stub_pool *sp = pool_of(p);
+	struct stub_pool *sp = pool_wait_back(p, pool_of(p));
 	if (sp != NULL) {
 		if (sp->nready > 0) {
 			vh = sp->ready[--sp->nready];
 			keeper.ntaken++;
 		}
 		keeper.failures = 0;
-		if (sp->nready < keeper.want)
+		if (pool_level(sp) < keeper.want)
 			pthread_cond_signal(&keeper.wake);
 	}
 	pthread_mutex_unlock(&keeper.lock);
@@ -148,10 +194,29 @@ trap_pool_put(struct vmspace_host *vh)
 	if (sp != NULL && !keeper.stopping && sp->nready < POOL_MAX) {
 		sp->ready[sp->nready++] = vh;
 		keeper.nrecycled++;
+		pthread_cond_broadcast(&keeper.back);
 		r = 0;
 	}
 	pthread_mutex_unlock(&keeper.lock);
 	return r;
+}
+
+void
+trap_pool_recycling(const struct trap_params *p, int delta)
+{
+	pthread_mutex_lock(&keeper.lock);
+	struct stub_pool *sp = pool_of(p);
+	if (sp != NULL) {
+		sp->nrecycling += delta;
+		if (sp->nrecycling < 0)	/* counted before a restart of the pool */
+			sp->nrecycling = 0;
+		/* One that did not come back leaves the keeper a stub to make. */
+		if (delta < 0 && pool_level(sp) < keeper.want)
+			pthread_cond_signal(&keeper.wake);
+		if (delta < 0)
+			pthread_cond_broadcast(&keeper.back);
+	}
+	pthread_mutex_unlock(&keeper.lock);
 }
 
 unsigned
@@ -193,6 +258,7 @@ pool_stop(void)
 	bool running = keeper.running;
 	keeper.stopping = true;
 	pthread_cond_signal(&keeper.wake);
+	pthread_cond_broadcast(&keeper.back);
 	pthread_mutex_unlock(&keeper.lock);
 	if (running)
 		pthread_join(keeper.thread, NULL);

@@ -42,6 +42,8 @@ static void *
 reaper_main(void *arg)
 {
 	(void)arg;
+	/* Started by an exiting CPU's thread: not on its core. */
+	(void)cpu_pin_spare(0);
 	pthread_mutex_lock(&reaper.lock);
 	for (;;) {
 		struct reap_req *r = reaper.head;

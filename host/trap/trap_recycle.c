@@ -77,6 +77,7 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 	if (!wipe)
 		return trap_kill_async(vh, cpu);
 	vh->wiped = true;
+	trap_pool_recycling(&vh->params, 1);
 	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -187,13 +188,14 @@ recycle(struct vmspace_host *vh)
 		return "no memory";
 
 	/*
-	 * Back to its pool's core (the mapper followed the process's CPU):
-	 * the new thread 0 inherits the mapper's, so its first run there
-	 * moves nothing.
+	 * The new thread 0 starts on a core no CPU runs guests on, if there
+	 * is one (the mapper followed the process's CPU; the clone inherits
+	 * its affinity): a thread's birth and boot take tens of
+	 * microseconds that a running guest need not lose.  Else on its
+	 * pool's core, where its first run then moves nothing.
 	 */
-	if (vh->params.stub_core >= 0 &&
-	    cpu_pin_task(vh->mapper_tid, vh->params.stub_core) == 0)
-		vh->t0.core = vh->params.stub_core;
+	if (vh->params.stub_core >= 0 && cpu_pin_spare(vh->mapper_tid) < 0)
+		(void)cpu_pin_task(vh->mapper_tid, vh->params.stub_core);
 	host_mutex_lock(&vh->lock);
 	int r = trap_thread_clone(vh, &vh->t0);
 	host_mutex_unlock(&vh->lock);
@@ -206,6 +208,8 @@ recycle(struct vmspace_host *vh)
 	if (!ok)
 		return "its new thread 0 told a wrong id";
 	vh->t0.tid = tid;
+	vh->t0.core = -1;
+	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
 	vh->wiped = false;
 	__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
@@ -215,8 +219,12 @@ recycle(struct vmspace_host *vh)
 void
 trap_recycle(struct vmspace_host *vh)
 {
+	/* Once back in the pool, vh may be taken and gone at once. */
+	struct trap_params p = vh->params;
 	const char *why = recycle(vh);
-	if (why == NULL && trap_pool_put(vh) == 0)
+	bool back = why == NULL && trap_pool_put(vh) == 0;
+	trap_pool_recycling(&p, -1);
+	if (back)
 		return;
 	if (why != NULL)
 		host_debug("trap: stub %d not recycled: %s", (int)vh->pid, why);

@@ -82,7 +82,12 @@ stub_child(int ctlfd, int donefd, int stub_core)
 	(void)setrlimit(RLIMIT_CORE, &rl);
 	(void)setsid();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (stub_core >= 0) {
+	/*
+	 * It boots (exec, the mapper's birth, the filter) where it takes no
+	 * time from a guest if there is such a core; trap_stub_home then
+	 * moves it to stub_core.
+	 */
+	if (stub_core >= 0 && cpu_pin_spare(0) < 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
 		CPU_SET(stub_core, &set);
@@ -211,7 +216,7 @@ trap_spawn(const struct trap_params *p)
 	if (ctlfd < 0)
 		goto fail;
 	vh->threads[0] = &vh->t0;
-	vh->t0.core = p->stub_core;	/* stub_fork pins it there */
+	vh->t0.core = -1;		/* trap_stub_home pins it */
 	vh->slots_used = 1;
 
 	pid_t pid = stub_fork(ctlfd, vh->donefd, p->stub_core);
@@ -245,12 +250,24 @@ trap_spawn(const struct trap_params *p)
 	/* No guest code has run yet: what the stub says is true. */
 	vh->mapper_tid = (pid_t)__atomic_load_n(&vh->sync->mapper_tid,
 	    __ATOMIC_ACQUIRE);
+	trap_stub_home(vh);
 	return vh;
 fail:
 	e = errno;
 	trap_reap(vh);
 	errno = e;
 	return NULL;
+}
+
+void
+trap_stub_home(struct vmspace_host *vh)
+{
+	int core = vh->params.stub_core;
+	if (core < 0 || vh->t0.core == core)
+		return;
+	if (cpu_pin_task(vh->t0.tid, core) == 0 &&
+	    (vh->mapper_tid <= 0 || cpu_pin_task(vh->mapper_tid, core) == 0))
+		vh->t0.core = core;
 }
 
 /* True unless the stub process has exited (its pidfd became readable). */

@@ -416,6 +416,80 @@ tick_test(enum cpu_placement place)
 	}
 }
 
+/*
+ * cpu_pin_spare: the helper threads (the reaper, the keeper, the stubs
+ * they boot) go to the cores no CPU is placed on; with none left
+ * (latency on two cores) they stay where they are (ENOENT): spread over
+ * both cores they took time from the CPU and its guests.
+ */
+static struct {
+	cpu_set_t set;
+	int rc, err;
+} spare_seen;
+
+static void *
+spare_thread(void *arg)
+{
+	(void)arg;
+	errno = 0;
+	spare_seen.rc = cpu_pin_spare(0);
+	spare_seen.err = errno;
+	if (sched_getaffinity(0, sizeof(spare_seen.set), &spare_seen.set) < 0)
+		CPU_ZERO(&spare_seen.set);
+	return NULL;
+}
+
+static void
+spare_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	pthread_t t;
+	(void)cpu;
+	/* Born on the CPU's thread, it first has the CPU's core only. */
+	if (pthread_create(&t, NULL, spare_thread, NULL) == 0) {
+		pthread_join(t, NULL);
+		j->have_affinity = 1;
+	}
+	store(&j->state, 1000);
+}
+
+static void
+spare_test(enum cpu_placement place)
+{
+	static struct job j;
+	int cores = host_cores();
+	j = (struct job){ 0 };
+	if (!job_start(&j, place, 0, spare_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.have_affinity);
+	if (cores < 2)
+		return;
+	if (place == CPU_PLACE_DENSITY) {
+		/* CPU 0 and its guests on core 0: the others are spare */
+		CHECK_EQ(spare_seen.rc, 0);
+		CHECK_EQ(CPU_COUNT(&spare_seen.set), cores - 1);
+		CHECK(!CPU_ISSET(0, &spare_seen.set));
+	} else if (cores == 2) {
+		/* CPU 0 on core 0, its guests on core 1: none spare */
+		CHECK_EQ(spare_seen.rc, -1);
+		CHECK_EQ(spare_seen.err, ENOENT);
+		CHECK_EQ(CPU_COUNT(&spare_seen.set), 1);
+		CHECK(CPU_ISSET(0, &spare_seen.set));
+	}
+}
+
+TEST(cpu_pin_spare_density)
+{
+	spare_test(CPU_PLACE_DENSITY);
+}
+
+TEST(cpu_pin_spare_latency)
+{
+	spare_test(CPU_PLACE_LATENCY);
+}
+
 TEST(cpu_tick_ends_run_none)
 {
 	tick_test(CPU_PLACE_NONE);
@@ -1110,6 +1184,44 @@ TEST(vmspace_pool_keeps_stubs_ready)
 	}
 	CHECK_EQ(j.inval_rc, 0);
 	CHECK_EQ(j.seen, 0);
+}
+
+/*
+ * A stub being recycled counts as ready (trap_pool_recycling, which an
+ * exit that wipes its stub calls): while one is on its way back, taking
+ * a stub makes the keeper spawn none; once it is known lost, the keeper
+ * makes one.  In a fork loop the keeper spawned for nearly every take.
+ */
+static void
+pool_recycling_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	struct trap_params p;
+	trap_params_default(&p, cpu);
+	j->counter[0] = vmspace_pool(2) == 0 && wait_ready(2);
+	trap_pool_recycling(&p, 1);
+	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
+		return;
+	sleep_ns(100 * MS);
+	j->counter[1] = trap_pool_ready(NULL);	/* still 1: none spawned */
+	trap_pool_recycling(&p, -1);
+	j->counter[2] = wait_ready(2);		/* now the keeper makes one */
+	vmt_destroy(&j->v);
+	j->inval_rc = vmspace_pool(0);
+	store(&j->state, 1000);
+}
+
+TEST(vmspace_pool_counts_recycling_stubs)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_DENSITY, 0, pool_recycling_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.counter[0], 1);
+	CHECK_EQ(j.counter[1], 1);
+	CHECK_EQ(j.counter[2], 1);
+	CHECK_EQ(j.inval_rc, 0);
 }
 
 /* ------------------------------------------------------------------ */

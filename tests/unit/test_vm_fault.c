@@ -280,6 +280,46 @@ TEST(vm_fault_fork_shared)
 	vmp_destroy(&p);
 }
 
+/*
+ * vmspace_fork_touch (what fork does for the child's stack top and thread
+ * pointer): the child gets its own copy of a private page before it runs,
+ * so its first write there takes no fault at all (without: a
+ * copy-on-write fault); the parent keeps its page, read-only, and its
+ * data; a shared page and an address with nothing mapped are left alone.
+ */
+TEST(vm_fault_fork_touch)
+{
+	struct vmp p, c;
+	REQUIRE(vmp_spawn(&p, g_vm_fill) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, 4 * PG) == 0);
+	CHECK_EQ(fill(&p, VMP_DATA, 4, 1), series(4, 1));
+	REQUIRE(vm_mmap(p.vm, VMP_DATA + 8 * PG, PG, RW, MAP_SHARED |
+	    MAP_ANONYMOUS | MAP_FIXED, NULL, 0) == (long)(VMP_DATA + 8 * PG));
+	REQUIRE(vmp_fork(&p, &c) == 0);
+	uint64_t ppa = vmp_pa(&p, VMP_DATA + PG);
+	vmspace_fork_touch(c.vm, VMP_DATA + PG + 8);
+	vmspace_fork_touch(c.vm, VMP_DATA + 8 * PG);
+	vmspace_fork_touch(c.vm, VMP_DATA + 16 * PG);
+	CHECK(vmp_vpte(&c, VMP_DATA + PG) & VPTE_RW);
+	CHECK(vmp_pa(&c, VMP_DATA + PG) != ppa);
+	CHECK_EQ(vmp_pa(&p, VMP_DATA + PG), ppa);
+	CHECK(!(vmp_vpte(&p, VMP_DATA + PG) & VPTE_RW));
+	CHECK_EQ(vmp_vpte(&c, VMP_DATA + 8 * PG) & VPTE_V, 0);
+	CHECK(entry_at(&c, VMP_DATA + 16 * PG) == NULL);
+
+	/* Code and stack fault in first; then the write costs nothing. */
+	CHECK_EQ(load(&c, VMP_DATA), T_SYSCALL);
+	c.nfaults = 0;
+	CHECK_EQ(store(&c, VMP_DATA + PG, 99), T_SYSCALL);
+	CHECK_EQ(c.nfaults, 0);
+	CHECK_EQ(load(&c, VMP_DATA + PG), T_SYSCALL);
+	CHECK_EQ(c.tf.tf_rsi, 99);
+	CHECK_EQ(load(&p, VMP_DATA + PG), T_SYSCALL);
+	CHECK_EQ(p.tf.tf_rsi, 2);
+	vmp_destroy(&c);
+	vmp_destroy(&p);
+}
+
 /* mprotect takes write away: the guest's write faults, vm_fault refuses (-EACCES). */
 TEST(vm_fault_mprotect_refuses)
 {
