@@ -592,7 +592,12 @@ tcp_ctloutput(struct socket *so, bool set, int level, int name, void *val,
 		UNLOCK_TCPIP_CORE();
 		return 0;
 	case TCP_MAXSEG:
-		v = TCP_MSS;
+		/* The connection's MSS; Linux's default of 536 before. */
+		v = 536;
+		LOCK_TCPIP_CORE();
+		if (inp->inp_pcb.tcp != NULL && inp->inp_state == INP_CONNECTED)
+			v = tcp_mss(inp->inp_pcb.tcp);
+		UNLOCK_TCPIP_CORE();
 		return sockopt_int(set, val, len, &v);
 	case TCP_KEEPIDLE:
 	case TCP_KEEPINTVL:
