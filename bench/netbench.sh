@@ -19,15 +19,19 @@
 # ping-pong inside, and the host's ICMP echo to the guest (answered by
 # the guest's stack with no process involved: the driver's own round
 # trip).  NBENCH_RUNS (default 3) runs per figure, NBENCH_SECONDS (3) per
-# throughput run.  The last columns are ratios, how many times faster
-# vkernel's tap and slirp paths are than UML's tap and vkernel's tap
-# than native (throughput over throughput, the other's time over
-# vkernel's).
+# throughput run; NBENCH_ROWS (g2h h2g tcprr udprr unix ping) and
+# NBENCH_COLUMNS (native tap slirp uml) choose a part.  The last columns
+# are ratios, how many times faster vkernel's tap and slirp paths are
+# than UML's tap and vkernel's tap than native (throughput over
+# throughput, the other's time over vkernel's).
 set -u
 build=${BUILD:-build}
 runs=${NBENCH_RUNS:-3}
 secs=${NBENCH_SECONDS:-3}
 n_rr=${NBENCH_RR:-2000}
+rows=${NBENCH_ROWS:-g2h h2g tcprr udprr unix ping}
+cols=" ${NBENCH_COLUMNS:-native tap slirp uml} "
+mtu=${NBENCH_MTU:-65517}
 vk=$build/vkernel
 table=$build/nbench.table
 stage=$build/nbench-root
@@ -44,7 +48,7 @@ cat > "$stage/t/umlinit" <<'EOF'
 mount -t proc proc /proc
 ip link set lo up
 ip addr add 10.98.1.2/24 dev eth0
-ip link set eth0 up
+ip link set eth0 mtu $nbmtu up || ip link set eth0 up
 /t/netb $nb1 $nb2 $nb3 $nb4
 poweroff -f
 EOF
@@ -81,7 +85,7 @@ guest() {
 	    # shellcheck disable=SC2086
 	    ip netns exec "$ns" timeout -k 5 60 env $uml_env "$uml" mem=256M \
 		initrd="$build/nbench.cpio" rdinit=/t/umlinit \
-		eth0=tuntap,vknbu0,fe:fd:0a:62:01:02 "$@" con0=fd:0,fd:1 con=null \
+		eth0=tuntap,vknbu0,fe:fd:0a:62:01:02 nbmtu="$mtu" "$@" con0=fd:0,fd:1 con=null \
 		quiet < /dev/null 2> "$dir/uml.log" | tr -d '\r' > "$dir/gout.$t" ;;
 	slirp) timeout 60 "$vk" -m 256m --initramfs "$build/nbench.cpio" \
 	    -I "slirp,hostfwd=tcp:127.0.0.1:$((p + 1))-:$p" -- /t/netb "$@" \
@@ -145,10 +149,10 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && ip netns add "$ns" 2>/dev/null; 
 	ip -n "$ns" link set lo up
 	ip -n "$ns" tuntap add dev vknb0 mode tap
 	ip -n "$ns" addr add 10.98.0.1/24 dev vknb0
-	ip -n "$ns" link set vknb0 up
+	ip -n "$ns" link set vknb0 mtu "$mtu" up
 	ip -n "$ns" tuntap add dev vknbu0 mode tap
 	ip -n "$ns" addr add 10.98.1.1/24 dev vknbu0
-	ip -n "$ns" link set vknbu0 up
+	ip -n "$ns" link set vknbu0 mtu "$mtu" up
 	tapok=1
 else
 	echo "netbench: no tap column: needs root, /dev/net/tun and ip netns" >&2
@@ -180,7 +184,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 	printf '%-31s %8s %8s %8s %8s  %8s %9s %10s\n' "" native tap slirp UML \
 	    tap/UML slirp/UML tap/native
-	for row in g2h h2g tcprr udprr unix ping; do
+	for row in $rows; do
 		case $row in
 		g2h) label="TCP guest->host (MB/s)" ;;
 		h2g) label="TCP host->guest (MB/s)" ;;
@@ -191,10 +195,11 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 		esac
 		nat=- tap=- sl=- um=- k=time
 		case $row in g2h|h2g) k=rate ;; esac
-		[ "$row" != ping ] && nat=$(measure "$row" native)
-		[ -n "$tapok" ] && tap=$(measure "$row" tap)
-		[ "$row" != unix ] && [ "$row" != ping ] && sl=$(measure "$row" slirp)
-		[ -z "$uml_why" ] && [ "$row" != ping ] && um=$(measure "$row" uml)
+		want() { case $cols in *" $1 "*) true ;; *) false ;; esac; }
+		want native && [ "$row" != ping ] && nat=$(measure "$row" native)
+		want tap && [ -n "$tapok" ] && tap=$(measure "$row" tap)
+		want slirp && [ "$row" != unix ] && [ "$row" != ping ] && sl=$(measure "$row" slirp)
+		want uml && [ -z "$uml_why" ] && [ "$row" != ping ] && um=$(measure "$row" uml)
 		printf '%-31s %8s %8s %8s %8s  %8s %9s %10s\n' "$label" "$nat" "$tap" "$sl" "$um" \
 		    "$(ratio "$tap" "$um" $k)" "$(ratio "$sl" "$um" $k)" "$(ratio "$tap" "$nat" $k)"
 	done
