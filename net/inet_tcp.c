@@ -74,11 +74,17 @@ tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	return ERR_OK;
 }
 
+/*
+ * Acknowledged data made room.  Writers and pollers hear of it once the
+ * socket is writable as poll says (a third of the buffer free), not at
+ * every ACK: a bulk sender then wakes, an interrupt to a CPU each time,
+ * once per third of the buffer instead of once per ACK.
+ */
 static err_t
 tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
-	(void)pcb, (void)len;
-	if (arg != NULL)
+	(void)len;
+	if (arg != NULL && tcp_sndroom(pcb))
 		inp_notify(arg, INP_EV_WRITE);
 	return ERR_OK;
 }

@@ -228,6 +228,13 @@ tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 	return error > 0 ? 0 : error;
 }
 
+bool
+tcp_sndroom(struct tcp_pcb *pcb)
+{
+	return tcp_sndqueuelen(pcb) + 2 < TCP_SND_QUEUELEN &&
+	    pcb->snd_buf * 3 >= TCP_SND_BUF;
+}
+
 int
 tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw)
 {
@@ -238,9 +245,7 @@ tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw)
 	inp_sync(inp);
 	int state = inp->inp_state, shut = inp->inp_shut;
 	struct tcp_pcb *pcb = inp->inp_pcb.tcp;
-	/* Writable as a write would find room (tcp_usr_send's bounds). */
-	uint32_t space = pcb == NULL || state != INP_CONNECTED ? TCP_SND_BUF :
-	    tcp_sndqueuelen(pcb) + 2 >= TCP_SND_QUEUELEN ? 0 : pcb->snd_buf;
+	bool room = pcb == NULL || state != INP_CONNECTED || tcp_sndroom(pcb);
 	bool readable = state == INP_LISTEN ? inp->inp_qlen > 0 :
 	    inp->inp_rcvcc > 0;
 	UNLOCK_TCPIP_CORE();
@@ -257,7 +262,7 @@ tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw)
 		if (state != INP_CONNECTING) {
 			if (readable)
 				revents |= POLLIN | POLLRDNORM;
-			if ((shut & INP_SNDSHUT) || space * 3 >= TCP_SND_BUF)
+			if ((shut & INP_SNDSHUT) || room)
 				revents |= POLLOUT | POLLWRNORM;
 		}
 	}
