@@ -49,6 +49,7 @@ mount -t proc proc /proc
 ip link set lo up
 ip addr add 10.98.1.2/24 dev eth0
 ip link set eth0 mtu $nbmtu up || ip link set eth0 up
+echo "UMLMTU $(ip link show eth0 | sed -n 's/.* mtu \([0-9]*\).*/\1/p')"
 /t/netb $nb1 $nb2 $nb3 $nb4
 poweroff -f
 EOF
@@ -204,7 +205,11 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 		    "$(ratio "$tap" "$um" $k)" "$(ratio "$sl" "$um" $k)" "$(ratio "$tap" "$nat" $k)"
 	done
 	if [ -n "$uml_why" ]; then echo "UML: unavailable ($uml_why)"
-	else echo "UML: $uml, tap transport (eth0=tuntap)${uml_env:+, bench/umlxstate.so preloaded}"; fi
+	else
+		um_mtu=$(sed -n 's/^UMLMTU \([0-9]*\).*/\1/p' "$dir/guest.all" | head -1)
+		echo "UML: $uml, tap transport (eth0=tuntap, MTU ${um_mtu:-?}${um_mtu:+$( [ "$um_mtu" != "$mtu" ] && echo ": its eth0 refuses $mtu")})${uml_env:+, bench/umlxstate.so preloaded}"
+	fi
+	echo "the taps' MTU: $mtu (NBENCH_MTU), which vkernel's vke0 takes"
 	echo "ratios: how many times faster the first is (throughput a/b, times b/a)"
 	grep -q 'Address family not supported' "$dir/guest.all" 2>/dev/null &&
 	    echo "vkernel: no AF_INET sockets in this kernel yet: only the ICMP row has figures"
