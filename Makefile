@@ -104,7 +104,9 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/net/inet_%.o $(BUILD)/net/if_%.o: CFLAGS += $(LWIP_CFLAGS)
-$(call obj,$(wildcard net/inet_*.c net/if_*.c)): | $(LWIP_DIR)/.unpacked
+# Any kernel file may include lwIP's headers (with LWIP_CFLAGS): they
+# must be there before the first compiles.
+$(call obj,$(KERNEL_SRCS)): | $(LWIP_DIR)/.unpacked
 
 $(BUILD)/%.o: %.S
 	@mkdir -p $(dir $@)

@@ -90,8 +90,11 @@ connect_to(const char *host, const char *port, int type)
 	struct sockaddr_in sin = addr(host, port);
 	struct timeval tv = { 1, 0 }, none = { 0, 0 };
 	int s = -1;
-	/* The server may still be starting: try for 10 s, 1 s a try. */
-	for (double t0 = now(); now() - t0 < 10; ) {
+	/*
+	 * The server may still be starting (a kernel booting on a loaded
+	 * host): try for 30 s, 1 s a try.
+	 */
+	for (double t0 = now(); now() - t0 < 30; ) {
 		s = socket(AF_INET, type, 0);
 		if (s < 0)
 			die("socket");
