@@ -314,6 +314,12 @@ vke_macaddr(const struct vke_softc *sc)
 	return sc->sc_mac;
 }
 
+int
+vke_mtu(const struct vke_softc *sc)
+{
+	return MIN(MAX(sc->sc_hn->hn_mtu, 576), VKE_MTU_MAX);
+}
+
 const struct vke_ifconfig *
 vke_ifconfig(const struct vke_softc *sc)
 {

@@ -22,8 +22,11 @@
 #include "host/hostnet.h"
 
 #define VKE_MAXUNITS	8
-#define VKE_MTU		1500
+#define VKE_MTU		1500	/* the default */
 #define VKE_FRAME_MAX	1518	/* header, MTU and a VLAN tag; no FCS */
+/* The largest MTU: its frame (VKE_FRAMELEN) fits lwIP's 16-bit lengths. */
+#define VKE_MTU_MAX	65517
+#define VKE_FRAMELEN(mtu) ((mtu) + 18)
 
 struct vke_softc;
 
@@ -81,7 +84,15 @@ int vke_start(struct vke_softc *sc, void (*rxready)(void *), void *arg);
 int vke_transmit(struct vke_softc *sc, const struct hostnet_seg *seg, int n);
 
 /*
- * Takes one received frame into buf (len bytes at least VKE_FRAME_MAX).
+ * The interface's MTU: the host link's (a tap's own, which the host may
+ * have raised), between 576 and VKE_MTU_MAX.  Frames received are at
+ * most VKE_FRAMELEN of it.
+ */
+int vke_mtu(const struct vke_softc *sc);
+
+/*
+ * Takes one received frame into buf (len bytes, at least VKE_FRAMELEN of
+ * the MTU; a longer frame is cut).
  * Returns its length, or -EAGAIN when the host has none.  One thread at
  * a time; no kernel lock needed.
  */

@@ -6,8 +6,9 @@
  * allocated (a pcb, the receive message of an interface) in that RAM:
  * at exit LeakSanitizer would call them leaks.  Scanning RAM instead
  * would fault in every page of a shared mapping of up to gigabytes, so
- * lwIP's allocations are left out of the leak report; the kernel's own
- * are not malloc's and were never in it.
+ * lwIP's allocations (by its files, built from $(BUILD)/lwip-src) are
+ * left out of the leak report; the kernel's own are not malloc's and
+ * were never in it.
  */
 #ifdef __SANITIZE_ADDRESS__
 const char *__lsan_default_suppressions(void);
@@ -15,6 +16,6 @@ const char *__lsan_default_suppressions(void);
 const char *
 __lsan_default_suppressions(void)
 {
-	return "leak:liblwip.so\n";
+	return "leak:/lwip-src/src/\n";
 }
 #endif

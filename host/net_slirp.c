@@ -463,6 +463,7 @@ hostnet_slirp_open(const struct hostnet_slirp_params *p, char *why,
 		return NULL;
 	}
 	s->s_hn.hn_ops = &sl_ops;
+	s->s_hn.hn_mtu = 1500;
 	snprintf(s->s_hn.hn_desc, sizeof(s->s_hn.hn_desc), "slirp%s",
 	    p->restricted ? " (restricted)" : "");
 	s->s_cpu = -1;

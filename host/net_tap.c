@@ -138,6 +138,28 @@ tap_configure(const char *name, uint32_t addr, uint32_t mask)
 	return error;
 }
 
+/*
+ * The host interface's MTU, which the guest's side takes: an MTU the
+ * host raised on a virtual link (ip link set tap0 mtu 65517) gives both
+ * sides big frames, and TCP segments of that size.  1500 if unknown.
+ */
+static int
+tap_mtu(const char *name)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int mtu = 1500;
+
+	if (s < 0)
+		return mtu;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		mtu = ifr.ifr_mtu;
+	close(s);
+	return mtu;
+}
+
 struct hostnet *
 hostnet_tap_open(const char *name, uint32_t addr, uint32_t mask, char *why,
     size_t whylen)
@@ -182,6 +204,7 @@ hostnet_tap_open(const char *name, uint32_t addr, uint32_t mask, char *why,
 		return NULL;
 	}
 	t->t_hn.hn_ops = &tap_ops;
+	t->t_hn.hn_mtu = tap_mtu(name);
 	snprintf(t->t_hn.hn_desc, sizeof(t->t_hn.hn_desc), "%s%s", name,
 	    existed ? "" : " (created)");
 	t->t_fd = fd;

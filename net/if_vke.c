@@ -16,7 +16,9 @@
  * final buffer, and freeing it (wherever lwIP or a socket lets it go)
  * puts it back, so the hot path neither copies nor allocates.  When the
  * pool is empty (sockets hold many frames unread) it falls back to
- * lwIP's own pbufs.
+ * lwIP's own pbufs.  The buffers hold a frame of the interface's MTU,
+ * the host link's (vke_mtu): 1500, or up to 64 KiB on a tap whose MTU
+ * the host raised, where one frame carries a 64 KiB TCP segment.
  */
 #include "lwip/etharp.h"
 #include "lwip/ethip6.h"
@@ -32,14 +34,15 @@
 #include "net/if_vke.h"
 #include "net/inet_lwip.h"
 
-#define IFV_NRXBUF	256	/* receive buffers per interface */
+#define IFV_NRXBUF	256	/* receive buffers per interface, at most */
+#define IFV_POOLMAX	(4 << 20) /* bytes of them, at most */
 #define IFV_BUDGET	64	/* frames per turn on the tcpip thread */
 
 struct ifv_rxbuf {
 	struct pbuf_custom rb_pc;	/* first: lwIP frees through it */
 	struct if_vke *rb_ifv;
 	struct ifv_rxbuf *rb_next;
-	uint8_t rb_data[VKE_FRAME_MAX + 2] __attribute__((aligned(8)));
+	uint8_t rb_data[] __attribute__((aligned(8)));	/* 2 + ifv_framelen */
 };
 
 struct if_vke {
@@ -48,6 +51,7 @@ struct if_vke {
 	struct tcpip_callback_msg *ifv_rxmsg;
 	int ifv_rxsched;		/* atomic: ifv_rxmsg is posted */
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
+	uint32_t ifv_framelen;		/* the longest frame received */
 };
 
 static struct if_vke *ifv_units[VKE_MAXUNITS];
@@ -93,25 +97,25 @@ ifv_read(struct if_vke *ifv)
 
 	if (rb != NULL) {
 		/* Two bytes ahead, so the IP header behind 14 is aligned. */
-		n = vke_receive(ifv->ifv_sc, rb->rb_data + 2, VKE_FRAME_MAX);
+		n = vke_receive(ifv->ifv_sc, rb->rb_data + 2, ifv->ifv_framelen);
 		if (n <= 0) {
 			ifv_rxbuf_put(rb);
 			return NULL;
 		}
 		rb->rb_pc.custom_free_function = ifv_rxbuf_free;
 		return pbuf_alloced_custom(PBUF_RAW, (u16_t)n, PBUF_REF, &rb->rb_pc,
-		    rb->rb_data + 2, VKE_FRAME_MAX);
+		    rb->rb_data + 2, (u16_t)ifv->ifv_framelen);
 	}
-	struct pbuf *p = pbuf_alloc(PBUF_RAW, VKE_FRAME_MAX, PBUF_RAM);
+	struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)ifv->ifv_framelen, PBUF_RAM);
 	if (p == NULL) {
-		/* No memory at all: take the frame off the host and drop it. */
+		/* No memory at all: take the frame off the host (cut) and drop it. */
 		uint8_t frame[VKE_FRAME_MAX];
 		n = vke_receive(ifv->ifv_sc, frame, sizeof(frame));
 		if (n > 0)
 			vke_rxdrop(ifv->ifv_sc);
 		return n > 0 ? ifv_read(ifv) : NULL;
 	}
-	n = vke_receive(ifv->ifv_sc, p->payload, VKE_FRAME_MAX);
+	n = vke_receive(ifv->ifv_sc, p->payload, ifv->ifv_framelen);
 	if (n <= 0) {
 		pbuf_free(p);
 		return NULL;
@@ -200,7 +204,7 @@ ifv_init(struct netif *nif)
 	nif->name[1] = 'e';
 	nif->hwaddr_len = ETH_HWADDR_LEN;
 	memcpy(nif->hwaddr, vke_macaddr(ifv->ifv_sc), ETH_HWADDR_LEN);
-	nif->mtu = VKE_MTU;
+	nif->mtu = (u16_t)vke_mtu(ifv->ifv_sc);
 	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
 	    NETIF_FLAG_ETHERNET | NETIF_FLAG_IGMP | NETIF_FLAG_MLD6;
 	nif->output = etharp_output;
@@ -217,8 +221,11 @@ ifv_attach_unit(struct vke_softc *sc, int unit, bool *have_default)
 	if (ifv == NULL)
 		return -ENOMEM;
 	ifv->ifv_sc = sc;
-	for (int i = 0; i < IFV_NRXBUF; i++) {
-		struct ifv_rxbuf *rb = kmalloc(sizeof(*rb), 0);
+	ifv->ifv_framelen = VKE_FRAMELEN(vke_mtu(sc));
+	size_t rbsize = sizeof(struct ifv_rxbuf) + 2 + ifv->ifv_framelen;
+	int nrxbuf = (int)MIN(IFV_NRXBUF, IFV_POOLMAX / rbsize);
+	for (int i = 0; i < nrxbuf; i++) {
+		struct ifv_rxbuf *rb = kmalloc(rbsize, 0);
 		if (rb == NULL)
 			break;	/* a smaller pool; lwIP's pbufs make up */
 		rb->rb_ifv = ifv;

@@ -10,7 +10,7 @@
  * beyond queueing for an interrupt (net/inet_*.c).
  *
  * This header is lwIP-free: files that call lwIP include its headers
- * themselves (compiled with -I/usr/include/lwip).
+ * themselves (compiled with its headers: the Makefile's LWIP_CFLAGS).
  */
 #ifndef NET_INET_LWIP_H
 #define NET_INET_LWIP_H

@@ -1,7 +1,7 @@
 /*
  * The control block of an AF_INET or AF_INET6 socket (so_pcb) and what
  * the files of the two families share.  Files that include this header
- * call lwIP (compiled with -I/usr/include/lwip).
+ * call lwIP (compiled with its headers: the Makefile's LWIP_CFLAGS).
  *
  * Two threads touch an inpcb.  lwIP's tcpip thread runs the callbacks
  * the pcb registered (tcp_recv, tcp_sent, tcp_err, tcp_accept,
@@ -211,6 +211,12 @@ int tcp_usr_nread(struct socket *so);
 
 /* Frees the first n bytes of inp's receive queue (core lock held). */
 void tcp_rcvq_drop(struct inpcb *inp, uint32_t n);
+
+/*
+ * Whether a connected pcb is writable as poll says POLLOUT: a third of
+ * the send buffer free, and room in lwIP's segment queue (core lock).
+ */
+bool tcp_sndroom(struct tcp_pcb *pcb);
 extern const struct pr_usrreqs udp_usrreqs;
 
 /*

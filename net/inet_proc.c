@@ -212,7 +212,7 @@ tcp_line(struct pbuf_text *t, bool v6, int *sl, struct tcp_pcb *pcb,
 	addr_hex(t, v6, &pcb->local_ip, pcb->local_port);
 	text_printf(t, " ");
 	addr_hex(t, v6, remote, listen ? 0 : pcb->remote_port);
-	uint32_t txq = listen ? 0 : (uint32_t)(TCP_SND_BUF - tcp_sndbuf(pcb));
+	uint32_t txq = listen ? 0 : (uint32_t)(TCP_SND_BUF - pcb->snd_buf);
 	struct inpcb *inp = pcb->callback_arg;
 	uint32_t rxq = !listen && inp != NULL && inp->inp_pcb.tcp == pcb ?
 	    inp->inp_rcvcc : 0;

@@ -74,11 +74,17 @@ tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	return ERR_OK;
 }
 
+/*
+ * Acknowledged data made room.  Writers and pollers hear of it once the
+ * socket is writable as poll says (a third of the buffer free), not at
+ * every ACK: a bulk sender then wakes, an interrupt to a CPU each time,
+ * once per third of the buffer instead of once per ACK.
+ */
 static err_t
 tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
-	(void)pcb, (void)len;
-	if (arg != NULL)
+	(void)len;
+	if (arg != NULL && tcp_sndroom(pcb))
 		inp_notify(arg, INP_EV_WRITE);
 	return ERR_OK;
 }
@@ -592,7 +598,12 @@ tcp_ctloutput(struct socket *so, bool set, int level, int name, void *val,
 		UNLOCK_TCPIP_CORE();
 		return 0;
 	case TCP_MAXSEG:
-		v = TCP_MSS;
+		/* The connection's MSS; Linux's default of 536 before. */
+		v = 536;
+		LOCK_TCPIP_CORE();
+		if (inp->inp_pcb.tcp != NULL && inp->inp_state == INP_CONNECTED)
+			v = tcp_mss(inp->inp_pcb.tcp);
+		UNLOCK_TCPIP_CORE();
 		return sockopt_int(set, val, len, &v);
 	case TCP_KEEPIDLE:
 	case TCP_KEEPINTVL:

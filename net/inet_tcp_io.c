@@ -19,7 +19,7 @@
 #include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
 
-#define TCP_CHUNK	(16 * 1024)	/* bytes copied from the guest at once */
+#define TCP_CHUNK	65535	/* bytes copied from the guest at once (tcp_write takes 16 bits) */
 
 static bool
 nonblocking(const struct sockmsg *m)
@@ -90,7 +90,7 @@ tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p)
 		else {
 			int segs = TCP_SND_QUEUELEN - tcp_sndqueuelen(pcb) - 2;
 			space = segs <= 0 ? 0 : MIN(tcp_sndbuf(pcb),
-			    (uint32_t)segs * TCP_MSS);
+			    (uint32_t)segs * tcp_mss(pcb));
 		}
 		UNLOCK_TCPIP_CORE();
 		if (error < 0)
@@ -122,7 +122,7 @@ tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p)
 			if (err == ERR_OK) {
 				tcp_output(pcb);
 				/* Small messages want latency; bulk is better pipelined. */
-				if (chunk <= TCP_MSS)
+				if (chunk <= tcp_mss(pcb))
 					inet_lwip_loflush();
 			}
 		}
@@ -228,6 +228,13 @@ tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 	return error > 0 ? 0 : error;
 }
 
+bool
+tcp_sndroom(struct tcp_pcb *pcb)
+{
+	return tcp_sndqueuelen(pcb) + 2 < TCP_SND_QUEUELEN &&
+	    pcb->snd_buf * 3 >= TCP_SND_BUF;
+}
+
 int
 tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw)
 {
@@ -238,9 +245,7 @@ tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw)
 	inp_sync(inp);
 	int state = inp->inp_state, shut = inp->inp_shut;
 	struct tcp_pcb *pcb = inp->inp_pcb.tcp;
-	/* Writable as a write would find room (tcp_usr_send's bounds). */
-	uint32_t space = pcb == NULL || state != INP_CONNECTED ? TCP_SND_BUF :
-	    tcp_sndqueuelen(pcb) + 2 >= TCP_SND_QUEUELEN ? 0 : tcp_sndbuf(pcb);
+	bool room = pcb == NULL || state != INP_CONNECTED || tcp_sndroom(pcb);
 	bool readable = state == INP_LISTEN ? inp->inp_qlen > 0 :
 	    inp->inp_rcvcc > 0;
 	UNLOCK_TCPIP_CORE();
@@ -257,7 +262,7 @@ tcp_usr_poll(struct socket *so, int events, struct pollwaiter *pw)
 		if (state != INP_CONNECTING) {
 			if (readable)
 				revents |= POLLIN | POLLRDNORM;
-			if ((shut & INP_SNDSHUT) || space * 3 >= TCP_SND_BUF)
+			if ((shut & INP_SNDSHUT) || room)
 				revents |= POLLOUT | POLLWRNORM;
 		}
 	}

@@ -4,8 +4,9 @@
 # reaches the guest's stack; the guest fetches from a busybox httpd on
 # the host's loopback as 10.0.2.2, restricted (restrict=on: 10.0.2.2
 # and nothing else) and not (the issue's "done when"), and a host
-# forward reaches busybox httpd inside.  Bad -I arguments stop vkernel
-# with a message.
+# forward reaches busybox httpd inside, and another takes 1 MB from the
+# host to a guest nc (past a 64 KiB window: slirp's TCP does not scale
+# its window).  Bad -I arguments stop vkernel with a message.
 . "$(dirname "$0")/lib.sh"
 
 asuser=
@@ -14,7 +15,7 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 755 "$T"
 fi
 base=$((30000 + $$ % 10000))
-pfwd=$base pweb=$((base + 1)) pfwd2=$((base + 2))
+pfwd=$base pweb=$((base + 1)) pfwd2=$((base + 2)) pup=$((base + 3))
 srvpid=
 vkpid=
 cleanup() {
@@ -63,11 +64,12 @@ wget -q -O /tmp/out http://10.0.2.3:53/ 2>/dev/null && echo dns reached || echo 
 mkdir -p /tmp/www && head -c 200000 /dev/urandom > /tmp/www/g
 echo served \$(md5sum < /tmp/www/g)
 httpd -p 80 -h /tmp/www 2>/tmp/err || echo httpd failed: \$(cat /tmp/err)
+nc -l -p 81 < /dev/null | md5sum | sed 's/^/up /' &
 echo ready
 sleep 30
 "
 $asuser timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" \
-    -I "slirp,restrict=on,hostfwd=tcp:127.0.0.1:$pfwd-:80" \
+    -I "slirp,restrict=on,hostfwd=tcp:127.0.0.1:$pfwd-:80,hostfwd=tcp:127.0.0.1:$pup-:81" \
     -- /bin/sh -c "$guest" > "$T/out" 2> "$T/log" < /dev/null &
 vkpid=$!
 for i in $(seq 100); do
@@ -94,6 +96,17 @@ elif timeout 20 busybox wget -q -O "$T/g" "http://127.0.0.1:$pfwd/g" 2> "$T/err"
 	ok "a host forward reaches httpd inside, checksum matches"
 else
 	fail "a host forward reaches httpd inside" "$(cat "$T/err") $(grep httpd "$T/out")"
+fi
+if ! grep -q "httpd $nosock" "$T/out"; then
+	head -c 1000000 /dev/urandom > "$T/up"
+	timeout 20 busybox nc 127.0.0.1 "$pup" < "$T/up" > /dev/null 2>&1
+	for i in $(seq 50); do
+		grep -q '^up ' "$T/out" && break
+		sleep 0.2
+	done
+	grep -q "^up $(md5sum < "$T/up" | cut -d' ' -f1)" "$T/out" &&
+	    ok "1 MB from the host through a forward to nc inside, checksum matches" ||
+	    fail "1 MB from the host through a forward to nc inside" "$(grep '^up' "$T/out")"
 fi
 if grep -q "wget $nosock" "$T/out"; then
 	skip "guest wget: no AF_INET sockets in this kernel yet ($(grep 'wget failed' "$T/out"))"
