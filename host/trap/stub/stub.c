@@ -35,6 +35,7 @@
 #define SYS_rt_sigaction	13
 #define SYS_rt_sigprocmask	14
 #define SYS_sigaltstack		131
+#define SYS_sched_setscheduler	144
 #define SYS_prctl		157
 #define SYS_arch_prctl		158
 #define SYS_futex		202
@@ -53,6 +54,7 @@
 #define SA_ONSTACK		0x08000000
 #define SA_RESTORER		0x04000000
 #define SIG_SETMASK		2
+#define SCHED_BATCH		3
 #define PR_SET_NO_NEW_PRIVS	38
 #define ARCH_SET_GS		0x1001
 #define ARCH_SET_FS		0x1002
@@ -494,6 +496,8 @@ stub_main(uint64_t *sp)
 	/* Nothing the host placed may stay in the guest's range. */
 	sys2(SYS_munmap, 0, STUB_BASE);
 
+	int prio0 = 0;
+	sys3(SYS_sched_setscheduler, 0, SCHED_BATCH, &prio0);
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
 	install_handlers();
 	/* A stub killed with the host's SIGKILL wakes the vkernel at once. */
