@@ -38,8 +38,8 @@
 
 #define TRAP_POLL_OFF_NS	100000000UL	/* 100 ms */
 
-/* The calling CPU's: polling is off until then; a polled hand-off is out. */
-static __thread uint64_t poll_off_until;
+/* The calling CPU's: polling is off until then; when it asked for it. */
+static __thread uint64_t poll_off_until, polled_at;
 static __thread bool polled;
 
 /*
@@ -56,27 +56,31 @@ trap_yield(struct vmspace_host *vh, int n)
 	if (!host_mutex_trylock(&vh->lock))
 		return;
 	struct trap_thread *t = trap_thread_get(vh, n);
-	uint32_t idle = 0, bits = WW_YIELD;
-	if (host_nanotime() >= poll_off_until)
-		bits |= WW_POLL;
+	uint64_t now = host_nanotime();
+	uint32_t idle = 0, bits = now >= poll_off_until ? WW_YIELD | WW_POLL :
+	    WW_YIELD;
 	if (t != NULL && __atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) &&
 	    __atomic_compare_exchange_n(&t->thr->reply, &idle, bits, false,
-	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		polled = (bits & WW_POLL) != 0;
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && (bits & WW_POLL)) {
+		polled = true;
+		polled_at = now;
+	}
 	host_mutex_unlock(&vh->lock);
 }
 
 /*
- * The calling CPU's run after a hand-off waited wait_ns for its report;
- * spin_ns is how long the CPU spins.  A slow one after a polled hand-off
- * turns polling off for a while.
+ * The calling CPU has the first report of the run it began with a
+ * hand-off, if any; spin_ns is how long it spins.  A report later than
+ * that after a polled hand-off turns polling off for a while.  Costs a
+ * thread-local load on every other run.
  */
 void
-trap_handoff_done(uint64_t wait_ns, uint64_t spin_ns)
+trap_handoff_done(uint64_t spin_ns)
 {
 	if (!polled)
 		return;
 	polled = false;
-	if (wait_ns > spin_ns)
-		poll_off_until = host_nanotime() + TRAP_POLL_OFF_NS;
+	uint64_t now = host_nanotime();
+	if (now - polled_at > spin_ns)
+		poll_off_until = now + TRAP_POLL_OFF_NS;
 }

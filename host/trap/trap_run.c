@@ -374,10 +374,9 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	if (r < 0)
 		goto dead;
 	vmspace_handoff();	/* the guest this CPU ran before stops spinning */
-	uint64_t posted = host_nanotime();
 	if (trap_wait_report(vh, t, false) < 0)
 		goto dead;
-	trap_handoff_done(host_nanotime() - posted, vh->spin_ns);
+	trap_handoff_done(vh->spin_ns);
 	while (!trap_decode(vh, t, tf, vf))
 		if (trap_wait_report(vh, t, false) < 0)
 			goto dead;
