@@ -521,8 +521,18 @@ stub_main(uint64_t *sp)
 	/* Nothing the host placed may stay in the guest's range. */
 	sys2(SYS_munmap, 0, STUB_BASE);
 
+	/*
+	 * Spinning stubs (latency placement) run SCHED_BATCH: the CPU, on
+	 * another core, wakes a stub on a core where another spins, and a
+	 * woken batch task does not preempt (no reschedule IPI; the spinner,
+	 * told to yield, gives the core over).  Where the CPU shares our
+	 * core (density), preemption is what we want: a stub woken by its
+	 * CPU takes over at once, and its next report is there before the
+	 * CPU's thread would sleep.  Every thread inherits the policy.
+	 */
 	int prio0 = 0;
-	sys3(SYS_sched_setscheduler, 0, SCHED_BATCH, &prio0);
+	if (cmd_page()->spin_tsc != 0)
+		sys3(SYS_sched_setscheduler, 0, SCHED_BATCH, &prio0);
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
 	install_handlers();
 	/* A stub killed with the host's SIGKILL wakes the vkernel at once. */
