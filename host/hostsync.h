@@ -27,6 +27,7 @@
 #define WW_WAKE		4u
 #define WW_MAPPER	8u	/* stub reply word only: wake the mapper first */
 #define WW_YIELD	16u	/* stub reply word only: stop spinning, sleep */
+#define WW_POLL		32u	/* with WW_YIELD: give the core away first */
 
 #ifndef STUB_FREESTANDING
 #include <errno.h>

@@ -114,9 +114,13 @@ struct vcpu;
 /*
  * A patched call (vmspace_patch): it came through trampoline entry
  * tf_addr; tf_rip, tf_rax, tf_rcx and tf_r11 are the kernel's to fill
- * from what it patched there.
+ * from what it patched there.  The last VMSPACE_PATCH_NCP entries stand
+ * for musl's cancellable-call site, "mov 0x8(%rsp),%r9; mov %rcx,%rdx;
+ * syscall": they come with those two movs done and tf_rax the call's
+ * number.
  */
 #define SYSCALL_ABI_PATCHED	2
+#define VMSPACE_PATCH_NCP	128
 
 /* User segment selectors (the host's GDT, Linux's layout), as in tf_cs/tf_ss. */
 #define GSEL_UCODE32		0x23	/* compatibility (32-bit) mode */

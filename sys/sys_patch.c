@@ -62,8 +62,26 @@
 #include "sys/syscall.h"
 #include "vm/vm.h"
 
-#define PATCH_LEN	7
+#define PATCH_LEN	7	/* the jump; the whole site of "mov $nr,%eax; syscall" */
 #define PATCH_AFTER	16	/* calls by the signal path before the patch */
+
+/*
+ * musl's cancellable-call site (__syscall_cp_c, which read, write and
+ * the other cancellation points go through): the call's number comes in
+ * a register.  Its first 7 bytes become the jump, whose bytes 5 and 6
+ * are 00 00 as above, where a thread that ran the first mov resumes; a
+ * thread past both movs meets the syscall, left in place (so does a
+ * restart).  Its entries are the table's last VMSPACE_PATCH_NCP
+ * (host/vmspace.h): the trampoline does the two movs, and the call is
+ * the one rax names.
+ */
+#define CP_LEN		10
+#define CP_NR		UINT32_MAX	/* vm_patch's number for such a site */
+static const uint8_t cp_site[CP_LEN] = {
+	0x4c, 0x8b, 0x4c, 0x24, 0x08,	/* mov 0x8(%rsp),%r9 */
+	0x48, 0x89, 0xca,		/* mov %rcx,%rdx */
+	0x0f, 0x05,			/* syscall */
+};
 
 /* Patched sites, for tests and the benchmark (/proc has no room for it). */
 uint64_t syspatch_count;
@@ -128,57 +146,88 @@ store_atomic(uint8_t *p, const uint8_t *new)
 	} while (!ok);
 }
 
+/*
+ * The table entry standing for vm_patch's site k of the given kind, or
+ * -1 if k is past that kind's share of the n entries: the mov sites
+ * count up from 0, musl's down from n - 1.
+ */
+static int
+entry_of(unsigned k, bool cp, unsigned n)
+{
+	if (cp)
+		return k < VMSPACE_PATCH_NCP ? (int)(n - 1 - k) : -1;
+	return k < n - VMSPACE_PATCH_NCP ? (int)k : -1;
+}
+
+/* vm_patch's site of entry e and whether it is one of musl's. */
+static unsigned
+site_of(unsigned e, unsigned n, bool *cp)
+{
+	*cp = e >= n - VMSPACE_PATCH_NCP;
+	return *cp ? n - 1 - e : e;
+}
+
 void
 syspatch_syscall(struct lwp *lp)
 {
 	struct trapframe *tf = &lp->lwp_tf;
 	struct proc *p = lp->lwp_proc;
 	struct vmspace *vm = p->p_vmspace;
-	uint64_t table, nr = tf->tf_rax, site = tf->tf_rip - PATCH_LEN;
+	uint64_t table, nr = tf->tf_rax, key = tf->tf_rip - PATCH_LEN, site;
 	unsigned n;
-	uint8_t old[PATCH_LEN], new[PATCH_LEN];
+	uint8_t old[CP_LEN], new[PATCH_LEN];
 	uint32_t imm;
+	bool cp;
 
-	if (!nr_patchable(nr) || tf->tf_rip < PATCH_LEN ||
-	    !vmspace_patch_table(&table, &n))
+	if (tf->tf_rip < CP_LEN || !vmspace_patch_table(&table, &n))
 		return;
-	/* The 7 bytes in one page: the copy and the store see them all. */
-	if ((site >> PAGE_SHIFT) != ((tf->tf_rip - 1) >> PAGE_SHIFT) ||
-	    vm_patch_init(vm, n) != 0 || vm_patch_rejected(vm, site))
+	/* The site in one page: the copy and the store see it all. */
+	if (vm_patch_init(vm, n) != 0 || vm_patch_rejected(vm, key))
 		return;
-	if (copyin(site, old, PATCH_LEN) != 0) {
-		vm_patch_reject(vm, site);
+	if (copyin(tf->tf_rip - CP_LEN, old, CP_LEN) != 0) {
+		vm_patch_reject(vm, key);
 		return;
 	}
-	memcpy(&imm, old + 1, 4);
-	if (old[0] != 0xb8 || imm != nr || old[5] != 0x0f || old[6] != 0x05) {
-		vm_patch_reject(vm, site);
+	memcpy(&imm, old + CP_LEN - PATCH_LEN + 1, 4);
+	if (old[3] == 0xb8 && imm == nr && old[8] == 0x0f && old[9] == 0x05) {
+		if (!nr_patchable(nr))
+			return;
+		cp = false;
+		site = key;
+	} else if (memcmp(old, cp_site, CP_LEN) == 0) {
+		cp = true;
+		site = tf->tf_rip - CP_LEN;
+	} else {
+		vm_patch_reject(vm, key);
 		return;
 	}
+	if ((site >> PAGE_SHIFT) != ((tf->tf_rip - 1) >> PAGE_SHIFT))
+		return;
 	/*
 	 * A site is patched at its PATCH_AFTER-th call: the page's copy and
 	 * the invalidation of its host mapping cost some 15 calls' saving,
 	 * and a short process (a command of a shell script) makes few calls
 	 * from each site: patching them made a shell loop 15% slower.
 	 */
-	if (vm_patch_calls(vm, site) < PATCH_AFTER)
+	if (vm_patch_calls(vm, key) < PATCH_AFTER)
 		return;
 	bool whole = (site & 15) + PATCH_LEN <= 16;
 	bool alone = vm->vm_refcnt == 1 && p->p_nlwps == 1;
 	if (!whole && !alone)
 		return;
-	int k = vm_patch_add(vm, site, (uint32_t)nr, n);
-	if (k < 0)
+	int k = vm_patch_add(vm, site, cp ? CP_NR : (uint32_t)nr, n);
+	int e = k < 0 ? -1 : entry_of((unsigned)k, cp, n);
+	if (e < 0)
 		return;
 	uint8_t *page = vm_text_page(vm, site);
 	if (page == NULL) {
-		vm_patch_reject(vm, site);
+		vm_patch_reject(vm, key);
 		return;
 	}
 	uint8_t *at = page + (site & PAGE_MASK);
-	if (memcmp(at, old, PATCH_LEN) != 0)
+	if (memcmp(at, cp ? old : old + CP_LEN - PATCH_LEN, PATCH_LEN) != 0)
 		return;
-	jump_bytes(new, table, (unsigned)k);
+	jump_bytes(new, table, (unsigned)e);
 	if (whole)
 		store_atomic(at, new);
 	else
@@ -191,32 +240,47 @@ syspatch_enter(struct lwp *lp)
 {
 	struct trapframe *tf = &lp->lwp_tf;
 	struct vmspace *vm = lp->lwp_proc->p_vmspace;
-	uint64_t table, site, k = tf->tf_addr;
+	uint64_t table, site, e = tf->tf_addr;
 	unsigned n;
 	uint32_t nr;
-	uint8_t want[PATCH_LEN], have[PATCH_LEN];
+	uint8_t want[CP_LEN], have[CP_LEN];
+	bool cp;
 
-	if (!vmspace_patch_table(&table, &n) || k >= n)
+	if (!vmspace_patch_table(&table, &n) || e >= n)
 		goto bad;
 	/*
-	 * The site must still hold the jump through k: text moved, unmapped
+	 * The site must still hold the jump through e: text moved, unmapped
 	 * or rewritten since no longer names this call.
 	 */
-	jump_bytes(want, table, (unsigned)k);
-	if (!vm_patch_lookup(vm, (unsigned)k, &site, &nr) ||
-	    copyin(site, have, PATCH_LEN) != 0 ||
-	    memcmp(have, want, PATCH_LEN) != 0)
+	jump_bytes(want, table, (unsigned)e);
+	memcpy(want + PATCH_LEN, cp_site + PATCH_LEN, CP_LEN - PATCH_LEN);
+	if (!vm_patch_lookup(vm, site_of((unsigned)e, n, &cp), &site, &nr) ||
+	    (nr == CP_NR) != cp)
+		goto bad;
+	size_t len = cp ? CP_LEN : PATCH_LEN;
+	if (copyin(site, have, len) != 0 || memcmp(have, want, len) != 0)
 		goto bad;
 	tf->tf_err = SYSCALL_ABI_X86_64;
-	tf->tf_rip = site + PATCH_LEN;
-	tf->tf_rax = nr;
+	tf->tf_rip = site + len;
+	if (!cp)
+		tf->tf_rax = nr;
 	tf->tf_rcx = tf->tf_rip;
 	tf->tf_r11 = tf->tf_rflags;
+	/*
+	 * musl's site may make any call: one that replaces the registers or
+	 * makes a context runs from its own syscall instruction, by the
+	 * signal path, as it would unpatched.
+	 */
+	if (cp && !nr_patchable(tf->tf_rax)) {
+		tf->tf_rip -= 2;
+		tf->tf_rcx = tf->tf_rip;
+		return 1;
+	}
 	return 0;
 bad:
 	/* As a jump through an address no process can map. */
 	tf->tf_err = 0;
-	tf->tf_rip = table + 8 * (k < n ? k : 0);
+	tf->tf_rip = table + 8 * (e < n ? e : 0);
 	trapsignal(lp, SIGSEGV, SEGV_MAPERR, tf->tf_rip);
 	return -1;
 }
@@ -239,10 +303,13 @@ syspatch_fault(struct lwp *lp)
 	if (b[0] != 0xff || b[1] != 0x24 || b[2] != 0x25 || disp < table ||
 	    disp >= table + 8 * (uint64_t)n || (disp - table) % 8 != 0)
 		return false;
-	unsigned k = (unsigned)((disp - table) / 8);
-	if (!vm_patch_lookup(vm, k, &s, &nr) || s != site)
+	bool cp;
+	unsigned k = site_of((unsigned)((disp - table) / 8), n, &cp);
+	if (!vm_patch_lookup(vm, k, &s, &nr) || s != site ||
+	    (nr == CP_NR) != cp)
 		return false;
-	if (tf->tf_rax == SYS_restart_syscall) {
+	/* musl's site: the jump redoes the first mov, which changed nothing. */
+	if (!cp && tf->tf_rax == SYS_restart_syscall) {
 		tf->tf_trapno = T_SYSCALL;
 		tf->tf_err = SYSCALL_ABI_X86_64;
 		tf->tf_rip = site + PATCH_LEN;

@@ -204,7 +204,9 @@ long prctl_caps(struct proc *p, const uint64_t *args);
  * System-call patching (sys_patch.c).  syspatch_syscall: a call that came
  * by the signal path; patches its site if it can (before the call runs).
  * syspatch_enter: a patched call (SYSCALL_ABI_PATCHED) becomes the call
- * its site makes, 0; or -1 with SIGSEGV sent.  syspatch_fault: a page
+ * its site makes, 0; or -1 with SIGSEGV sent; or 1, the thread sent to
+ * its site's own syscall instruction (a call the trampoline does not
+ * make, from musl's site), no call to make now.  syspatch_fault: a page
  * fault of a thread caught halfway into a patched site, or restarting a
  * patched call, sent back to it; false if the fault is no such thing.
  */

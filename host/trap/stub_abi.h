@@ -57,10 +57,17 @@
  */
 #define STUB_UTRAP_TABLE	STUB_UL(0xe000)
 #define STUB_UTRAP_N		512	/* entries: one page of pointers */
+/*
+ * The last STUB_UTRAP_NCP entries stand for musl's cancellable-call site
+ * (host/vmspace.h, VMSPACE_PATCH_NCP): they first do what the site's two
+ * movs before its syscall do, and report rax, the call's number.
+ */
+#define STUB_UTRAP_NCP		128
+#define STUB_UTRAP_CP0		(STUB_UTRAP_N - STUB_UTRAP_NCP)
 #define STUB_UTRAP_ENTRY0	(STUB_TEXT + 0x1000)
 #define STUB_UTRAP_ENTRY(k)	(STUB_UTRAP_ENTRY0 + 16 * (k))
 #define STUB_UTRAP_CODE		(STUB_UTRAP_ENTRY(STUB_UTRAP_N))
-#define STUB_UTRAP_BAD		(STUB_UTRAP_CODE + 0x200)	/* ud2: gs is no slot */
+#define STUB_UTRAP_BAD		(STUB_UTRAP_CODE + 0x300)	/* ud2: gs is no slot */
 /* The slot page's trampoline record (struct stub_utrap), its offset. */
 #define STUB_UT_OFF		0x200
 #define STUB_UT_REG(i)		(STUB_UT_OFF + 8 * (i))	/* REG_* order below */

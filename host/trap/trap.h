@@ -278,6 +278,7 @@ int trap_utrap_settle(struct vmspace_host *vh, struct trap_thread *t);
 
 /* trap_handoff.c */
 void trap_yield(struct vmspace_host *vh, int n);
+void trap_handoff_done(uint64_t spin_ns);
 
 /* trap_audit.c */
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);

@@ -8,6 +8,7 @@
  * guest threads: from any address but the stub's code, every system
  *   call traps (SIGSYS, to the vkernel).  From the stub's code:
  *   rt_sigreturn, exit (a thread told to quit), arch_prctl(SET_FS/SET_GS),
+ *   sched_yield (a parked thread gives its core to another guest's),
  *   and futex wait/wake on the threads' two words and the mapper's;
  *   anything else kills the stub.  It can never map, nor make a thread.
  *
@@ -194,6 +195,7 @@ bpf_guest(struct bpf_asm *a)
 	LD(OFF_NR);
 	JEQ(SYS_rt_sigreturn, L_ALLOW, L_NEXT);
 	JEQ(SYS_exit, L_ALLOW, L_NEXT);
+	JEQ(SYS_sched_yield, L_ALLOW, L_NEXT);
 	JEQ(SYS_futex, L_FUTEX, L_NEXT);
 	JEQ(SYS_arch_prctl, L_ARCH, L_KILL);
 	bpf_arch_prctl(a);
@@ -220,6 +222,7 @@ bpf_mapper(struct bpf_asm *a)
 	/* What a thread the mapper cloned needs (see above). */
 	JEQ(SYS_rt_sigreturn, L_ALLOW, L_NEXT);
 	JEQ(SYS_exit, L_ALLOW, L_NEXT);
+	JEQ(SYS_sched_yield, L_ALLOW, L_NEXT);
 	JEQ(SYS_sigaltstack, L_ALLOW, L_NEXT);
 	JEQ(SYS_rt_sigprocmask, L_ALLOW, L_NEXT);
 	JEQ(SYS_set_tid_address, L_ALLOW, L_NEXT);

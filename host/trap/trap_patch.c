@@ -38,6 +38,8 @@
 #define RFLAGS_USER	0x0000000000254fd5UL
 #define RFLAGS_FIXED	0x2UL
 
+_Static_assert(STUB_UTRAP_NCP == VMSPACE_PATCH_NCP, "musl's entries");
+
 static bool utrap_wanted;
 static int utrap_state = -1;	/* -1: not looked at yet */
 
@@ -133,6 +135,8 @@ trap_utrap_get(struct vmspace_host *vh, struct trap_thread *t,
 
 	memcpy(&u, utrap_record(t), sizeof(u));
 	utrap_tf(tf, u.entry, u.rflags);
+	if (u.entry >= STUB_UTRAP_CP0)		/* the call's number */
+		tf->tf_rax = u.reg[UT_RAX];
 	tf->tf_rbx = u.reg[UT_RBX];
 	tf->tf_rdx = u.reg[UT_RDX];
 	tf->tf_rsi = u.reg[UT_RSI];
@@ -156,7 +160,9 @@ trap_utrap_get(struct vmspace_host *vh, struct trap_thread *t,
 /*
  * The trampoline's ud2 (the gs base was no slot): the same call by the
  * signal path.  r11 holds k and, above bit 32, the flags lahf/seto took;
- * rax and rcx are the trampoline's, dead across a system call anyway.
+ * rax and rcx are the trampoline's, dead across a system call anyway,
+ * but for musl's site (k from STUB_UTRAP_CP0), whose call number rcx
+ * keeps.
  */
 bool
 trap_utrap_fallback(struct trap_thread *t, struct trapframe *tf)
@@ -167,8 +173,10 @@ trap_utrap_fallback(struct trap_thread *t, struct trapframe *tf)
 	uint64_t r11 = tf->tf_r11, ah = (r11 >> 40) & 0xff;
 	uint64_t flags = (tf->tf_rflags & ~0x8d5UL) | (ah & 0xd5) |
 	    ((r11 >> 32) & 1 ? 0x800 : 0);
-	uint64_t entry = (uint32_t)r11;
+	uint64_t entry = (uint32_t)r11, nr = tf->tf_rcx;
 	utrap_tf(tf, entry, flags);
+	if (entry >= STUB_UTRAP_CP0)
+		tf->tf_rax = nr;
 	return true;
 }
 

@@ -40,7 +40,7 @@
 #define TRAP_KICK_CHECK_NS	2000000UL	/* a kicked guest is looked at */
 #define TRAP_POLL_NS		20000000UL
 #define TRAP_BOOT_WAIT_NS	5000000000UL
-#define TRAP_UTRAP_CHARGE_NS	1000000UL	/* CPU time after patched calls */
+#define TRAP_CHARGE_NS		1000000UL	/* the stub's CPU clock, read at most */
 
 static void
 trap_kick(struct vmspace_host *vh, struct trap_thread *t)
@@ -374,20 +374,24 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	if (r < 0)
 		goto dead;
 	vmspace_handoff();	/* the guest this CPU ran before stops spinning */
-	do {
+	if (trap_wait_report(vh, t, false) < 0)
+		goto dead;
+	trap_handoff_done(vh->spin_ns);
+	while (!trap_decode(vh, t, tf, vf))
 		if (trap_wait_report(vh, t, false) < 0)
 			goto dead;
-	} while (!trap_decode(vh, t, tf, vf));
 	if (trap_dead(vh))		/* killed while serving a fault */
 		goto dead;
 	/*
-	 * Reading the stub's CPU clock is a host system call, dearer than a
-	 * whole patched call: after a trampoline's report it is read at most
-	 * once a millisecond, and the next reading charges what was left.
+	 * Reading the stub's CPU clock is a host system call (some 0.5-1 us
+	 * here), dearer than a whole patched call and a third of a signal
+	 * path's: it is read at most once a millisecond per thread, and the
+	 * next reading charges what was left.  A pipe round trip read it
+	 * four times.
 	 */
 	tf->tf_cputime = 0;
 	uint64_t now = host_nanotime();
-	if (!t->utrap || now - t->charged_at >= TRAP_UTRAP_CHARGE_NS) {
+	if (now - t->charged_at >= TRAP_CHARGE_NS) {
 		t->charged_at = now;
 		tf->tf_cputime = trap_charge(vh);
 	}

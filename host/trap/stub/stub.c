@@ -35,6 +35,8 @@
 #define SYS_rt_sigaction	13
 #define SYS_rt_sigprocmask	14
 #define SYS_sigaltstack		131
+#define SYS_sched_setscheduler	144
+#define SYS_sched_yield		24
 #define SYS_prctl		157
 #define SYS_arch_prctl		158
 #define SYS_futex		202
@@ -53,6 +55,7 @@
 #define SA_ONSTACK		0x08000000
 #define SA_RESTORER		0x04000000
 #define SIG_SETMASK		2
+#define SCHED_BATCH		3
 #define PR_SET_NO_NEW_PRIVS	38
 #define ARCH_SET_GS		0x1001
 #define ARCH_SET_FS		0x1002
@@ -153,13 +156,25 @@ rdtsc(void)
  * than spin against it.  The mapper ends its batch with the reply itself
  * (WW_POSTED), or with WW_WAKE when the vkernel still has work to do
  * before it replies: then we spin again.  WW_YIELD: our CPU went on to
- * another guest on this core (trap_handoff.c), so we sleep at once.
+ * another guest on this core (trap_handoff.c), so we sleep; with WW_POLL
+ * we first give the core away (sched_yield) up to STUB_YIELDS times
+ * within STUB_YIELD_SPINS spins, looking at the reply between turns.  A
+ * guest thread thus yielded is still runnable on this core when the CPU
+ * comes back to it after a short block (the other end of a pipe
+ * answered): its reply needs no futex wake from the CPU's core, a host
+ * system call on the way of every hand-off.  The CPU asks for it only
+ * while the core has nothing else to run (trap_handoff.c).
  */
+#define STUB_YIELDS	64
+#define STUB_YIELD_SPINS	4
+
 static void
 wait_reply(struct stub_thread *t, bool consume)
 {
 	const struct stub_cmd *c = cmd_page();
 	uint64_t t0 = rdtsc(), spin = c->spin_tsc;
+	unsigned yields = 0;
+	bool yielded = false;
 
 	for (;;) {
 		uint32_t v = __atomic_load_n(&t->reply, __ATOMIC_ACQUIRE);
@@ -180,17 +195,29 @@ wait_reply(struct stub_thread *t, bool consume)
 			    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 				t0 = rdtsc();
 				spin = c->spin_tsc;
+				yielded = false;
 			}
 			continue;
 		}
 		if (v & WW_YIELD) {
-			__atomic_fetch_and(&t->reply, ~WW_YIELD, __ATOMIC_SEQ_CST);
-			spin = 0;
+			__atomic_fetch_and(&t->reply, ~(WW_YIELD | WW_POLL),
+			    __ATOMIC_SEQ_CST);
+			yielded = true;
+			yields = v & WW_POLL ? STUB_YIELDS : 0;
+			t0 = rdtsc();
+			spin = STUB_YIELD_SPINS * c->spin_tsc;
 			continue;
 		}
 		if (rdtsc() - t0 < spin) {
-			__asm__ volatile ("pause");
-			continue;
+			if (!yielded) {
+				__asm__ volatile ("pause");
+				continue;
+			}
+			if (yields > 0) {
+				yields--;
+				sys1(SYS_sched_yield, 0);
+				continue;
+			}
 		}
 		if (v == 0 && !__atomic_compare_exchange_n(&t->reply, &v,
 		    WW_SLEEPING, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -494,6 +521,18 @@ stub_main(uint64_t *sp)
 	/* Nothing the host placed may stay in the guest's range. */
 	sys2(SYS_munmap, 0, STUB_BASE);
 
+	/*
+	 * Spinning stubs (latency placement) run SCHED_BATCH: the CPU, on
+	 * another core, wakes a stub on a core where another spins, and a
+	 * woken batch task does not preempt (no reschedule IPI; the spinner,
+	 * told to yield, gives the core over).  Where the CPU shares our
+	 * core (density), preemption is what we want: a stub woken by its
+	 * CPU takes over at once, and its next report is there before the
+	 * CPU's thread would sleep.  Every thread inherits the policy.
+	 */
+	int prio0 = 0;
+	if (cmd_page()->spin_tsc != 0)
+		sys3(SYS_sched_setscheduler, 0, SCHED_BATCH, &prio0);
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
 	install_handlers();
 	/* A stub killed with the host's SIGKILL wakes the vkernel at once. */

@@ -253,7 +253,11 @@ stub_mapper:
 	.rept	STUB_UTRAP_N
 	.org	STUB_UTRAP_ENTRY0 - STUB_TEXT + 16 * utk
 	mov	$utk, %r11d
+	.if	utk < STUB_UTRAP_CP0
 	jmp	stub_utrap
+	.else
+	jmp	stub_utrap_cp
+	.endif
 	.set	utk, utk + 1
 	.endr
 
@@ -275,6 +279,7 @@ stub_utrap:
 	test	$(STUB_THREAD_SIZE - 1), %ecx
 	jnz	stub_utrap_bad
 	add	%rax, %rcx			/* the slot page */
+stub_utrap_slot:
 	put_if	%rbx, STUB_UT_REG(UT_RBX), %rcx
 	put_if	%rdx, STUB_UT_REG(UT_RDX), %rcx
 	put_if	%rsi, STUB_UT_REG(UT_RSI), %rcx
@@ -344,6 +349,39 @@ stub_utrap_restore:
 stub_utrap_trap:
 2:	int3
 	ud2
+
+/*
+ * Entries from STUB_UTRAP_CP0: musl's cancellable-call site,
+ * "mov 0x8(%rsp),%r9; mov %rcx,%rdx; syscall" with the call's number in
+ * rax (sys/sys_patch.c).  Its two movs are done here, as the site would
+ * (the load is of the guest's own stack, where the site would make it);
+ * then rcx, dead across a system call, keeps the number until the slot
+ * is known, computed in rax alone, and the number goes to the record.
+ * A gs base that is no slot takes the ud2 with the number in rcx.
+ */
+stub_utrap_cp:
+	mov	0x8(%rsp), %r9
+	mov	%rcx, %rdx
+	mov	%rax, %rcx
+	lahf
+	seto	%al
+	movzwl	%ax, %eax
+	shl	$32, %rax
+	or	%rax, %r11			/* r11 = k | (OF, lahf) << 32 */
+	rdgsbase %rax
+	sub	stub_utrap_slot0(%rip), %rax
+	jb	stub_utrap_bad
+	cmp	$(STUB_MAXTHREADS * STUB_THREAD_SIZE), %rax
+	jae	stub_utrap_bad
+	test	$(STUB_THREAD_SIZE - 1), %eax
+	jnz	stub_utrap_bad
+	add	stub_utrap_slot0(%rip), %rax
+	put_if	%rcx, STUB_UT_REG(UT_RAX), %rax
+	mov	%rax, %rcx
+	jmp	stub_utrap_slot
+stub_utrap_slot0:
+	.quad	STUB_THREAD
+
 	/* The gs base is not a slot: the system call goes by the signal path. */
 	.org	STUB_UTRAP_BAD - STUB_TEXT
 stub_utrap_bad:

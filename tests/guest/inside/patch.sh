@@ -8,5 +8,6 @@ fail=0
 for p in /t/inside/bin/patchtrap /t/inside/bin/patchtrap.glibc; do
 	$p text || { echo "FAIL $(basename $p) text"; fail=1; }
 	$p abuse || { echo "FAIL $(basename $p) abuse"; fail=1; }
+	$p cp || { echo "FAIL $(basename $p) cp"; fail=1; }
 done
 exit $fail

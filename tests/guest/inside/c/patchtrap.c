@@ -8,6 +8,13 @@
  *                      the same file shows the original bytes (the file
  *                      and its page cache are never written)
  *   patchtrap clean    (run by "text") the site is unpatched before use
+ *   patchtrap cp       musl's cancellable-call site (read, write...) is
+ *                      patched after 20 reads and writes, keeps its
+ *                      syscall, and is right entered halfway: past its
+ *                      first mov (the patch's 00 00 faults, the kernel
+ *                      sends the thread back to the jump), at its own
+ *                      syscall (a restart's way), and with a call the
+ *                      trampoline leaves to the signal path (fork)
  *   patchtrap abuse    jumps into the trampoline with forged registers:
  *                      through an unused table entry (SIGSEGV), through
  *                      a used one (the site's own call, nothing else),
@@ -30,7 +37,7 @@
 
 #define TABLE		0xe000UL		/* STUB_UTRAP_TABLE */
 #define TRAMPOLINE	0x7fff00002000UL	/* STUB_UTRAP_ENTRY0 */
-#define TRAMPOLINE_END	0x7fff00004300UL
+#define TRAMPOLINE_END	0x7fff00004400UL
 
 static const uint8_t pattern[7] = { 0xb8, 39, 0, 0, 0, 0x0f, 0x05 };
 
@@ -148,6 +155,71 @@ forged_call(unsigned k, uint64_t garbage)
 	return r;
 }
 
+/* musl's __syscall_cp_c: mov 0x8(%rsp),%r9; mov %rcx,%rdx; syscall */
+static const uint8_t cp_pattern[10] = {
+	0x4c, 0x8b, 0x4c, 0x24, 0x08, 0x48, 0x89, 0xca, 0x0f, 0x05 };
+
+/*
+ * Calls at with rax = nr, rdi = a, rsi = b and rcx = c (which the site
+ * moves to rdx), past the red zone.
+ */
+static long
+call_into(const uint8_t *at, long nr, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile ("sub $128, %%rsp\n\tcall *%4\n\tadd $128, %%rsp"
+	    : "=a"(r), "+D"(a), "+S"(b), "+c"(c) : "r"(at), "a"(nr)
+	    : "rdx", "r8", "r9", "r10", "r11", "memory");
+	return r;
+}
+
+static int
+cp(void)
+{
+	/* The site, in our own text (the linker's bounds of it). */
+	extern uint8_t __executable_start[], etext[];
+	uint8_t *site = NULL;
+	for (uint8_t *p = __executable_start; p + 10 <= etext && site == NULL; p++)
+		if (memcmp(p, cp_pattern, 10) == 0)
+			site = p;
+	if (site == NULL) {
+		printf("cp: no musl site (glibc)\n");
+		return 0;
+	}
+	int fd[2], fails = 0;
+	char c = 0;
+	if (pipe(fd) < 0)
+		return 1;
+	for (int i = 0; i < 20; i++)
+		if (write(fd[1], &c, 1) != 1 || read(fd[0], &c, 1) != 1)
+			fails++;
+	bool patched = site[0] == 0xff && site[1] == 0x24 && site[2] == 0x25 &&
+	    site[5] == 0 && site[6] == 0 && memcmp(site + 7, cp_pattern + 7, 3) == 0;
+	long full = call_into(site, 39, 0, 0, 0),
+	    past = call_into(site + 5, 39, 0, 0, 0),
+	    sys = call_into(site + 8, 39, 0, 0, 0);
+	printf("cp: site %s; getpid through it %s, past its first mov %s, "
+	    "at its syscall %s\n", patched ? "patched" : "original",
+	    full == getpid() ? "right" : "wrong", past == getpid() ? "right" : "wrong",
+	    sys == getpid() ? "right" : "wrong");
+	fails += !patched || full != getpid() || past != getpid() || sys != getpid();
+	/* write(fd, "xy", 2): rcx becomes rdx, the count */
+	long w = call_into(site + 5, 1, fd[1], (long)"xy", 2);
+	char got[3] = "";
+	printf("cp: write past the first mov %ld, read back %zd\n", w,
+	    read(fd[0], got, 2));
+	fails += w != 2 || strcmp(got, "xy") != 0;
+	long f = call_into(site, 57, 0, 0, 0);	/* fork */
+	if (f == 0)
+		_exit(7);
+	int st = 0;
+	waitpid((pid_t)f, &st, 0);
+	printf("cp: fork through it %s\n", f > 0 && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 7 ? "right" : "wrong");
+	fails += !(f > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	return fails != 0;
+}
+
 static int
 abuse(void)
 {
@@ -172,10 +244,25 @@ abuse(void)
 	    WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "the site's own call" : "something else");
 	fails += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	/* An unused entry, and the table's first bytes as code. */
-	int s1 = jump_child(*(uint64_t *)(TABLE + 8 * 511), 0x4141414141414141UL);
+	int s1 = jump_child(*(uint64_t *)(TABLE + 8 * 383), 0x4141414141414141UL);
 	int s2 = jump_child(TABLE + 8 * 511, 0);
 	printf("unused entry: signal %d; the table as code: signal %d\n", s1, s2);
 	fails += s1 != SIGSEGV || s2 != SIGSEGV;
+	/*
+	 * An unused entry of musl's site's (the last 128): its first mov
+	 * loads from the stack, which faults as the site's own mov would
+	 * (rsp non-canonical: #SS, SIGBUS); then the entry names no site.
+	 */
+	int s3 = jump_child(*(uint64_t *)(TABLE + 8 * 511), 0x4141414141414141UL);
+	pid_t c3 = fork();
+	if (c3 == 0) {
+		(void)forged_call(511, 0x4141414141414141UL);
+		_exit(0);
+	}
+	waitpid(c3, &st, 0);
+	int s4 = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	printf("unused entry of musl's: signal %d, with a stack: signal %d\n", s3, s4);
+	fails += s3 != SIGBUS || s4 != SIGSEGV;
 	/* Every few bytes of the trampoline, with garbage and with 0. */
 	int odd = 0, n = 0;
 	for (uint64_t a = TRAMPOLINE + 0x1ff0; a < TRAMPOLINE_END; a += 3) {
@@ -206,5 +293,7 @@ main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "abuse") == 0)
 		return expect ? abuse() : 0;
+	if (argc > 1 && strcmp(argv[1], "cp") == 0)
+		return expect ? cp() : 0;
 	return text(argv[0], expect);
 }
