@@ -93,6 +93,11 @@ packet_tap(struct netif *nif, struct pbuf *p, bool outgoing)
 		if (inp->inp_pkproto != lwip_htons(ETH_P_ALL) &&
 		    (outgoing || inp->inp_pkproto != ll.l_proto))
 			continue;
+		/* SO_RCVBUF as it is now, not as at the last recv: a frame
+		 * is dropped the moment the queue is full (an int read
+		 * while the kernel may write it: the old or the new bound). */
+		inp->inp_rcvhiwat = __atomic_load_n(
+		    &inp->inp_socket->so_rcv.sb_hiwat, __ATOMIC_RELAXED);
 		uint16_t off = inp->inp_socket->so_type == SOCK_DGRAM ?
 		    ETH_HLEN : 0;
 		struct pbuf *q = pbuf_alloc(PBUF_RAW, (u16_t)(p->tot_len - off),
