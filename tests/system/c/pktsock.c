@@ -133,6 +133,15 @@ main(void)
 	    from.sll_ifindex == ifindex && from.sll_halen == 6 &&
 	    memcmp(from.sll_addr, mac, 6) == 0,
 	    "recvfrom's sockaddr_ll: outgoing, its type, our address");
+	/* SOCK_RAW sends a whole frame through its bound interface. */
+	unsigned char raw[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	memcpy(raw + 6, mac, 6);
+	raw[12] = 0x88, raw[13] = 0xb5;
+	check_err(send(all, raw, 10, 0), EINVAL, "SOCK_RAW send shorter than a header");
+	check(send(all, raw, sizeof(raw), 0) == sizeof(raw), "SOCK_RAW send a frame");
+	int unbound = socket(AF_PACKET, SOCK_RAW, 0);
+	check_err(send(unbound, raw, sizeof(raw), 0), ENXIO,
+	    "send on an unbound socket");
 	/* The sender does not hear its own frame, nor a frame of its type
 	 * going out. */
 	struct pollfd pfd = { .fd = dg, .events = POLLIN };
