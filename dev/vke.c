@@ -220,6 +220,9 @@ vke_config(const char *spec, const char **why)
 				goto fail;
 			}
 			sp.nfwd++;
+		} else if (strcmp(o, "dhcp") == 0) {
+			/* Up without an address: udhcpc asks for one. */
+			sc->sc_conf.addr = sc->sc_conf.mask = sc->sc_conf.gw = 0;
 		} else if (slirp && (strcmp(o, "restrict") == 0 ||
 		    strcmp(o, "restrict=on") == 0 || strcmp(o, "restrict=off") == 0)) {
 			sp.restricted = strcmp(o, "restrict=off") != 0;

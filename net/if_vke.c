@@ -31,6 +31,7 @@
 #include "kern/kernel.h"
 #include "kern/kmem.h"
 #include "net/if.h"
+#include "net/if_packet.h"
 #include "net/if_vke.h"
 #include "net/inet_lwip.h"
 
@@ -137,6 +138,7 @@ ifv_rx(void *arg)
 			vke_rxdone(ifv->ifv_sc);
 			return;
 		}
+		packet_tap(&ifv->ifv_netif, p, false);
 		if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
 			pbuf_free(p);
 	}
@@ -176,6 +178,7 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 		seg[n].hs_base = q->payload;
 		seg[n++].hs_len = q->len;
 	}
+	packet_tap(nif, p, true);
 	/* A frame the host refuses is counted and lost, as on a wire. */
 	(void)vke_transmit(ifv->ifv_sc, seg, n);
 	return ERR_OK;

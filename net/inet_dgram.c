@@ -40,9 +40,8 @@ inp_input_ttl(void)
 	    IPH_TTL(ip4_current_header()) : -1;
 }
 
-bool
-inp_dgram_enqueue(struct inpcb *inp, struct pbuf *p, const ip_addr_t *addr,
-    uint16_t port, int ttl)
+struct indgram *
+inp_dgram_queue(struct inpcb *inp, struct pbuf *p)
 {
 	struct indgram *d;
 
@@ -51,17 +50,28 @@ inp_dgram_enqueue(struct inpcb *inp, struct pbuf *p, const ip_addr_t *addr,
 	    inet_rcvtotal + dgram_charge(p) > INET_RCVMAX ||
 	    (d = mem_malloc(sizeof(*d))) == NULL) {
 		pbuf_free(p);
-		return false;
+		return NULL;
 	}
 	d->d_next = NULL;
 	d->d_p = p;
-	ip_addr_copy(d->d_addr, *addr);
-	d->d_port = port;
-	d->d_ttl = ttl;
 	*inp->inp_dgtail = d;
 	inp->inp_dgtail = &d->d_next;
 	inp->inp_dgcc += dgram_charge(p);
 	inet_rcvtotal += dgram_charge(p);
+	return d;
+}
+
+bool
+inp_dgram_enqueue(struct inpcb *inp, struct pbuf *p, const ip_addr_t *addr,
+    uint16_t port, int ttl)
+{
+	struct indgram *d = inp_dgram_queue(inp, p);
+
+	if (d == NULL)
+		return false;
+	ip_addr_copy(d->d_addr, *addr);
+	d->d_port = port;
+	d->d_ttl = ttl;
 	inp_notify(inp, INP_EV_READ);
 	return true;
 }
@@ -175,10 +185,13 @@ inp_dgram_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 		if (n < len)
 			m->sm_flags |= MSG_TRUNC;
 		m->sm_len = len;
-		if (m->sm_name != NULL)
+		if (m->sm_name != NULL && so->so_family == AF_PACKET)
+			m->sm_namelen = packet_addr_out(&d->d_ll, m->sm_name);
+		else if (m->sm_name != NULL)
 			m->sm_namelen = inet_addr_out(so->so_family, &d->d_addr,
 			    d->d_port, m->sm_name);
-		dgram_control(inp, d, &m->sm_ctl);
+		if (so->so_family != AF_PACKET)
+			dgram_control(inp, d, &m->sm_ctl);
 		if (!peek) {
 			LOCK_TCPIP_CORE();
 			dgram_free(inp, d);

@@ -212,7 +212,8 @@ inet_protocol_of(int type, int protocol, int icmp)
 			return -EPROTONOSUPPORT;
 		if (!(curproc->p_ucred->cr_capeff & (1ULL << CAP_NET_RAW)))
 			return -EPERM;
-		if (protocol != icmp) {
+		if (protocol != icmp && !(protocol == IPPROTO_RAW &&
+		    icmp == IPPROTO_ICMP)) {
 			kprintf_ratelimited("inet: raw sockets of protocol %d "
 			    "not implemented\n", protocol);
 			return -EPROTONOSUPPORT;
@@ -240,6 +241,7 @@ static const struct protosw inetsw[] = {
 	{ SOCK_DGRAM, AF_INET, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
 	{ SOCK_DGRAM, AF_INET, IPPROTO_ICMP, PR_ATOMIC, &rip_usrreqs },
 	{ SOCK_RAW, AF_INET, IPPROTO_ICMP, PR_ATOMIC, &rip_usrreqs },
+	{ SOCK_RAW, AF_INET, IPPROTO_RAW, PR_ATOMIC, &rip_usrreqs },
 };
 
 static const struct protosw inet6sw[] = {

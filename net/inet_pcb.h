@@ -56,13 +56,26 @@
 #define INP_RECVHOPS	2	/* IPV6_RECVHOPLIMIT */
 #define INP_RECVHOPS2292 4	/* IPV6_2292HOPLIMIT */
 
-/* One received datagram (UDP, raw, ping). */
+/* Where a packet socket's frame came from (af_packet.c). */
+struct indgram_ll {
+	int l_ifindex;
+	uint16_t l_proto;		/* the frame's type, network order */
+	uint8_t l_pkttype;		/* PACKET_HOST... */
+	uint8_t l_addr[6];		/* its source address */
+};
+
+/* One received datagram (UDP, raw, ping) or frame (packet). */
 struct indgram {
 	struct indgram *d_next;
 	struct pbuf *d_p;
-	ip_addr_t d_addr;
-	uint16_t d_port;
-	int16_t d_ttl;			/* its IP TTL or hop limit; -1: unknown */
+	union {
+		struct {
+			ip_addr_t d_addr;
+			uint16_t d_port;
+			int16_t d_ttl;	/* its IP TTL or hop limit; -1: unknown */
+		};
+		struct indgram_ll d_ll;	/* AF_PACKET */
+	};
 };
 
 struct inpcb {
@@ -123,6 +136,10 @@ struct inpcb {
 					 * yet */
 	uint32_t inp_icmpfilt[8];	/* core: ICMP(6)_FILTER, a bit set
 					 * for each type not to receive */
+	/* Packet sockets (af_packet.c). */
+	TAILQ_ENTRY(inpcb) inp_pklink;	/* core: on the packet socket list */
+	int inp_pkifindex;		/* core: bound to; 0: every interface */
+	uint16_t inp_pkproto;		/* core: frame type, network order */
 };
 
 #define sotoinpcb(so)	((struct inpcb *)(so)->so_pcb)
@@ -252,6 +269,17 @@ extern struct inpcb_list rip_all;
  */
 bool inp_dgram_enqueue(struct inpcb *inp, struct pbuf *p,
     const ip_addr_t *addr, uint16_t port, int ttl);
+
+/*
+ * The queueing under inp_dgram_enqueue: an entry for p linked on inp's
+ * queue, for the caller to fill in before it calls inp_notify, or NULL
+ * with p freed (bounds as above).  The tcpip thread or the kernel, core
+ * lock held.
+ */
+struct indgram *inp_dgram_queue(struct inpcb *inp, struct pbuf *p);
+
+/* af_packet.c: the sockaddr_ll of a received frame into addr; its length. */
+socklen_t packet_addr_out(const struct indgram_ll *ll, char *addr);
 
 /*
  * pru_detach of a datagram socket: its pcb (UDP or raw) removed, its

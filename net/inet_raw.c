@@ -14,6 +14,9 @@
  *   its checksum, and the socket receives the echo replies that carry
  *   it, without the IP header.
  *
+ * - SOCK_RAW, IPPROTO_RAW (IPv4, CAP_NET_RAW): sends whole IP packets
+ *   as the guest made them (busybox udhcpc makes one for its ioctls).
+ *
  * Each socket has its own raw pcb from creation, so an unbound raw socket
  * hears everything as on Linux.  The receive callback never eats a
  * packet: lwIP's ICMP goes on to answer echo requests (in place, in the
@@ -110,7 +113,7 @@ static int
 rip_attach(struct socket *so)
 {
 	bool v6 = so->so_family == AF_INET6;
-	int proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	int proto = so->so_proto->pr_protocol;	/* ICMP(V6) or IPPROTO_RAW */
 
 	if (so->so_type == SOCK_DGRAM) {
 		/* Linux's ping_init_sock: the effective or a supplementary
@@ -140,6 +143,11 @@ rip_attach(struct socket *so)
 			pcb->chksum_reqd = 1;
 			pcb->chksum_offset = 2;
 		}
+		/* IPPROTO_RAW: the guest writes the IP header (Linux's
+		 * IP_HDRINCL, though lwIP fills in nothing of it) and
+		 * receives nothing. */
+		if (proto == IPPROTO_RAW)
+			raw_setflags(pcb, RAW_FLAGS_HDRINCL);
 		raw_recv(pcb, rip_input, inp);
 		TAILQ_INSERT_TAIL(&rip_all, inp, inp_riplink);
 	}

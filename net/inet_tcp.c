@@ -486,7 +486,8 @@ tcp_accept1(struct socket *so, struct socket **newso, bool nonblock)
 		if ((error = sbwait(&so->so_rcv)) < 0)
 			return error;
 	}
-	struct socket *nso = socreate(so->so_proto, curproc->p_ucred, &error);
+	struct socket *nso = socreate(so->so_proto, so->so_protocol,
+	    curproc->p_ucred, &error);
 	if (nso == NULL) {
 		LOCK_TCPIP_CORE();
 		tcp_drop(e);

@@ -13,6 +13,7 @@
 #define AF_UNSPEC	0
 #define AF_UNIX		1
 #define PF_UNIX		AF_UNIX
+#define AF_PACKET	17
 
 #define SOCK_STREAM	1
 #define SOCK_DGRAM	2

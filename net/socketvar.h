@@ -127,6 +127,7 @@ struct socket {
 	int so_refs;
 	short so_type;			/* SOCK_STREAM... */
 	short so_family;		/* AF_UNIX... */
+	int so_protocol;		/* socket()'s protocol argument */
 	int so_state;			/* SS_* */
 	int so_options;			/* SOO_* */
 	int so_error;			/* SO_ERROR: a positive errno */
@@ -279,10 +280,12 @@ void sowakeup(struct sockbuf *sb);
 
 /*
  * A new socket of protocol pr with one reference, not yet on a file.
- * The creator's credential gives its owner.  NULL with *error set.
+ * The creator's credential gives its owner; protocol is socket()'s
+ * argument (so_protocol, for the families that take any value).  NULL
+ * with *error set.
  */
-struct socket *socreate(const struct protosw *pr, struct ucred *cr,
-    int *error);
+struct socket *socreate(const struct protosw *pr, int protocol,
+    struct ucred *cr, int *error);
 
 /* Takes a reference on so. */
 void soref(struct socket *so);

@@ -4,6 +4,7 @@
  */
 #include "kern/kernel.h"
 #include "net/inet.h"
+#include "net/if_packet.h"
 #include "net/netlink.h"
 #include "net/socketvar.h"
 #include "net/un.h"
@@ -13,6 +14,7 @@ static const struct domain *const domains[] = {
 	&inetdomain,
 	&inet6domain,
 	&netlinkdomain,
+	&packetdomain,
 };
 
 const struct protosw *

@@ -18,7 +18,8 @@
 #include "kern/kmem.h"
 
 struct socket *
-socreate(const struct protosw *pr, struct ucred *cr, int *error)
+socreate(const struct protosw *pr, int protocol, struct ucred *cr,
+    int *error)
 {
 	struct socket *so = kmalloc(sizeof(*so), KM_ZERO);
 	if (so == NULL) {
@@ -29,6 +30,7 @@ socreate(const struct protosw *pr, struct ucred *cr, int *error)
 	so->so_type = pr->pr_type;
 	so->so_family = pr->pr_family;
 	so->so_proto = pr;
+	so->so_protocol = protocol;
 	sbinit(&so->so_rcv, SB_DEFAULT);
 	sbinit(&so->so_snd, SB_DEFAULT);
 	so->so_ino = vfs_newino();

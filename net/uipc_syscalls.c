@@ -37,7 +37,7 @@ socket1(struct proc *p, int domain, int type, int protocol, int *error)
 	    type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC), protocol, error);
 	if (pr == NULL)
 		return NULL;
-	return socreate(pr, p->p_ucred, error);
+	return socreate(pr, protocol, p->p_ucred, error);
 }
 
 /* Installs so on a new descriptor (taking the reference): fd or error. */

@@ -258,7 +258,8 @@ unp_connect_stream(struct socket *so, const char *addr, socklen_t len,
 	}
 
 	struct unpcb *lunp = sotounpcb(lso);
-	struct socket *nso = socreate(lso->so_proto, p->p_ucred, &error);
+	struct socket *nso = socreate(lso->so_proto, lso->so_protocol,
+	    p->p_ucred, &error);
 	if (nso == NULL) {
 		sorele(lso);
 		return error;
