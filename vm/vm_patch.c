@@ -31,10 +31,15 @@ struct vm_patch {
 	struct vm_patch_site site[];
 };
 
+/*
+ * Multiplicative hashing: the sites of one library lie a few dozen bytes
+ * apart, and a hash of the low bits put sites 64 bytes apart in one slot.
+ */
 static unsigned
 reject_slot(uint64_t site)
 {
-	return (unsigned)((site ^ (site >> 7)) % VM_PATCH_NREJECT);
+	return (unsigned)(((site * 0x9e3779b97f4a7c15ULL) >> 32) %
+	    VM_PATCH_NREJECT);
 }
 
 bool
@@ -57,10 +62,19 @@ vm_patch_calls(struct vmspace *vm, uint64_t site)
 	struct vm_patch *p = vm->vm_patch;
 	if (p == NULL)
 		return 0;
-	unsigned i = reject_slot(site);
+	/*
+	 * Two ways per set, the one used last first: two sites of one set
+	 * called in turn (a read and a write in a loop) each keep their
+	 * count; a third site takes the way of the one used longer ago.
+	 */
+	unsigned i = reject_slot(site) & ~1u;
 	if (p->seen[i] != site + 1) {
+		uint64_t seen = p->seen[i];
+		uint8_t calls = p->calls[i];
+		p->calls[i] = p->seen[i + 1] == site + 1 ? p->calls[i + 1] : 0;
 		p->seen[i] = site + 1;
-		p->calls[i] = 0;
+		p->seen[i + 1] = seen;
+		p->calls[i + 1] = calls;
 	}
 	if (p->calls[i] < UINT8_MAX)
 		p->calls[i]++;

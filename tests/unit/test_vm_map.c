@@ -739,3 +739,27 @@ TEST(vm_map_random_mremap)
 	vmp_destroy(&p);
 	CHECK_EQ(vmp_free_pages(), before);
 }
+
+/*
+ * Syscall patching counts each site's calls before it patches: two sites
+ * called in turn (a read and a write in one loop), whatever their
+ * addresses, must both reach the count.  Sites 64 bytes apart shared one
+ * counter, reset each other's count and were never patched.
+ */
+TEST(vm_patch_calls_neighbours)
+{
+	struct vmp p;
+	REQUIRE(vmp_create(&p) == 0);
+	CHECK_EQ(vm_patch_init(p.vm, 8), 0);
+	for (uint64_t k = 0; k < 256; k++) {
+		uint64_t a = 0x401000 + k * 256, b = a + 64 + 16 * (k % 4);
+		unsigned ca = 0, cb = 0;
+		for (int i = 0; i < 16; i++) {
+			ca = vm_patch_calls(p.vm, a);
+			cb = vm_patch_calls(p.vm, b);
+		}
+		CHECK_EQ(ca, 16);
+		CHECK_EQ(cb, 16);
+	}
+	vmp_destroy(&p);
+}
