@@ -64,7 +64,7 @@ wget -q -O /tmp/out http://10.0.2.3:53/ 2>/dev/null && echo dns reached || echo 
 mkdir -p /tmp/www && head -c 200000 /dev/urandom > /tmp/www/g
 echo served \$(md5sum < /tmp/www/g)
 httpd -p 80 -h /tmp/www 2>/tmp/err || echo httpd failed: \$(cat /tmp/err)
-nc -l -p 81 < /dev/null | md5sum | sed 's/^/up /' &
+sleep 30 | nc -l -p 81 | md5sum | sed 's/^/up /' &
 echo ready
 sleep 30
 "
