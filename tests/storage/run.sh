@@ -5,9 +5,9 @@
 # Last line: "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=${BUILD:-build}
-vk=$(pwd)/$build/vkernel
-work=$(pwd)/$build/storage
+build=$(cd "${BUILD:-build}" && pwd) || exit 1	# BUILD may be absolute
+vk=$build/vkernel
+work=$build/storage
 PATH=$PATH:/sbin:/usr/sbin
 rm -rf "$work" && mkdir -p "$work/stage/t/bin" "$work/host/h"
 cp "$here"/t/*.sh "$work/stage/t/"
