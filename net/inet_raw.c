@@ -294,11 +294,35 @@ rip_cksum_place(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 	return 0;
 }
 
+/*
+ * inp_output_t of raw and ping sockets: a ping socket's echo request
+ * takes its identifier (the socket's, bound on the first one) and
+ * checksum; an IPv6 checksum's place is zeroed for lwIP.
+ */
+static int
+rip_output(struct socket *so, struct pbuf *pb, uint64_t len,
+    const ip_addr_t *to, uint16_t port)
+{
+	struct inpcb *inp = sotoinpcb(so);
+	struct raw_pcb *pcb = inp->inp_pcb.raw;
+	int error;
+
+	(void)port;
+	if (inp->inp_ping && inp->inp_ident == 0 &&
+	    (error = ping_setident(inp, 0)) < 0)
+		return error;
+	if (inp->inp_ping && (error = ping_prepare(inp, pb, len)) < 0)
+		return error;
+	if ((error = rip_cksum_place(inp, pb, len)) < 0)
+		return error;
+	return -inet_errno(to != NULL ? raw_sendto(pcb, pb, to) :
+	    raw_send(pcb, pb));
+}
+
 static int64_t
 rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 {
 	struct inpcb *inp = sotoinpcb(so);
-	struct uio *uio = m->sm_uio;
 	bool to = m->sm_namelen != 0;
 	ip_addr_t ip;
 	uint16_t port;
@@ -313,36 +337,13 @@ rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 			return error;
 		inp_loopback_any(&ip);
 	}
-	uint64_t len = uio->uio_resid;
+	uint64_t len = m->sm_uio->uio_resid;
 	if (len > RAW_MAXLEN)
 		return -EMSGSIZE;
 	if (inp->inp_ping && len < ICMP_HLEN)
 		return -EINVAL;
-	int error;
-	struct pbuf *pb = inp_dgram_copyin(uio, PBUF_IP, &error);
-	if (pb == NULL)
-		return error;
-	LOCK_TCPIP_CORE();
-	if ((error = inp_dgram_sendable(so, to)) < 0) {
-		/* the socket's state */
-	} else if (inp->inp_ping && inp->inp_ident == 0 &&
-	    (error = ping_setident(inp, 0)) < 0) {
-		/* no identifier left */
-	} else if (inp->inp_ping && (error = ping_prepare(inp, pb, len)) < 0) {
-		/* not an echo request */
-	} else if ((error = rip_cksum_place(inp, pb, len)) < 0) {
-		/* too short for its checksum */
-	} else {
-		struct raw_pcb *pcb = inp->inp_pcb.raw;
-		error = -inet_errno(to ? raw_sendto(pcb, pb, &ip) :
-		    raw_send(pcb, pb));
-		inet_lwip_loflush();
-	}
-	UNLOCK_TCPIP_CORE();
-	pbuf_free(pb);
-	if (error == -ENOMEM)
-		error = -ENOBUFS;
-	return error < 0 ? error : (int64_t)len;
+	return inp_dgram_send(so, m->sm_uio, PBUF_IP, to ? &ip : NULL, 0,
+	    rip_output);
 }
 
 static int
