@@ -34,6 +34,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "inetaddr.h"
+
 #ifndef ICMP_FILTER
 #define ICMP_FILTER 1		/* linux/icmp.h */
 #endif
@@ -68,32 +70,6 @@ own_netns(void)
 	if (fd < 0 || write(fd, "0 2147483647", 12) != 12)
 		perror("ping_group_range");
 	close(fd);
-}
-
-static socklen_t
-loaddr(struct sockaddr_storage *ss, int family, int port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = in6addr_loopback;
-	return sizeof(*sin6);
-}
-
-static int
-portof(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
 }
 
 static void
@@ -181,7 +157,7 @@ ping_socket(int family)
 	int req = family == AF_INET ? ICMP_ECHO : ICMP6_ECHO_REQUEST;
 	int rep = family == AF_INET ? ICMP_ECHOREPLY : ICMP6_ECHO_REPLY;
 	struct sockaddr_storage to, me, from;
-	socklen_t tolen = loaddr(&to, family, 0), len;
+	socklen_t tolen = mkaddr(&to, family, 0, 0), len;
 	uint8_t pkt[64], buf[256];
 
 	printf("ping socket, %s\n", family == AF_INET ? "IPv4" : "IPv6");
@@ -261,7 +237,7 @@ ping_socket(int family)
 	 * a second socket does not hear the first one's replies. */
 	int b = socket(family, SOCK_DGRAM, proto);
 	struct sockaddr_storage ba;
-	socklen_t balen = loaddr(&ba, family, 4242);
+	socklen_t balen = mkaddr(&ba, family, 0, 4242);
 	report(" bind 4242", bind(b, (struct sockaddr *)&ba, balen));
 	len = sizeof(me);
 	getsockname(b, (struct sockaddr *)&me, &len);
@@ -297,7 +273,7 @@ raw_socket(int family)
 	int proto = family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
 	int req = family == AF_INET ? ICMP_ECHO : ICMP6_ECHO_REQUEST;
 	struct sockaddr_storage to, me, from;
-	socklen_t tolen = loaddr(&to, family, 0), len;
+	socklen_t tolen = mkaddr(&to, family, 0, 0), len;
 	uint8_t pkt[64], buf[256];
 
 	printf("raw socket, %s\n", family == AF_INET ? "IPv4" : "IPv6");
@@ -440,7 +416,7 @@ static void
 udp_refused(int family)
 {
 	struct sockaddr_storage to;
-	socklen_t tolen = loaddr(&to, family, 9);	/* discard: closed */
+	socklen_t tolen = mkaddr(&to, family, 0, 9);	/* discard: closed */
 	char c = 'x';
 
 	printf("udp to a closed port, %s\n", family == AF_INET ? "IPv4" : "IPv6");
