@@ -56,7 +56,7 @@
 #define INP_RECVHOPS	2	/* IPV6_RECVHOPLIMIT */
 #define INP_RECVHOPS2292 4	/* IPV6_2292HOPLIMIT */
 
-/* Where a packet socket's frame came from (af_packet.c). */
+/* Where a packet socket's frame came from (if_packet.c). */
 struct indgram_ll {
 	int l_ifindex;
 	uint16_t l_proto;		/* the frame's type, network order */
@@ -136,7 +136,10 @@ struct inpcb {
 					 * yet */
 	uint32_t inp_icmpfilt[8];	/* core: ICMP(6)_FILTER, a bit set
 					 * for each type not to receive */
-	/* Packet sockets (af_packet.c). */
+	int inp_cksumoff;		/* core: IPV6_CHECKSUM's offset, -1:
+					 * none (lwIP's chksum_offset has 16
+					 * bits; Linux keeps an int) */
+	/* Packet sockets (if_packet.c). */
 	TAILQ_ENTRY(inpcb) inp_pklink;	/* core: on the packet socket list */
 	int inp_pkifindex;		/* core: bound to; 0: every interface */
 	uint16_t inp_pkproto;		/* core: frame type, network order */

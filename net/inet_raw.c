@@ -143,6 +143,7 @@ rip_attach(struct socket *so)
 			pcb->chksum_reqd = 1;
 			pcb->chksum_offset = 2;
 		}
+		inp->inp_cksumoff = v6 ? 2 : -1;
 		/* IPPROTO_RAW: the guest writes the IP header (Linux's
 		 * IP_HDRINCL, though lwIP fills in nothing of it) and
 		 * receives nothing. */
@@ -279,18 +280,19 @@ ping_prepare(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 
 /*
  * IPv6: lwIP adds the checksum to what is at its place, which Linux
- * ignores: zeroed (-EINVAL if the place is not in the datagram).
+ * ignores: zeroed (-EINVAL if the place is not in the datagram, as
+ * Linux's rawv6_push_pending_frames).  Core lock held.
  */
 static int
 rip_cksum_place(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 {
-	struct raw_pcb *pcb = inp->inp_pcb.raw;
+	int off = inp->inp_cksumoff;
 
-	if (inp->inp_family == AF_INET || !pcb->chksum_reqd)
+	if (inp->inp_family == AF_INET || off < 0)
 		return 0;
-	if ((uint64_t)pcb->chksum_offset + 2 > len)
+	if ((uint64_t)off + 2 > len)
 		return -EINVAL;
-	memset((uint8_t *)pb->payload + pcb->chksum_offset, 0, 2);
+	memset((uint8_t *)pb->payload + off, 0, 2);
 	return 0;
 }
 
@@ -405,15 +407,18 @@ static int
 rip_checksum(struct inpcb *inp, bool set, void *val, socklen_t *len)
 {
 	struct raw_pcb *pcb = inp->inp_pcb.raw;
-	int v = pcb->chksum_reqd ? pcb->chksum_offset : -1;
+	int v = inp->inp_cksumoff;
 	int error = sockopt_int(set, val, len, &v);
 	if (error < 0 || !set)
 		return error;
 	if (v > 0 && (v & 1))
 		return -EINVAL;
 	LOCK_TCPIP_CORE();
+	/* An offset past lwIP's 16 bits is past any datagram too: its
+	 * sends fail in rip_cksum_place before lwIP sees them. */
+	inp->inp_cksumoff = v >= 0 ? v : -1;
 	pcb->chksum_reqd = v >= 0;
-	pcb->chksum_offset = (u16_t)(v >= 0 ? v : 0);
+	pcb->chksum_offset = (u16_t)(v >= 0 ? MIN(v, 0xffff) : 0);
 	UNLOCK_TCPIP_CORE();
 	return 0;
 }

@@ -4,10 +4,10 @@
  * identifier, bind, connect, the reply without the IP header, IP_RECVTTL
  * and IPV6_RECVHOPLIMIT, poll, what may be sent), raw sockets (the IPv4
  * header, both the request and the reply seen, ICMP_FILTER,
- * ICMP6_FILTER, the kernel's ICMPv6 checksum, IPV6_CHECKSUM), the
- * protocol numbers each type takes, EPERM for raw sockets without
- * CAP_NET_RAW, ECONNREFUSED on a connected UDP socket after a port
- * unreachable, and bad pointers.
+ * ICMP6_FILTER, the kernel's ICMPv6 checksum, IPV6_CHECKSUM and an
+ * offset past any datagram), the protocol numbers each type takes, EPERM
+ * for raw sockets without CAP_NET_RAW, ECONNREFUSED on a connected UDP
+ * socket after a port unreachable, and bad pointers.
  *
  * Natively the program first enters a network namespace of its own (lo
  * up, ping_group_range opened to every group, as vkernel's default), so
@@ -313,6 +313,18 @@ raw_socket(int family)
 		v = 3;
 		report(" IPV6_CHECKSUM odd", setsockopt(s, SOL_RAW,
 		    IPV6_CHECKSUM, &v, sizeof(v)));
+		/* An offset no datagram reaches: kept whole, sends refused. */
+		v = 65538;
+		report(" IPV6_CHECKSUM 65538", setsockopt(s, SOL_RAW,
+		    IPV6_CHECKSUM, &v, sizeof(v)));
+		len = sizeof(v);
+		getsockopt(s, SOL_RAW, IPV6_CHECKSUM, &v, &len);
+		printf("  = %d\n", v);
+		uint8_t e[ICMP_MINLEN] = { ICMP6_ECHO_REQUEST };
+		report(" sendto, the checksum past it", sendto(s, e, sizeof(e),
+		    0, (struct sockaddr *)&to, tolen));
+		v = 2;
+		setsockopt(s, SOL_RAW, IPV6_CHECKSUM, &v, sizeof(v));
 		int one = 1;
 		report(" IPV6_2292HOPLIMIT", setsockopt(s, IPPROTO_IPV6,
 		    IPV6_2292HOPLIMIT, &one, sizeof(one)));
