@@ -13,6 +13,17 @@ waitfor() {
 	return 1
 }
 
+# vkwait: closes the debugger's input (fd 3) and waits up to 60 s for
+# vkernel ($vk), then kills it; its status in $status.
+vkwait() {
+	exec 3>&-
+	( sleep 60; kill -9 $vk 2>/dev/null ) &
+	killer=$!
+	wait $vk
+	status=$?
+	kill $killer 2>/dev/null
+}
+
 # ddbrun NCPU INPUT -- init...: boots with the debugger's input INPUT
 # given 3 s after SIGINT, sent once the guest printed "ready"; stdout in
 # $T/out, stderr in $T/log, vkernel's status in $status.
@@ -29,12 +40,7 @@ ddbrun() {
 		waitfor "$T/out" "ddb: SIGINT" && sleep 3
 		printf '%b' "$input" >&3
 	fi
-	exec 3>&-
-	( sleep 60; kill -9 $vk 2>/dev/null ) &
-	killer=$!
-	wait $vk
-	status=$?
-	kill $killer 2>/dev/null
+	vkwait
 }
 
 # Two CPUs, two guest loops, one sleeper: ddb stops both CPUs, shows
@@ -99,12 +105,7 @@ stoprun() {
 		fi
 		kill -CONT $stubs 2>/dev/null
 	fi
-	exec 3>&-
-	( sleep 60; kill -9 $vk 2>/dev/null ) &
-	killer=$!
-	wait $vk
-	status=$?
-	kill $killer 2>/dev/null
+	vkwait
 }
 for attempt in 1 2 3; do
 	stoprun
