@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "inetaddr.h"
+#include "report.h"
 
 #ifndef ICMP_FILTER
 #define ICMP_FILTER 1		/* linux/icmp.h */
@@ -42,15 +43,6 @@
 #ifndef IPV6_2292HOPLIMIT
 #define IPV6_2292HOPLIMIT 8
 #endif
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
 
 /* Natively: a network namespace of our own, lo up, ping for all. */
 static void

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "inetaddr.h"
+#include "report.h"
 
 static int sigpipes;
 
@@ -38,15 +39,6 @@ onpipe(int sig)
 {
 	(void)sig;
 	sigpipes++;
-}
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
 }
 
 /* The name without the port (ports are ephemeral): family, address, length. */

@@ -20,15 +20,7 @@
 #include <unistd.h>
 
 #include "inetaddr.h"
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "report.h"
 
 static void
 show_addr(const char *what, const struct sockaddr_storage *ss, socklen_t len,
