@@ -64,9 +64,10 @@ nl_autobind(struct nlpcb *nl, struct proc *p)
 	if (nl->nl_bound)
 		return;
 	while (nl_lookup(portid) != NULL) {
-		portid = (uint32_t)rover--;
-		if (rover > -4096)
-			rover = -4097;	/* wrapped */
+		portid = (uint32_t)rover;
+		/* Past INT32_MIN back to the start (Linux's s32 wraps; in C
+		 * the decrement would overflow). */
+		rover = rover == INT32_MIN ? -4096 : rover - 1;
 	}
 	nl->nl_portid = portid;
 	nl->nl_bound = true;
