@@ -42,7 +42,7 @@
 #define ICMP_ECHO		8
 #define ICMP6_ECHO_REQUEST	128
 #define ICMP6_ECHO_REPLY	129
-#define RAW_MAXLEN		0xffff	/* Linux's bound on one send */
+#define IP_MAXPACKET		0xffff	/* an IP packet's 16-bit length */
 
 /*
  * net.ipv4.ping_group_range: the groups that may make ping sockets (both
@@ -321,6 +321,22 @@ rip_output(struct socket *so, struct pbuf *pb, uint64_t len,
 	    raw_send(pcb, pb));
 }
 
+/*
+ * The most one send may carry.  IPv4: the packet within IP_MAXPACKET
+ * with the header the kernel adds (Linux's EMSGSIZE), IPPROTO_RAW's
+ * guest writing its own.  IPv6: Linux's payload may take IP_MAXPACKET
+ * itself, but lwIP's 16-bit pbuf length counts the header too, so
+ * 40 bytes less (logged when it is what refuses).
+ */
+static uint64_t
+rip_maxlen(const struct inpcb *inp)
+{
+	if (inp->inp_family == AF_INET)
+		return inp->inp_proto == IPPROTO_RAW ? IP_MAXPACKET :
+		    IP_MAXPACKET - IP_HLEN;
+	return IP_MAXPACKET - IP6_HLEN;
+}
+
 static int64_t
 rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 {
@@ -340,8 +356,13 @@ rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 		inp_loopback_any(&ip);
 	}
 	uint64_t len = m->sm_uio->uio_resid;
-	if (len > RAW_MAXLEN)
+	if (len > rip_maxlen(inp)) {
+		if (inp->inp_family == AF_INET6 && len <= IP_MAXPACKET)
+			kprintf_ratelimited("inet: an IPv6 datagram of %lu bytes "
+			    "and its header do not fit lwIP's pbuf\n",
+			    (unsigned long)len);
 		return -EMSGSIZE;
+	}
 	if (inp->inp_ping && len < ICMP_HLEN)
 		return -EINVAL;
 	return inp_dgram_send(so, m->sm_uio, PBUF_IP, to ? &ip : NULL, 0,

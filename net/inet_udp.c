@@ -20,6 +20,8 @@
 
 #define UDP_MAX4	65507		/* 65535 - IPv4 and UDP headers */
 #define UDP_MAX6	65527		/* 65535 - UDP header (jumbograms aside) */
+#define UDP_LWIP6	65487		/* lwIP's 16-bit pbuf length counts the
+					 * IPv6 header too: 65535 - 40 - 8 */
 
 /* The tcpip thread, core lock held. */
 static void
@@ -169,8 +171,14 @@ udp_send1(struct socket *so, struct sockmsg *m, struct proc *p)
 		inp_loopback_any(&ip);
 	}
 	bool v4 = to ? IP_IS_V4(&ip) : so->so_family == AF_INET;
-	if (m->sm_uio->uio_resid > (v4 ? UDP_MAX4 : UDP_MAX6))
+	uint64_t len = m->sm_uio->uio_resid;
+	if (len > (v4 ? UDP_MAX4 : UDP_MAX6))
 		return -EMSGSIZE;
+	if (!v4 && len > UDP_LWIP6) {
+		kprintf_ratelimited("inet: a UDP datagram of %lu bytes over "
+		    "IPv6 does not fit lwIP's pbuf\n", (unsigned long)len);
+		return -EMSGSIZE;
+	}
 	return inp_dgram_send(so, m->sm_uio, PBUF_TRANSPORT, to ? &ip : NULL,
 	    port, udp_output);
 }

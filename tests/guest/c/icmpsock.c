@@ -2,12 +2,13 @@
  * ICMP sockets over the loopback, IPv4 and IPv6, as Linux answers (run as
  * root): ping sockets (SOCK_DGRAM IPPROTO_ICMP/ICMPV6: the kernel's echo
  * identifier, bind, connect, the reply without the IP header, IP_RECVTTL
- * and IPV6_RECVHOPLIMIT, poll, what may be sent), raw sockets (the IPv4
- * header, both the request and the reply seen, ICMP_FILTER,
- * ICMP6_FILTER, the kernel's ICMPv6 checksum, IPV6_CHECKSUM and an
- * offset past any datagram), the protocol numbers each type takes, EPERM
- * for raw sockets without CAP_NET_RAW, ECONNREFUSED on a connected UDP
- * socket after a port unreachable, and bad pointers.
+ * and IPV6_RECVHOPLIMIT, poll, what may be sent and how much), raw
+ * sockets (the IPv4 header, both the request and the reply seen,
+ * ICMP_FILTER, ICMP6_FILTER, the kernel's ICMPv6 checksum, IPV6_CHECKSUM
+ * and an offset past any datagram, an IPv4 packet past 65535 bytes), the
+ * protocol numbers each type takes, EPERM for raw sockets without
+ * CAP_NET_RAW, ECONNREFUSED on a connected UDP socket after a port
+ * unreachable, and bad pointers.
  *
  * Natively the program first enters a network namespace of its own (lo
  * up, ping_group_range opened to every group, as vkernel's default), so
@@ -62,6 +63,18 @@ own_netns(void)
 	if (fd < 0 || write(fd, "0 2147483647", 12) != 12)
 		perror("ping_group_range");
 	close(fd);
+}
+
+/* IPv4: a message one byte past what fits a packet with its header. */
+static void
+send_too_big(int s, int type, const struct sockaddr_storage *to,
+    socklen_t tolen)
+{
+	static uint8_t big[65535 - 20 + 1];
+
+	big[0] = (uint8_t)type;
+	report(" send 65516 bytes", sendto(s, big, sizeof(big), 0,
+	    (const struct sockaddr *)to, tolen));
 }
 
 static void
@@ -213,6 +226,8 @@ ping_socket(int family)
 	report(" send unconnected", send(s, pkt, n, 0));
 	report(" send bad buffer", sendto(s, (void *)8, n, 0,
 	    (struct sockaddr *)&to, tolen));
+	if (family == AF_INET)
+		send_too_big(s, req, &to, tolen);
 	if (family == AF_INET6) {
 		struct sockaddr_in6 m = { .sin6_family = AF_INET6 };
 		inet_pton(AF_INET6, "::ffff:127.0.0.1", &m.sin6_addr);
@@ -366,6 +381,8 @@ raw_socket(int family)
 	report(" send bad buffer", sendto(s, (void *)8, n, 0,
 	    (struct sockaddr *)&to, tolen));
 	report(" send unconnected", send(s, pkt, n, 0));
+	if (family == AF_INET)
+		send_too_big(s, req, &to, tolen);
 	close(s);
 }
 
