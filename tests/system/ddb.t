@@ -4,15 +4,6 @@
 # panic there prints its message and a backtrace and exits 99.
 . "$(dirname "$0")/lib.sh"
 
-# waitfor FILE TEXT: up to 20 s for TEXT to show in FILE.
-waitfor() {
-	for i in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # vkwait: closes the debugger's input (fd 3) and waits up to 60 s for
 # vkernel ($vk), then kills it; its status in $status.
 vkwait() {
