@@ -76,6 +76,12 @@ int namei_at(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 int getvnode(struct fsproc *p, int fd, struct vnode **vpp);
 
 /*
+ * getvnode for calls that use the file itself (fchmod, fchown): an O_PATH
+ * descriptor counts as not open (-EBADF), as fget has it.
+ */
+int getvnode_open(struct fsproc *p, int fd, struct vnode **vpp);
+
+/*
  * Search (exec) permission and the others: mode is a mask of R_OK, W_OK,
  * X_OK against vp for cred.  Root passes read and write always and exec
  * if the file is a directory or has any exec bit.  Returns 0, -EACCES, or

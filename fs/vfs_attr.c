@@ -235,28 +235,11 @@ kern_fchmodat(struct fsproc *p, struct ucred *cr, int dirfd, const char *path,
 	return error;
 }
 
-/*
- * The vnode of open file fd for fchmod and fchown, referenced: -EBADF
- * for a descriptor not open or opened with O_PATH, -EINVAL for a pipe.
- */
-static int
-fd_vnode(struct fsproc *p, int fd, struct vnode **vpp)
-{
-	struct file *fp = fget(p, fd);
-	if (fp == NULL)
-		return -EBADF;
-	struct vnode *vp = fp->f_vnode;
-	if (vp != NULL)
-		*vpp = vref(vp);
-	fdrop(fp);
-	return vp != NULL ? 0 : -EINVAL;
-}
-
 int
 kern_fchmod(struct fsproc *p, struct ucred *cr, int fd, mode_t mode)
 {
 	struct vnode *vp;
-	int error = fd_vnode(p, fd, &vp);
+	int error = getvnode_open(p, fd, &vp);
 	if (error < 0)
 		return error;
 	error = do_chmod(vp, cr, mode);
@@ -320,7 +303,7 @@ int
 kern_fchown(struct fsproc *p, struct ucred *cr, int fd, uid_t uid, gid_t gid)
 {
 	struct vnode *vp;
-	int error = fd_vnode(p, fd, &vp);
+	int error = getvnode_open(p, fd, &vp);
 	if (error < 0)
 		return error;
 	error = do_chown(vp, cr, uid, gid);

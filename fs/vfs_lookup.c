@@ -269,10 +269,10 @@ namei_done(struct nameidata *nd)
 	nd->ni_vp = nd->ni_dvp = NULL;
 }
 
-int
-getvnode(struct fsproc *p, int fd, struct vnode **vpp)
+/* The vnode of fp (fget's or fget_raw's, dropped here): getvnode's errors. */
+static int
+file_vnode(struct file *fp, struct vnode **vpp)
 {
-	struct file *fp = fget_raw(p, fd);
 	if (fp == NULL)
 		return -EBADF;
 	struct vnode *vp = fp->f_vnode;
@@ -280,6 +280,18 @@ getvnode(struct fsproc *p, int fd, struct vnode **vpp)
 		*vpp = vref(vp);
 	fdrop(fp);
 	return vp != NULL ? 0 : -EINVAL;
+}
+
+int
+getvnode(struct fsproc *p, int fd, struct vnode **vpp)
+{
+	return file_vnode(fget_raw(p, fd), vpp);
+}
+
+int
+getvnode_open(struct fsproc *p, int fd, struct vnode **vpp)
+{
+	return file_vnode(fget(p, fd), vpp);
 }
 
 int

@@ -100,7 +100,8 @@ int if_setmtu(int index, int mtu);
  * The IPv4 address and netmask (network order).  An address of 0
  * removes it, and with it the interface's gateway and its place as the
  * default route (as Linux drops the routes through an interface that
- * lost its last address).  0 or -ENODEV.
+ * lost its last address).  0, -ENODEV, or -EINVAL for a mask that is
+ * not ones then zeros (Linux's bad_mask: prefix lengths are read off it).
  */
 int if_setaddr4(int index, uint32_t addr, uint32_t mask);
 
@@ -118,7 +119,11 @@ struct ifaddr6 {
 /* The IPv6 addresses of interface index: at most max, the count, or -ENODEV. */
 int if_addrs6(int index, struct ifaddr6 *out, int max);
 
-/* Adds an IPv6 address: 0, -ENODEV, -EEXIST, -ENOSPC (every slot used). */
+/*
+ * Adds an IPv6 address: 0, -ENODEV, -EEXIST, -ENOSPC (every slot used),
+ * -EADDRNOTAVAIL for one no interface may hold (Linux's ipv6_add_addr:
+ * ::, a multicast address, ::1 but on lo).
+ */
 int if_addaddr6(int index, const uint8_t addr[16]);
 
 /* Removes one: 0, -ENODEV, -EADDRNOTAVAIL. */

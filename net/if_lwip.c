@@ -181,6 +181,10 @@ if_setaddr4(int index, uint32_t addr, uint32_t mask)
 	struct netif *nif;
 	ip4_addr_t a, m;
 
+	/* In host order the zeros of a good mask are a run at the bottom. */
+	uint32_t zeros = lwip_ntohl(~mask);
+	if (addr != 0 && (zeros & (zeros + 1)) != 0)
+		return -EINVAL;
 	LOCK_TCPIP_CORE();
 	if ((nif = if_byindex(index)) == NULL) {
 		UNLOCK_TCPIP_CORE();
@@ -259,6 +263,9 @@ if_addaddr6(int index, const uint8_t addr[16])
 	LOCK_TCPIP_CORE();
 	if ((nif = if_byindex(index)) == NULL)
 		error = -ENODEV;
+	else if (ip6_addr_isany(&a) || ip6_addr_ismulticast(&a) ||
+	    (ip6_addr_isloopback(&a) && nif != inet_lwip_loif()))
+		error = -EADDRNOTAVAIL;
 	else if (if_slot6(nif, &a) >= 0)
 		error = -EEXIST;
 	else if (netif_add_ip6_address(nif, &a, &slot) != ERR_OK)

@@ -18,6 +18,7 @@
 
 #include "kern/kernel.h"
 #include "kern/uio.h"
+#include "net/inet_lwip.h"
 #include "net/inet_pcb.h"
 
 /* cmsg types of the hop limit (Linux's numbers) */
@@ -234,8 +235,21 @@ inp_dgram_nread(struct socket *so)
 	return n;
 }
 
-struct pbuf *
-inp_dgram_copyin(struct uio *uio, pbuf_layer layer, int *error)
+void
+inp_dgram_setconn(struct socket *so, bool connected)
+{
+	struct inpcb *inp = sotoinpcb(so);
+
+	inp->inp_state = connected ? INP_CONNECTED : INP_CLOSED;
+	if (connected)
+		so->so_state |= SS_ISCONNECTED;
+	else
+		so->so_state &= ~SS_ISCONNECTED;
+}
+
+/* The guest's bytes in one pbuf, or NULL with -ENOBUFS or -EFAULT. */
+static struct pbuf *
+dgram_copyin(struct uio *uio, pbuf_layer layer, int *error)
 {
 	uint64_t len = uio->uio_resid;
 	struct pbuf *pb = pbuf_alloc(layer, (u16_t)len, PBUF_RAM);
@@ -250,20 +264,13 @@ inp_dgram_copyin(struct uio *uio, pbuf_layer layer, int *error)
 	return pb;
 }
 
-void
-inp_dgram_setconn(struct socket *so, bool connected)
-{
-	struct inpcb *inp = sotoinpcb(so);
-
-	inp->inp_state = connected ? INP_CONNECTED : INP_CLOSED;
-	if (connected)
-		so->so_state |= SS_ISCONNECTED;
-	else
-		so->so_state &= ~SS_ISCONNECTED;
-}
-
-int
-inp_dgram_sendable(struct socket *so, bool to)
+/*
+ * May a datagram go now (core lock held)?  0, or the pending error
+ * (taken), -EPIPENOSIG after SHUT_WR, -EDESTADDRREQ (to: the datagram
+ * names its destination).
+ */
+static int
+dgram_sendable(struct socket *so, bool to)
 {
 	struct inpcb *inp = sotoinpcb(so);
 	int error = 0;
@@ -278,6 +285,28 @@ inp_dgram_sendable(struct socket *so, bool to)
 		error = -EDESTADDRREQ;
 	}
 	return error;
+}
+
+int64_t
+inp_dgram_send(struct socket *so, struct uio *uio, pbuf_layer layer,
+    const ip_addr_t *to, uint16_t port, inp_output_t *output)
+{
+	uint64_t len = uio->uio_resid;
+	int error;
+
+	struct pbuf *pb = dgram_copyin(uio, layer, &error);
+	if (pb == NULL)
+		return error;
+	LOCK_TCPIP_CORE();
+	if ((error = dgram_sendable(so, to != NULL)) == 0) {
+		error = output(so, pb, len, to, port);
+		inet_lwip_loflush();
+	}
+	UNLOCK_TCPIP_CORE();
+	pbuf_free(pb);
+	if (error == -ENOMEM)
+		error = -ENOBUFS;
+	return error < 0 ? error : (int64_t)len;
 }
 
 int

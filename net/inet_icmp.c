@@ -46,8 +46,8 @@ icmp_quoted_udp(struct pbuf *p, uint16_t off, bool v6, ip_addr_t *src,
 	} else {
 		struct ip_hdr h;
 		if (pbuf_copy_partial(p, &h, sizeof(h), off) != sizeof(h) ||
-		    IPH_PROTO(&h) != IP_PROTO_UDP)
-			return false;
+		    IPH_PROTO(&h) != IP_PROTO_UDP || IPH_HL_BYTES(&h) < IP_HLEN)
+			return false;	/* a header shorter than itself: Linux's drop */
 		ip_addr_copy_from_ip4(*src, h.src);
 		ip_addr_copy_from_ip4(*dst, h.dest);
 		off += IPH_HL_BYTES(&h);
@@ -86,8 +86,13 @@ icmp_err_start(void)
 {
 	struct raw_pcb *p4 = raw_new_ip_type(IPADDR_TYPE_V4, IP_PROTO_ICMP);
 	struct raw_pcb *p6 = raw_new_ip_type(IPADDR_TYPE_V6, IP6_NEXTH_ICMP6);
-	if (p4 == NULL || p6 == NULL)
+	if (p4 == NULL || p6 == NULL) {
+		if (p4 != NULL)
+			raw_remove(p4);
+		if (p6 != NULL)
+			raw_remove(p6);
 		return -ENOMEM;
+	}
 	raw_recv(p4, icmp_err_input, NULL);
 	raw_recv(p6, icmp_err_input, NULL);
 	return 0;

@@ -56,7 +56,7 @@
 #define INP_RECVHOPS	2	/* IPV6_RECVHOPLIMIT */
 #define INP_RECVHOPS2292 4	/* IPV6_2292HOPLIMIT */
 
-/* Where a packet socket's frame came from (af_packet.c). */
+/* Where a packet socket's frame came from (if_packet.c). */
 struct indgram_ll {
 	int l_ifindex;
 	uint16_t l_proto;		/* the frame's type, network order */
@@ -136,7 +136,10 @@ struct inpcb {
 					 * yet */
 	uint32_t inp_icmpfilt[8];	/* core: ICMP(6)_FILTER, a bit set
 					 * for each type not to receive */
-	/* Packet sockets (af_packet.c). */
+	int inp_cksumoff;		/* core: IPV6_CHECKSUM's offset, -1:
+					 * none (lwIP's chksum_offset has 16
+					 * bits; Linux keeps an int) */
+	/* Packet sockets (if_packet.c). */
 	TAILQ_ENTRY(inpcb) inp_pklink;	/* core: on the packet socket list */
 	int inp_pkifindex;		/* core: bound to; 0: every interface */
 	uint16_t inp_pkproto;		/* core: frame type, network order */
@@ -287,22 +290,30 @@ socklen_t packet_addr_out(const struct indgram_ll *ll, char *addr);
  */
 void inp_dgram_detach(struct socket *so);
 
-/*
- * A datagram to send: the guest's bytes of uio (at most 65535) in one
- * pbuf with room for layer's headers, or NULL with -ENOBUFS or -EFAULT.
- */
-struct uio;
-struct pbuf *inp_dgram_copyin(struct uio *uio, pbuf_layer layer, int *error);
-
 /* A datagram socket's association made or dissolved (core lock held). */
 void inp_dgram_setconn(struct socket *so, bool connected);
 
 /*
- * May a datagram go now (core lock held)?  0, or the pending error
- * (taken), -EPIPENOSIG after SHUT_WR, -EDESTADDRREQ (to: the datagram
- * names its destination).
+ * A protocol's output of one datagram (core lock held): pb holds the
+ * guest's len bytes with room for the protocol's headers; to is NULL for
+ * the connected peer.  0 or a negative errno; pb stays the caller's.
  */
-int inp_dgram_sendable(struct socket *so, bool to);
+typedef int inp_output_t(struct socket *so, struct pbuf *pb, uint64_t len,
+    const ip_addr_t *to, uint16_t port);
+
+/*
+ * The common half of a datagram socket's pru_send: the guest's bytes of
+ * uio (at most 65535, the caller checks its protocol's limit) copied into
+ * one pbuf with room for layer's headers, then, under the core lock and
+ * if the socket may send, given to output and loopback flushed.  Returns
+ * the length sent, or the pending error (taken), -EPIPENOSIG after
+ * SHUT_WR, -EDESTADDRREQ (to NULL, not connected), -EFAULT, -ENOBUFS (no
+ * memory: Linux's word for a datagram that finds no buffer) or output's
+ * error.
+ */
+struct uio;
+int64_t inp_dgram_send(struct socket *so, struct uio *uio, pbuf_layer layer,
+    const ip_addr_t *to, uint16_t port, inp_output_t *output);
 
 /* The TTL or hop limit of the packet lwIP is taking in (its callbacks). */
 int inp_input_ttl(void);

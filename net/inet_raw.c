@@ -42,7 +42,7 @@
 #define ICMP_ECHO		8
 #define ICMP6_ECHO_REQUEST	128
 #define ICMP6_ECHO_REPLY	129
-#define RAW_MAXLEN		0xffff	/* Linux's bound on one send */
+#define IP_MAXPACKET		0xffff	/* an IP packet's 16-bit length */
 
 /*
  * net.ipv4.ping_group_range: the groups that may make ping sockets (both
@@ -143,6 +143,7 @@ rip_attach(struct socket *so)
 			pcb->chksum_reqd = 1;
 			pcb->chksum_offset = 2;
 		}
+		inp->inp_cksumoff = v6 ? 2 : -1;
 		/* IPPROTO_RAW: the guest writes the IP header (Linux's
 		 * IP_HDRINCL, though lwIP fills in nothing of it) and
 		 * receives nothing. */
@@ -279,26 +280,67 @@ ping_prepare(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 
 /*
  * IPv6: lwIP adds the checksum to what is at its place, which Linux
- * ignores: zeroed (-EINVAL if the place is not in the datagram).
+ * ignores: zeroed (-EINVAL if the place is not in the datagram, as
+ * Linux's rawv6_push_pending_frames).  Core lock held.
  */
 static int
 rip_cksum_place(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 {
-	struct raw_pcb *pcb = inp->inp_pcb.raw;
+	int off = inp->inp_cksumoff;
 
-	if (inp->inp_family == AF_INET || !pcb->chksum_reqd)
+	if (inp->inp_family == AF_INET || off < 0)
 		return 0;
-	if ((uint64_t)pcb->chksum_offset + 2 > len)
+	if ((uint64_t)off + 2 > len)
 		return -EINVAL;
-	memset((uint8_t *)pb->payload + pcb->chksum_offset, 0, 2);
+	memset((uint8_t *)pb->payload + off, 0, 2);
 	return 0;
+}
+
+/*
+ * inp_output_t of raw and ping sockets: a ping socket's echo request
+ * takes its identifier (the socket's, bound on the first one) and
+ * checksum; an IPv6 checksum's place is zeroed for lwIP.
+ */
+static int
+rip_output(struct socket *so, struct pbuf *pb, uint64_t len,
+    const ip_addr_t *to, uint16_t port)
+{
+	struct inpcb *inp = sotoinpcb(so);
+	struct raw_pcb *pcb = inp->inp_pcb.raw;
+	int error;
+
+	(void)port;
+	if (inp->inp_ping && inp->inp_ident == 0 &&
+	    (error = ping_setident(inp, 0)) < 0)
+		return error;
+	if (inp->inp_ping && (error = ping_prepare(inp, pb, len)) < 0)
+		return error;
+	if ((error = rip_cksum_place(inp, pb, len)) < 0)
+		return error;
+	return -inet_errno(to != NULL ? raw_sendto(pcb, pb, to) :
+	    raw_send(pcb, pb));
+}
+
+/*
+ * The most one send may carry.  IPv4: the packet within IP_MAXPACKET
+ * with the header the kernel adds (Linux's EMSGSIZE), IPPROTO_RAW's
+ * guest writing its own.  IPv6: Linux's payload may take IP_MAXPACKET
+ * itself, but lwIP's 16-bit pbuf length counts the header too, so
+ * 40 bytes less (logged when it is what refuses).
+ */
+static uint64_t
+rip_maxlen(const struct inpcb *inp)
+{
+	if (inp->inp_family == AF_INET)
+		return inp->inp_proto == IPPROTO_RAW ? IP_MAXPACKET :
+		    IP_MAXPACKET - IP_HLEN;
+	return IP_MAXPACKET - IP6_HLEN;
 }
 
 static int64_t
 rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 {
 	struct inpcb *inp = sotoinpcb(so);
-	struct uio *uio = m->sm_uio;
 	bool to = m->sm_namelen != 0;
 	ip_addr_t ip;
 	uint16_t port;
@@ -313,36 +355,18 @@ rip_send(struct socket *so, struct sockmsg *m, struct proc *p)
 			return error;
 		inp_loopback_any(&ip);
 	}
-	uint64_t len = uio->uio_resid;
-	if (len > RAW_MAXLEN)
+	uint64_t len = m->sm_uio->uio_resid;
+	if (len > rip_maxlen(inp)) {
+		if (inp->inp_family == AF_INET6 && len <= IP_MAXPACKET)
+			kprintf_ratelimited("inet: an IPv6 datagram of %lu bytes "
+			    "and its header do not fit lwIP's pbuf\n",
+			    (unsigned long)len);
 		return -EMSGSIZE;
+	}
 	if (inp->inp_ping && len < ICMP_HLEN)
 		return -EINVAL;
-	int error;
-	struct pbuf *pb = inp_dgram_copyin(uio, PBUF_IP, &error);
-	if (pb == NULL)
-		return error;
-	LOCK_TCPIP_CORE();
-	if ((error = inp_dgram_sendable(so, to)) < 0) {
-		/* the socket's state */
-	} else if (inp->inp_ping && inp->inp_ident == 0 &&
-	    (error = ping_setident(inp, 0)) < 0) {
-		/* no identifier left */
-	} else if (inp->inp_ping && (error = ping_prepare(inp, pb, len)) < 0) {
-		/* not an echo request */
-	} else if ((error = rip_cksum_place(inp, pb, len)) < 0) {
-		/* too short for its checksum */
-	} else {
-		struct raw_pcb *pcb = inp->inp_pcb.raw;
-		error = -inet_errno(to ? raw_sendto(pcb, pb, &ip) :
-		    raw_send(pcb, pb));
-		inet_lwip_loflush();
-	}
-	UNLOCK_TCPIP_CORE();
-	pbuf_free(pb);
-	if (error == -ENOMEM)
-		error = -ENOBUFS;
-	return error < 0 ? error : (int64_t)len;
+	return inp_dgram_send(so, m->sm_uio, PBUF_IP, to ? &ip : NULL, 0,
+	    rip_output);
 }
 
 static int
@@ -404,15 +428,18 @@ static int
 rip_checksum(struct inpcb *inp, bool set, void *val, socklen_t *len)
 {
 	struct raw_pcb *pcb = inp->inp_pcb.raw;
-	int v = pcb->chksum_reqd ? pcb->chksum_offset : -1;
+	int v = inp->inp_cksumoff;
 	int error = sockopt_int(set, val, len, &v);
 	if (error < 0 || !set)
 		return error;
 	if (v > 0 && (v & 1))
 		return -EINVAL;
 	LOCK_TCPIP_CORE();
+	/* An offset past lwIP's 16 bits is past any datagram too: its
+	 * sends fail in rip_cksum_place before lwIP sees them. */
+	inp->inp_cksumoff = v >= 0 ? v : -1;
 	pcb->chksum_reqd = v >= 0;
-	pcb->chksum_offset = (u16_t)(v >= 0 ? v : 0);
+	pcb->chksum_offset = (u16_t)(v >= 0 ? MIN(v, 0xffff) : 0);
 	UNLOCK_TCPIP_CORE();
 	return 0;
 }

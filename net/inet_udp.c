@@ -20,6 +20,8 @@
 
 #define UDP_MAX4	65507		/* 65535 - IPv4 and UDP headers */
 #define UDP_MAX6	65527		/* 65535 - UDP header (jumbograms aside) */
+#define UDP_LWIP6	65487		/* lwIP's 16-bit pbuf length counts the
+					 * IPv6 header too: 65535 - 40 - 8 */
 
 /* The tcpip thread, core lock held. */
 static void
@@ -132,11 +134,26 @@ udp_connect1(struct socket *so, const char *addr, socklen_t len,
 	return error;
 }
 
+/* inp_output_t of UDP: its pcb made on the first datagram. */
+static int
+udp_output(struct socket *so, struct pbuf *pb, uint64_t len,
+    const ip_addr_t *to, uint16_t port)
+{
+	struct inpcb *inp = sotoinpcb(so);
+	int error;
+
+	(void)len;
+	if ((error = udp_ensure(inp)) < 0)
+		return error;
+	return -inet_errno(to != NULL ?
+	    udp_sendto(inp->inp_pcb.udp, pb, to, port) :
+	    udp_send(inp->inp_pcb.udp, pb));
+}
+
 static int64_t
 udp_send1(struct socket *so, struct sockmsg *m, struct proc *p)
 {
 	struct inpcb *inp = sotoinpcb(so);
-	struct uio *uio = m->sm_uio;
 	ip_addr_t ip;
 	uint16_t port = 0;
 	bool to = m->sm_namelen != 0;
@@ -153,27 +170,17 @@ udp_send1(struct socket *so, struct sockmsg *m, struct proc *p)
 			return -EINVAL;
 		inp_loopback_any(&ip);
 	}
-	uint64_t len = uio->uio_resid;
 	bool v4 = to ? IP_IS_V4(&ip) : so->so_family == AF_INET;
+	uint64_t len = m->sm_uio->uio_resid;
 	if (len > (v4 ? UDP_MAX4 : UDP_MAX6))
 		return -EMSGSIZE;
-	int error;
-	struct pbuf *pb = inp_dgram_copyin(uio, PBUF_TRANSPORT, &error);
-	if (pb == NULL)
-		return error;
-	LOCK_TCPIP_CORE();
-	if ((error = inp_dgram_sendable(so, to)) == 0 &&
-	    (error = udp_ensure(inp)) == 0) {
-		err_t err = to ? udp_sendto(inp->inp_pcb.udp, pb, &ip, port) :
-		    udp_send(inp->inp_pcb.udp, pb);
-		error = -inet_errno(err);
-		inet_lwip_loflush();
+	if (!v4 && len > UDP_LWIP6) {
+		kprintf_ratelimited("inet: a UDP datagram of %lu bytes over "
+		    "IPv6 does not fit lwIP's pbuf\n", (unsigned long)len);
+		return -EMSGSIZE;
 	}
-	UNLOCK_TCPIP_CORE();
-	pbuf_free(pb);
-	if (error == -ENOMEM)
-		error = -ENOBUFS;
-	return error < 0 ? error : (int64_t)len;
+	return inp_dgram_send(so, m->sm_uio, PBUF_TRANSPORT, to ? &ip : NULL,
+	    port, udp_output);
 }
 
 static int

@@ -17,7 +17,8 @@
  * left of the datagram ends the datagram silently; a message that is
  * not a request, or a control message, is only acknowledged if asked.
  *
- * Locking: the big kernel lock (the port table, the buffers).
+ * Locking: the big kernel lock (the port table, the buffers), and one
+ * reader of a socket at a time (nl_rlock): a copy to the guest may sleep.
  */
 #include <errno.h>
 #include <string.h>
@@ -63,9 +64,10 @@ nl_autobind(struct nlpcb *nl, struct proc *p)
 	if (nl->nl_bound)
 		return;
 	while (nl_lookup(portid) != NULL) {
-		portid = (uint32_t)rover--;
-		if (rover > -4096)
-			rover = -4097;	/* wrapped */
+		portid = (uint32_t)rover;
+		/* Past INT32_MIN back to the start (Linux's s32 wraps; in C
+		 * the decrement would overflow). */
+		rover = rover == INT32_MIN ? -4096 : rover - 1;
 	}
 	nl->nl_portid = portid;
 	nl->nl_bound = true;
@@ -436,17 +438,37 @@ nl_send(struct socket *so, struct sockmsg *m, struct proc *p)
 	return error < 0 ? error : (int64_t)len;
 }
 
+/*
+ * One reader at a time: a record is read in place, and the copy to the
+ * guest may sleep (a fault on its buffer reading a file's page), while
+ * another reader would take the same record and free it.  0, or
+ * -ERESTARTSYS for a signal while waiting.
+ */
+static int
+nl_rlock(struct nlpcb *nl)
+{
+	while (nl->nl_rbusy)
+		if (tsleep(&nl->nl_rbusy, PCATCH, "nlread", 0) != 0)
+			return -ERESTARTSYS;
+	nl->nl_rbusy = true;
+	return 0;
+}
+
+static void
+nl_runlock(struct nlpcb *nl)
+{
+	nl->nl_rbusy = false;
+	wakeup(&nl->nl_rbusy);
+}
+
+/* The next record, or -EAGAIN, or the socket's error (taken). */
 static int64_t
-nl_recv(struct socket *so, struct sockmsg *m, struct proc *p)
+nl_recv1(struct socket *so, struct sockmsg *m)
 {
 	struct uio *uio = m->sm_uio;
 	struct sbrec *rec;
 	int error;
 
-	(void)p;
-	if (m->sm_flags & MSG_OOB)
-		return -EOPNOTSUPP;
-	m->sm_namelen = 0;
 	while ((rec = TAILQ_FIRST(&so->so_rcv.sb_recs)) == NULL) {
 		if (so->so_error != 0) {
 			error = -so->so_error;
@@ -473,6 +495,23 @@ nl_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 	if (error < 0)
 		return error;
 	return (int64_t)(resid0 - uio->uio_resid);
+}
+
+static int64_t
+nl_recv(struct socket *so, struct sockmsg *m, struct proc *p)
+{
+	struct nlpcb *nl = sotonlpcb(so);
+	int error;
+
+	(void)p;
+	if (m->sm_flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	m->sm_namelen = 0;
+	if ((error = nl_rlock(nl)) < 0)
+		return error;
+	int64_t r = nl_recv1(so, m);
+	nl_runlock(nl);
+	return r;
 }
 
 static int

@@ -171,7 +171,11 @@ rt_attrs(const struct nlmsghdr *nlh, uint32_t hdrlen,
 	    len - hdrlen);
 }
 
-/* A fixed-size attribute's payload into v: 0, or -EINVAL for another size. */
+/*
+ * A fixed-size attribute's payload into v: 0, or -EINVAL if it is
+ * shorter (a longer one gives its first len bytes, as Linux's policy
+ * minimum lengths have it).
+ */
 static int
 nla_get(const struct nlattr *a, void *v, uint32_t len)
 {

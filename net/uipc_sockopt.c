@@ -164,42 +164,44 @@ sogetopt(struct socket *so, int name, void *val, socklen_t *len)
 	return 0;
 }
 
-int
-kern_setsockopt(struct proc *p, int fd, int level, int name, const void *val,
-    socklen_t len)
+/*
+ * Option (level, name) of socket fd set from val (*len bytes) or read
+ * into it (*len: its room, then the length written): SOL_SOCKET's here,
+ * the others by the protocol's pru_ctloutput (-EOPNOTSUPP if none).
+ */
+static int
+sockopt1(struct proc *p, int fd, bool set, int level, int name, void *val,
+    socklen_t *len)
 {
+	const struct pr_usrreqs *pru;
 	struct file *fp;
 	struct socket *so;
 	int error = getsock(p, fd, &fp, &so);
 	if (error < 0)
 		return error;
+	pru = so->so_proto->pr_usrreqs;
 	if (level == SOL_SOCKET)
-		error = sosetopt(so, name, val, len);
-	else if (so->so_proto->pr_usrreqs->pru_ctloutput == NULL)
+		error = set ? sosetopt(so, name, val, *len) :
+		    sogetopt(so, name, val, len);
+	else if (pru->pru_ctloutput == NULL)
 		error = -EOPNOTSUPP;
 	else
-		error = so->so_proto->pr_usrreqs->pru_ctloutput(so, true, level,
-		    name, (void *)val, &len);
+		error = pru->pru_ctloutput(so, set, level, name, val, len);
 	fdrop(fp);
 	return error;
+}
+
+int
+kern_setsockopt(struct proc *p, int fd, int level, int name, const void *val,
+    socklen_t len)
+{
+	/* pru_ctloutput takes one pointer for both ways; a set only reads. */
+	return sockopt1(p, fd, true, level, name, (void *)val, &len);
 }
 
 int
 kern_getsockopt(struct proc *p, int fd, int level, int name, void *val,
     socklen_t *len)
 {
-	struct file *fp;
-	struct socket *so;
-	int error = getsock(p, fd, &fp, &so);
-	if (error < 0)
-		return error;
-	if (level == SOL_SOCKET)
-		error = sogetopt(so, name, val, len);
-	else if (so->so_proto->pr_usrreqs->pru_ctloutput == NULL)
-		error = -EOPNOTSUPP;
-	else
-		error = so->so_proto->pr_usrreqs->pru_ctloutput(so, false, level,
-		    name, val, len);
-	fdrop(fp);
-	return error;
+	return sockopt1(p, fd, false, level, name, val, len);
 }

@@ -198,28 +198,43 @@ recvmsg1(struct lwp *lp, int fd, struct lmsghdr *h, uint64_t uh, int flags)
 	return r;
 }
 
+/*
+ * The msghdr at uh for socket fd, copied into *h: 0, -EBADF or -ENOTSOCK
+ * (before the msghdr is read, as in Linux), -EFAULT.
+ */
+static int
+msghdr_in(struct lwp *lp, int fd, uint64_t uh, struct lmsghdr *h)
+{
+	int error = check_sock(lp, fd);
+	if (error < 0)
+		return error;
+	return copyin(uh, h, sizeof(*h)) < 0 ? -EFAULT : 0;
+}
+
 long
 sys_sendmsg(struct lwp *lp, const uint64_t *args)
 {
 	struct lmsghdr h;
-	int error = check_sock(lp, (int)args[0]);
-	if (error < 0)
-		return error;
-	if (copyin(args[1], &h, sizeof(h)) < 0)
-		return -EFAULT;
-	return sendmsg1(lp, (int)args[0], &h, (int)args[2]);
+	int error = msghdr_in(lp, (int)args[0], args[1], &h);
+	return error < 0 ? error : sendmsg1(lp, (int)args[0], &h, (int)args[2]);
 }
 
 long
 sys_recvmsg(struct lwp *lp, const uint64_t *args)
 {
 	struct lmsghdr h;
-	int error = check_sock(lp, (int)args[0]);
-	if (error < 0)
-		return error;
-	if (copyin(args[1], &h, sizeof(h)) < 0)
-		return -EFAULT;
-	return recvmsg1(lp, (int)args[0], &h, args[1], (int)args[2]);
+	int error = msghdr_in(lp, (int)args[0], args[1], &h);
+	return error < 0 ? error :
+	    recvmsg1(lp, (int)args[0], &h, args[1], (int)args[2]);
+}
+
+/* Message u of sendmmsg or recvmmsg done, r bytes: 0 or -EFAULT. */
+static int
+mmsg_setlen(uint64_t u, long r)
+{
+	uint32_t len = (uint32_t)r;
+	return copyout(&len, u + offsetof(struct lmmsghdr, msg_len),
+	    sizeof(len)) < 0 ? -EFAULT : 0;
 }
 
 long
@@ -241,12 +256,8 @@ sys_sendmmsg(struct lwp *lp, const uint64_t *args)
 		}
 		if ((r = sendmsg1(lp, fd, &mh.msg_hdr, flags)) < 0)
 			break;
-		uint32_t len = (uint32_t)r;
-		if (copyout(&len, u + offsetof(struct lmmsghdr, msg_len),
-		    sizeof(len)) < 0) {
-			r = -EFAULT;
+		if ((r = mmsg_setlen(u, r)) < 0)
 			break;
-		}
 	}
 	return n > 0 ? (long)n : r;
 }
@@ -280,12 +291,8 @@ sys_recvmmsg(struct lwp *lp, const uint64_t *args)
 		}
 		if ((r = recvmsg1(lp, fd, &mh.msg_hdr, u, flags)) < 0)
 			break;
-		uint32_t len = (uint32_t)r;
-		if (copyout(&len, u + offsetof(struct lmmsghdr, msg_len),
-		    sizeof(len)) < 0) {
-			r = -EFAULT;
+		if ((r = mmsg_setlen(u, r)) < 0)
 			break;
-		}
 		if (flags & MSG_WAITFORONE)
 			flags |= MSG_DONTWAIT;
 		if (deadline != 0 && nanouptime() >= deadline) {

@@ -12,7 +12,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 vk=$build/vkernel
-work=$(pwd)/$build/debian-test
+work=$(cd "$build" && pwd)/debian-test || exit 1	# BUILD may be absolute
 pass=0 fail=0 skip=0
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 summary() { echo "$pass passed, $fail failed, $skip skipped"; [ $fail = 0 ]; exit; }

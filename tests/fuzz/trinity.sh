@@ -41,7 +41,7 @@ if [ ! -x "$trinity" ]; then
 fi
 
 # The image: busybox, trinity and the libraries ldd names, fuzzinit.
-stage=$(pwd)/$build/fuzz-root
+stage=$(cd "$build" && pwd)/fuzz-root || exit 1	# BUILD may be absolute
 rm -rf "$stage" && mkdir -p "$stage/usr/bin" "$stage/sbin"
 cp "$trinity" "$stage/usr/bin/trinity"
 for lib in $(ldd "$trinity" | grep -o '/[^ ]*'); do

@@ -12,7 +12,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 vk=$build/vkernel
-stage=$(cd "$build" && pwd)/guest-root	# BUILD may be absolute
+stage=$(cd "$build" && pwd)/guest-root || exit 1	# BUILD may be absolute
 rm -rf "$stage" && mkdir -p "$stage/t/bin" "$stage/t/inside/bin"
 cp "$here"/t/*.sh "$stage/t/"
 cp "$here"/inside/*.sh "$stage/t/inside/"

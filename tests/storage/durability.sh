@@ -13,9 +13,9 @@ set -u
 first=$1 count=$2
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-vk=$(pwd)/$build/vkernel
-work=${DURABILITY_DIR:-$(pwd)/$build/durability}
+build=$(cd "${BUILD:-build}" && pwd) || exit 1	# BUILD may be absolute
+vk=$build/vkernel
+work=${DURABILITY_DIR:-$build/durability}
 PATH=$PATH:/sbin:/usr/sbin
 rm -rf "$work" && mkdir -p "$work/stage/t/bin"
 musl-gcc -static -O2 -Wall -Werror -o "$work/stage/t/bin/fsyncloop" \

@@ -18,9 +18,9 @@ set -u
 first=$1 count=$2 jobs=${3:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-vk=$(pwd)/$build/vkernel
-work=${IMGFUZZ_DIR:-$(pwd)/$build/imgfuzz}
+build=$(cd "${BUILD:-build}" && pwd) || exit 1	# BUILD may be absolute
+vk=$build/vkernel
+work=${IMGFUZZ_DIR:-$build/imgfuzz}
 PATH=$PATH:/sbin:/usr/sbin
 rm -rf "$work" && mkdir -p "$work/tree" "$work/boot"
 

@@ -4,13 +4,15 @@
 # panic there prints its message and a backtrace and exits 99.
 . "$(dirname "$0")/lib.sh"
 
-# waitfor FILE TEXT: up to 20 s for TEXT to show in FILE.
-waitfor() {
-	for i in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+# vkwait: closes the debugger's input (fd 3) and waits up to 60 s for
+# vkernel ($vk), then kills it; its status in $status.
+vkwait() {
+	exec 3>&-
+	( sleep 60; kill -9 $vk 2>/dev/null ) &
+	killer=$!
+	wait $vk
+	status=$?
+	kill $killer 2>/dev/null
 }
 
 # ddbrun NCPU INPUT -- init...: boots with the debugger's input INPUT
@@ -29,12 +31,7 @@ ddbrun() {
 		waitfor "$T/out" "ddb: SIGINT" && sleep 3
 		printf '%b' "$input" >&3
 	fi
-	exec 3>&-
-	( sleep 60; kill -9 $vk 2>/dev/null ) &
-	killer=$!
-	wait $vk
-	status=$?
-	kill $killer 2>/dev/null
+	vkwait
 }
 
 # Two CPUs, two guest loops, one sleeper: ddb stops both CPUs, shows
@@ -99,12 +96,7 @@ stoprun() {
 		fi
 		kill -CONT $stubs 2>/dev/null
 	fi
-	exec 3>&-
-	( sleep 60; kill -9 $vk 2>/dev/null ) &
-	killer=$!
-	wait $vk
-	status=$?
-	kill $killer 2>/dev/null
+	vkwait
 }
 for attempt in 1 2 3; do
 	stoprun

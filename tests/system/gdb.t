@@ -13,7 +13,7 @@ gdbcmd() {
     'sleep 60 & exec 3>&1; (echo $! >&3; exec sleep 61) & echo ready; wait' \
     < /dev/null > "$T/out" 2> "$T/log" &
 vk=$!
-for i in $(seq 200); do grep -q ready "$T/out" && break; sleep 0.1; done
+waitfor "$T/out" ready
 # No core of a sanitized vkernel: gcore would write its shadow memory.
 core=yes
 nm "$VK" | grep -q __asan_init && core=

@@ -16,6 +16,15 @@ boot() {
 	status=$?
 }
 
+# waitfor FILE TEXT: up to 20 s for TEXT (a grep pattern) to show in FILE.
+waitfor() {
+	for i in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 expect_status() {
 	[ "$status" = "$2" ] && ok "$1" || fail "$1" "status $status, expected $2"
 }

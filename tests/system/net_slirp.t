@@ -72,10 +72,7 @@ $asuser timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" \
     -I "slirp,restrict=on,hostfwd=tcp:127.0.0.1:$pfwd-:80,hostfwd=tcp:127.0.0.1:$pup-:81" \
     -- /bin/sh -c "$guest" > "$T/out" 2> "$T/log" < /dev/null &
 vkpid=$!
-for i in $(seq 100); do
-	grep -q '^ready' "$T/out" && break
-	sleep 0.2
-done
+waitfor "$T/out" '^ready'
 grep -q '] vke0: slirp (restricted)' "$T/log" && ok "vke0 attached to slirp, restricted" ||
     fail "vke0 attached to slirp" "$(cat "$T/log")"
 
@@ -100,10 +97,7 @@ fi
 if ! grep -q "httpd $nosock" "$T/out"; then
 	head -c 1000000 /dev/urandom > "$T/up"
 	timeout 20 busybox nc 127.0.0.1 "$pup" < "$T/up" > /dev/null 2>&1
-	for i in $(seq 50); do
-		grep -q '^up ' "$T/out" && break
-		sleep 0.2
-	done
+	waitfor "$T/out" '^up '
 	grep -q "^up $(md5sum < "$T/up" | cut -d' ' -f1)" "$T/out" &&
 	    ok "1 MB from the host through a forward to nc inside, checksum matches" ||
 	    fail "1 MB from the host through a forward to nc inside" "$(grep '^up' "$T/out")"

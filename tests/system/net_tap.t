@@ -57,10 +57,7 @@ sleep 30
 inns timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" -I vktap0:10.99.0.2/24 \
     -- /bin/sh -c "$guest" > "$T/out" 2> "$T/log" < /dev/null &
 vkpid=$!
-for i in $(seq 100); do
-	grep -q '^ready' "$T/out" && break
-	sleep 0.2
-done
+waitfor "$T/out" '^ready'
 
 # Host to guest: ICMP echo, answered by lwIP with no socket at all.
 if inns busybox ping -c 3 -W 2 10.99.0.2 > "$T/ping" 2>&1; then

@@ -154,7 +154,7 @@ normsh() {
 		printf "%d\t%s\n", key, $0 }' | LC_ALL=C sort -t '	' -k1,1n -k2 | cut -f2-
 }
 if command -v strace >/dev/null && command -v script >/dev/null &&
-    [ "$(id -u)" = 0 ] && mkdir "$T/tree" && (cd "$T/tree" && cpio -id --quiet < "$OLDPWD/$ROOT"); then
+    [ "$(id -u)" = 0 ] && mkdir "$T/tree" && cpio -id --quiet -D "$T/tree" < "$ROOT"; then
 	chmod 700 "$T/tree"		# the modes the image's root and
 	chmod 555 "$T/tree/proc"	# its /proc have inside
 	env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin script -qec "stty rows 24 cols 80 hupcl

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE	(1U << 1)
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -24,15 +26,6 @@ static long
 cr(unsigned first, unsigned last, unsigned flags)
 {
 	return syscall(SYS_close_range, first, last, flags);
-}
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
 }
 
 /* Which of descriptors 10..19 are open ('o'), close-on-exec ('x'), or closed. */

@@ -13,19 +13,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "report.h"
+
 static long
 cfr(int in, long long *oin, int out, long long *oout, size_t len, unsigned flags)
 {
 	return syscall(SYS_copy_file_range, in, oin, out, oout, len, flags);
-}
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
 }
 
 static void

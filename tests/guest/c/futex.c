@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "futextest.h"
+
 /* <linux/futex.h>, which musl-gcc does not see */
 enum {
 	FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE,
@@ -36,32 +38,6 @@ enum { FUTEX_OP_SET, FUTEX_OP_ADD, FUTEX_OP_OR, FUTEX_OP_ANDN, FUTEX_OP_XOR };
 #define FUTEX_OP_OPARG_SHIFT	8
 enum { FUTEX_OP_CMP_EQ, FUTEX_OP_CMP_NE, FUTEX_OP_CMP_LT, FUTEX_OP_CMP_LE,
 	FUTEX_OP_CMP_GT, FUTEX_OP_CMP_GE };
-
-static long
-fx(void *uaddr, int op, uint32_t val, const void *t, void *uaddr2, uint32_t val3)
-{
-	long r = syscall(SYS_futex, uaddr, op, val, t, uaddr2, val3);
-	return r < 0 ? -errno : r;
-}
-
-static const char *
-err(long r)
-{
-	static char buf[32];
-	switch (r) {
-	case -EAGAIN: return "EAGAIN";
-	case -ETIMEDOUT: return "ETIMEDOUT";
-	case -EINTR: return "EINTR";
-	case -EINVAL: return "EINVAL";
-	case -EFAULT: return "EFAULT";
-	case -ENOSYS: return "ENOSYS";
-	case -EPERM: return "EPERM";
-	case -ESRCH: return "ESRCH";
-	case -EDEADLK: return "EDEADLK";
-	}
-	snprintf(buf, sizeof(buf), "%ld", r);
-	return buf;
-}
 
 /* FUTEX_OP, without its warnings: op (with OPARG_SHIFT), 12-bit args. */
 #define OP(op, oparg, cmp, cmparg) \

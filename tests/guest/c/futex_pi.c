@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "futextest.h"
+
 /* <linux/futex.h>, which musl-gcc does not see */
 enum {
 	FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE,
@@ -32,32 +34,6 @@ enum {
 #define FUTEX_WAITERS		0x80000000u
 #define FUTEX_OWNER_DIED	0x40000000u
 #define FUTEX_TID_MASK		0x3fffffffu
-
-static long
-fx(void *uaddr, int op, uint32_t val, const void *t, void *uaddr2, uint32_t val3)
-{
-	long r = syscall(SYS_futex, uaddr, op, val, t, uaddr2, val3);
-	return r < 0 ? -errno : r;
-}
-
-static const char *
-err(long r)
-{
-	static char buf[32];
-	switch (r) {
-	case -EAGAIN: return "EAGAIN";
-	case -ETIMEDOUT: return "ETIMEDOUT";
-	case -EINTR: return "EINTR";
-	case -EINVAL: return "EINVAL";
-	case -EFAULT: return "EFAULT";
-	case -ENOSYS: return "ENOSYS";
-	case -EPERM: return "EPERM";
-	case -ESRCH: return "ESRCH";
-	case -EDEADLK: return "EDEADLK";
-	}
-	snprintf(buf, sizeof(buf), "%ld", r);
-	return buf;
-}
 
 /* Shared between the parent and its children. */
 struct shm {

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "futextest.h"
+
 enum {
 	FUTEX_WAIT, FUTEX_WAKE, FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE,
 	FUTEX_WAKE_OP, FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI,
@@ -32,29 +34,6 @@ struct futex_waitv {
 	uint64_t val, uaddr;
 	uint32_t flags, reserved;
 };
-
-static long
-fx(void *uaddr, int op, uint32_t val, const void *t, void *uaddr2, uint32_t val3)
-{
-	long r = syscall(SYS_futex, uaddr, op, val, t, uaddr2, val3);
-	return r < 0 ? -errno : r;
-}
-
-static const char *
-err(long r)
-{
-	static char buf[32];
-	switch (r) {
-	case -EAGAIN: return "EAGAIN";
-	case -ETIMEDOUT: return "ETIMEDOUT";
-	case -EINVAL: return "EINVAL";
-	case -ESRCH: return "ESRCH";
-	case -EDEADLK: return "EDEADLK";
-	case -EPERM: return "EPERM";
-	}
-	snprintf(buf, sizeof(buf), "%ld", r);
-	return buf;
-}
 
 static pid_t
 gettid_(void)

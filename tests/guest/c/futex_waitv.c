@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "futextest.h"
+
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
 #endif
@@ -37,22 +39,6 @@ waitv(struct futex_waitv *v, unsigned n, unsigned flags, const struct timespec *
 {
 	long r = syscall(SYS_futex_waitv, v, n, flags, t, clock);
 	return r < 0 ? -errno : r;
-}
-
-static const char *
-err(long r)
-{
-	static char buf[32];
-	switch (r) {
-	case -EAGAIN: return "EAGAIN";
-	case -ETIMEDOUT: return "ETIMEDOUT";
-	case -EINTR: return "EINTR";
-	case -EINVAL: return "EINVAL";
-	case -EFAULT: return "EFAULT";
-	case -ENOMEM: return "ENOMEM";
-	}
-	snprintf(buf, sizeof(buf), "%ld", r);
-	return buf;
 }
 
 #define CHECK(what, call) printf("%-44s %s\n", what, err(call))

@@ -2,9 +2,10 @@
  * ICMP sockets over the loopback, IPv4 and IPv6, as Linux answers (run as
  * root): ping sockets (SOCK_DGRAM IPPROTO_ICMP/ICMPV6: the kernel's echo
  * identifier, bind, connect, the reply without the IP header, IP_RECVTTL
- * and IPV6_RECVHOPLIMIT, poll, what may be sent), raw sockets (the IPv4
- * header, both the request and the reply seen, ICMP_FILTER,
- * ICMP6_FILTER, the kernel's ICMPv6 checksum, IPV6_CHECKSUM), the
+ * and IPV6_RECVHOPLIMIT, poll, what may be sent and how much), raw
+ * sockets (the IPv4 header, both the request and the reply seen,
+ * ICMP_FILTER, ICMP6_FILTER, the kernel's ICMPv6 checksum, IPV6_CHECKSUM
+ * and an offset past any datagram, an IPv4 packet past 65535 bytes), the
  * protocol numbers each type takes, EPERM for raw sockets without
  * CAP_NET_RAW, ECONNREFUSED on a connected UDP socket after a port
  * unreachable, and bad pointers.
@@ -34,21 +35,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "inetaddr.h"
+#include "report.h"
+
 #ifndef ICMP_FILTER
 #define ICMP_FILTER 1		/* linux/icmp.h */
 #endif
 #ifndef IPV6_2292HOPLIMIT
 #define IPV6_2292HOPLIMIT 8
 #endif
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
 
 /* Natively: a network namespace of our own, lo up, ping for all. */
 static void
@@ -70,30 +65,16 @@ own_netns(void)
 	close(fd);
 }
 
-static socklen_t
-loaddr(struct sockaddr_storage *ss, int family, int port)
+/* IPv4: a message one byte past what fits a packet with its header. */
+static void
+send_too_big(int s, int type, const struct sockaddr_storage *to,
+    socklen_t tolen)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = in6addr_loopback;
-	return sizeof(*sin6);
-}
+	static uint8_t big[65535 - 20 + 1];
 
-static int
-portof(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	big[0] = (uint8_t)type;
+	report(" send 65516 bytes", sendto(s, big, sizeof(big), 0,
+	    (const struct sockaddr *)to, tolen));
 }
 
 static void
@@ -181,7 +162,7 @@ ping_socket(int family)
 	int req = family == AF_INET ? ICMP_ECHO : ICMP6_ECHO_REQUEST;
 	int rep = family == AF_INET ? ICMP_ECHOREPLY : ICMP6_ECHO_REPLY;
 	struct sockaddr_storage to, me, from;
-	socklen_t tolen = loaddr(&to, family, 0), len;
+	socklen_t tolen = mkaddr(&to, family, 0, 0), len;
 	uint8_t pkt[64], buf[256];
 
 	printf("ping socket, %s\n", family == AF_INET ? "IPv4" : "IPv6");
@@ -245,6 +226,8 @@ ping_socket(int family)
 	report(" send unconnected", send(s, pkt, n, 0));
 	report(" send bad buffer", sendto(s, (void *)8, n, 0,
 	    (struct sockaddr *)&to, tolen));
+	if (family == AF_INET)
+		send_too_big(s, req, &to, tolen);
 	if (family == AF_INET6) {
 		struct sockaddr_in6 m = { .sin6_family = AF_INET6 };
 		inet_pton(AF_INET6, "::ffff:127.0.0.1", &m.sin6_addr);
@@ -261,7 +244,7 @@ ping_socket(int family)
 	 * a second socket does not hear the first one's replies. */
 	int b = socket(family, SOCK_DGRAM, proto);
 	struct sockaddr_storage ba;
-	socklen_t balen = loaddr(&ba, family, 4242);
+	socklen_t balen = mkaddr(&ba, family, 0, 4242);
 	report(" bind 4242", bind(b, (struct sockaddr *)&ba, balen));
 	len = sizeof(me);
 	getsockname(b, (struct sockaddr *)&me, &len);
@@ -297,7 +280,7 @@ raw_socket(int family)
 	int proto = family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
 	int req = family == AF_INET ? ICMP_ECHO : ICMP6_ECHO_REQUEST;
 	struct sockaddr_storage to, me, from;
-	socklen_t tolen = loaddr(&to, family, 0), len;
+	socklen_t tolen = mkaddr(&to, family, 0, 0), len;
 	uint8_t pkt[64], buf[256];
 
 	printf("raw socket, %s\n", family == AF_INET ? "IPv4" : "IPv6");
@@ -337,6 +320,18 @@ raw_socket(int family)
 		v = 3;
 		report(" IPV6_CHECKSUM odd", setsockopt(s, SOL_RAW,
 		    IPV6_CHECKSUM, &v, sizeof(v)));
+		/* An offset no datagram reaches: kept whole, sends refused. */
+		v = 65538;
+		report(" IPV6_CHECKSUM 65538", setsockopt(s, SOL_RAW,
+		    IPV6_CHECKSUM, &v, sizeof(v)));
+		len = sizeof(v);
+		getsockopt(s, SOL_RAW, IPV6_CHECKSUM, &v, &len);
+		printf("  = %d\n", v);
+		uint8_t e[ICMP_MINLEN] = { ICMP6_ECHO_REQUEST };
+		report(" sendto, the checksum past it", sendto(s, e, sizeof(e),
+		    0, (struct sockaddr *)&to, tolen));
+		v = 2;
+		setsockopt(s, SOL_RAW, IPV6_CHECKSUM, &v, sizeof(v));
 		int one = 1;
 		report(" IPV6_2292HOPLIMIT", setsockopt(s, IPPROTO_IPV6,
 		    IPV6_2292HOPLIMIT, &one, sizeof(one)));
@@ -386,6 +381,8 @@ raw_socket(int family)
 	report(" send bad buffer", sendto(s, (void *)8, n, 0,
 	    (struct sockaddr *)&to, tolen));
 	report(" send unconnected", send(s, pkt, n, 0));
+	if (family == AF_INET)
+		send_too_big(s, req, &to, tolen);
 	close(s);
 }
 
@@ -440,7 +437,7 @@ static void
 udp_refused(int family)
 {
 	struct sockaddr_storage to;
-	socklen_t tolen = loaddr(&to, family, 9);	/* discard: closed */
+	socklen_t tolen = mkaddr(&to, family, 0, 9);	/* discard: closed */
 	char c = 'x';
 
 	printf("udp to a closed port, %s\n", family == AF_INET ? "IPv4" : "IPv6");

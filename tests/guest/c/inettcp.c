@@ -29,6 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "inetaddr.h"
+#include "report.h"
+
 static int sigpipes;
 
 static void
@@ -36,42 +39,6 @@ onpipe(int sig)
 {
 	(void)sig;
 	sigpipes++;
-}
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
-
-/* A sockaddr of family for loopback (or any) and port. */
-static socklen_t
-mkaddr(struct sockaddr_storage *ss, int family, int any, int port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = any ? in6addr_any : in6addr_loopback;
-	return sizeof(*sin6);
-}
-
-static int
-portof(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
 }
 
 /* The name without the port (ports are ephemeral): family, address, length. */

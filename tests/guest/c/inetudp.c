@@ -19,40 +19,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
-
-static socklen_t
-mkaddr(struct sockaddr_storage *ss, int family, int any, int port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	sin6->sin6_addr = any ? in6addr_any : in6addr_loopback;
-	return sizeof(*sin6);
-}
-
-static int
-portof(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
-}
+#include "inetaddr.h"
+#include "report.h"
 
 static void
 show_addr(const char *what, const struct sockaddr_storage *ss, socklen_t len,

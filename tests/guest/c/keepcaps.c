@@ -15,19 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
+
 struct hdr { uint32_t version; int pid; };
 struct data { uint32_t effective, permitted, inheritable; };
 #define CAP_CHOWN	0
 #define CAP_NET_RAW	13
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
 
 /* Capability cap in the effective and permitted sets. */
 static void

@@ -14,17 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
+
 static const char *F = "locks.tmp";
 static pid_t parent;
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
 
 static int
 setlk(int fd, int cmd, short type, off_t start, off_t len)

@@ -12,14 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "report.h"
 
 static void
 readback(const char *link)

@@ -20,14 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "report.h"
 
 static const char *
 kind(mode_t m)

@@ -12,14 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "report.h"
 
 static volatile sig_atomic_t got;
 

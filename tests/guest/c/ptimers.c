@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #ifndef SIGEV_THREAD_ID
 #define SIGEV_THREAD_ID 4
 #endif
@@ -52,15 +54,6 @@ static long
 tget(int id, struct itimerspec *cur)
 {
 	return syscall(SYS_timer_gettime, id, cur);
-}
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
 }
 
 static struct ksigevent

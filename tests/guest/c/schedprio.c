@@ -14,14 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "report.h"
 
 /* getpriority as the kernel returns it: 20 - nice. */
 static long

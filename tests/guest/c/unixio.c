@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
+
 static volatile sig_atomic_t sigpipes;
 
 static void
@@ -29,15 +31,6 @@ on_sigpipe(int sig)
 {
 	(void)sig;
 	sigpipes++;
-}
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
 }
 
 static void

@@ -19,14 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "report.h"
 
 static socklen_t
 mkaddr(struct sockaddr_un *sun, const char *path, int abstract)

@@ -12,20 +12,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #ifndef RWF_HIPRI
 #define RWF_HIPRI	0x01
 #define RWF_DSYNC	0x02
 #define RWF_SYNC	0x04
 #endif
-
-static void
-report(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerror(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
 
 static long
 prw2(long nr, int fd, struct iovec *iov, int cnt, long off, long flags)

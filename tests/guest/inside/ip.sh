@@ -43,6 +43,13 @@ has "ip -6 addr add twice: exists" 'File exists' ip -6 addr add 2001:db8::1/64 d
 ip -6 addr del 2001:db8::1/64 dev lo
 check "ip -6 addr del" sh -c "! ip -6 addr show dev lo | grep -q 2001:db8::1"
 has "ip -6 addr add /48: not expressible" 'not supported' ip -6 addr add 2001:db8::1/48 dev lo
+# What no interface may hold (Linux's ipv6_add_addr), and a netmask with
+# a hole (Linux's bad_mask): refused, nothing changed.
+has "ip -6 addr add ::" 'Cannot assign' ip -6 addr add ::/64 dev lo
+has "ip -6 addr add a multicast address" 'Cannot assign' ip -6 addr add ff02::5/64 dev lo
+check "ip -6 addr: neither added" sh -c "! ip -6 addr show dev lo | grep -q -e 'inet6 ::/' -e ff02::5"
+has "ifconfig netmask with a hole" 'Invalid argument' ifconfig lo netmask 255.0.255.0
+has "ip addr: the netmask kept" 'inet 127.0.0.1/8 ' ip addr show dev lo
 has "ip addr add a second IPv4 address: not expressible" 'not supported' ip addr add 10.1.1.1/8 dev lo
 has "ip addr del an address lo lacks" 'Cannot assign' ip addr del 10.1.1.1/8 dev lo
 has "ip route add default via nowhere" 'unreachable' ip route add default via 10.9.9.9

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 vk=$build/vkernel
 ncpus=${THREADS_NCPUS:-1 2}
-stage=$(pwd)/$build/threads-root
+stage=$(cd "$build" && pwd)/threads-root || exit 1	# BUILD may be absolute
 out=$build/threads-out
 rm -rf "$stage" "$out" && mkdir -p "$stage/t/thr" "$out"
 command -v musl-gcc >/dev/null || {
