@@ -140,8 +140,7 @@ inp_dgram_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 	(void)p;
 	if (m->sm_flags & MSG_OOB)
 		return -EOPNOTSUPP;
-	if ((error = inp_rlock(inp)) < 0)
-		return error;
+	sblock(&so->so_rcv);
 	for (;;) {
 		LOCK_TCPIP_CORE();
 		inp_sync(inp);
@@ -166,7 +165,7 @@ inp_dgram_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 			error = -EAGAIN;
 			break;
 		}
-		if ((error = sbwait(&so->so_rcv)) < 0)
+		if ((error = sbwait_reader(&so->so_rcv)) < 0)
 			break;
 	}
 	int64_t r = error;
@@ -199,7 +198,7 @@ inp_dgram_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 			UNLOCK_TCPIP_CORE();
 		}
 	}
-	inp_runlock(inp);
+	sbunlock(&so->so_rcv);
 	return r;
 }
 

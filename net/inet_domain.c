@@ -82,23 +82,6 @@ inp_loopback_any(ip_addr_t *ip)
 }
 
 int
-inp_rlock(struct inpcb *inp)
-{
-	while (inp->inp_rbusy)
-		if (tsleep(&inp->inp_rbusy, PCATCH, "inread", 0) != 0)
-			return -ERESTARTSYS;
-	inp->inp_rbusy = true;
-	return 0;
-}
-
-void
-inp_runlock(struct inpcb *inp)
-{
-	inp->inp_rbusy = false;
-	wakeup(&inp->inp_rbusy);
-}
-
-int
 sockopt_int(bool set, void *val, socklen_t *len, int *v)
 {
 	if (set) {

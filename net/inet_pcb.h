@@ -124,7 +124,6 @@ struct inpcb {
 	/* Kernel side. */
 	bool inp_v6only;		/* IPV6_V6ONLY */
 	bool inp_nodelay;		/* TCP_NODELAY */
-	bool inp_rbusy;			/* a reader is copying */
 	int inp_ttl;			/* IP_TTL, IPV6_UNICAST_HOPS; 0: default */
 	int inp_tos;
 	int inp_recvttl;		/* INP_RECVTTL... */
@@ -203,13 +202,6 @@ int inp_bind_addr(struct socket *so, const char *addr, socklen_t len,
 
 /* Linux sends to the any address as to the loopback address. */
 void inp_loopback_any(ip_addr_t *ip);
-
-/*
- * One reader at a time copies from inp's queue: 0, or -ERESTARTSYS if a
- * signal came while waiting for another.
- */
-int inp_rlock(struct inpcb *inp);
-void inp_runlock(struct inpcb *inp);
 
 /*
  * What every socket together holds received and unread, bounded as

@@ -2,7 +2,7 @@
  * TCP data (see inet_tcp.c): send, receive, poll.  Received bytes wait
  * on the inpcb as lwIP's pbufs, linked through ->next (only ->len
  * counts); a reader copies them to the guest without the core lock (one
- * reader at a time, inp_rlock), then frees what it read and opens the
+ * reader at a time, sblock), then frees what it read and opens the
  * window again (tcp_recved) with it.  A writer copies from the guest into
  * a bounce buffer, then into lwIP (tcp_write) under the lock, as far as
  * tcp_sndbuf and lwIP's segment queue allow, and waits for tcp_sent's
@@ -168,14 +168,13 @@ tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 	bool peek = (m->sm_flags & MSG_PEEK) != 0;
 	uint64_t target = (m->sm_flags & MSG_WAITALL) ? uio->uio_resid : 1;
 	int64_t copied = 0;
-	int error;
+	int error = 0;
 
 	(void)p;
 	if (m->sm_flags & MSG_OOB)
 		return -EINVAL;
 	m->sm_namelen = 0;
-	if ((error = inp_rlock(inp)) < 0)
-		return error;
+	sblock(&so->so_rcv);
 	while (uio->uio_resid > 0) {
 		LOCK_TCPIP_CORE();
 		inp_sync(inp);
@@ -219,10 +218,10 @@ tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 			error = -EAGAIN;
 			break;
 		}
-		if ((error = sbwait(&so->so_rcv)) < 0)
+		if ((error = sbwait_reader(&so->so_rcv)) < 0)
 			break;
 	}
-	inp_runlock(inp);
+	sbunlock(&so->so_rcv);
 	if (copied > 0)
 		return copied;
 	return error > 0 ? 0 : error;

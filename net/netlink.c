@@ -18,7 +18,7 @@
  * not a request, or a control message, is only acknowledged if asked.
  *
  * Locking: the big kernel lock (the port table, the buffers), and one
- * reader of a socket at a time (nl_rlock): a copy to the guest may sleep.
+ * reader of a socket at a time (sblock): a copy to the guest may sleep.
  */
 #include <errno.h>
 #include <string.h>
@@ -438,29 +438,6 @@ nl_send(struct socket *so, struct sockmsg *m, struct proc *p)
 	return error < 0 ? error : (int64_t)len;
 }
 
-/*
- * One reader at a time: a record is read in place, and the copy to the
- * guest may sleep (a fault on its buffer reading a file's page), while
- * another reader would take the same record and free it.  0, or
- * -ERESTARTSYS for a signal while waiting.
- */
-static int
-nl_rlock(struct nlpcb *nl)
-{
-	while (nl->nl_rbusy)
-		if (tsleep(&nl->nl_rbusy, PCATCH, "nlread", 0) != 0)
-			return -ERESTARTSYS;
-	nl->nl_rbusy = true;
-	return 0;
-}
-
-static void
-nl_runlock(struct nlpcb *nl)
-{
-	nl->nl_rbusy = false;
-	wakeup(&nl->nl_rbusy);
-}
-
 /* The next record, or -EAGAIN, or the socket's error (taken). */
 static int64_t
 nl_recv1(struct socket *so, struct sockmsg *m)
@@ -477,7 +454,7 @@ nl_recv1(struct socket *so, struct sockmsg *m)
 		}
 		if (m->sm_flags & MSG_DONTWAIT)
 			return -EAGAIN;
-		if ((error = sbwait(&so->so_rcv)) < 0)
+		if ((error = sbwait_reader(&so->so_rcv)) < 0)
 			return error;
 	}
 	if (m->sm_name != NULL) {
@@ -500,17 +477,13 @@ nl_recv1(struct socket *so, struct sockmsg *m)
 static int64_t
 nl_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 {
-	struct nlpcb *nl = sotonlpcb(so);
-	int error;
-
 	(void)p;
 	if (m->sm_flags & MSG_OOB)
 		return -EOPNOTSUPP;
 	m->sm_namelen = 0;
-	if ((error = nl_rlock(nl)) < 0)
-		return error;
+	sblock(&so->so_rcv);
 	int64_t r = nl_recv1(so, m);
-	nl_runlock(nl);
+	sbunlock(&so->so_rcv);
 	return r;
 }
 

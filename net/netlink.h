@@ -97,7 +97,6 @@ struct nlpcb {
 	uint32_t nl_dst_portid;		/* connect's */
 	uint32_t nl_dst_groups;
 	int nl_flags;			/* NLF_* */
-	bool nl_rbusy;			/* a reader is in nl_recv */
 };
 
 #define NLF_CAP_ACK	0x01

@@ -106,6 +106,7 @@ struct sockbuf {
 	uint32_t sb_hiwat;	/* SO_RCVBUF, SO_SNDBUF */
 	uint64_t sb_timeo;	/* SO_RCVTIMEO, SO_SNDTIMEO: ns, 0: none */
 	struct selinfo sb_sel;
+	bool sb_rbusy;		/* so_rcv: a reader holds sblock */
 };
 
 /* so_state */
@@ -272,6 +273,21 @@ void sockctl_release(struct sockctl *ctl);
  * -ERESTARTSYS or -EINTR (a signal; -EINTR under a timeout).
  */
 int sbwait(struct sockbuf *sb);
+
+/*
+ * One reader of sb at a time (BSD's sblock).  A reader works on a
+ * record in place and its copy to the guest may sleep (a fault reading
+ * a file's page); a second reader in that gap would take and free the
+ * record under it.  The lock is held only across such copies, never
+ * while waiting for data (sbwait_reader), so taking it sleeps briefly
+ * and is not interruptible: a non-blocking reader is never held up by
+ * a blocked one.
+ */
+void sblock(struct sockbuf *sb);
+void sbunlock(struct sockbuf *sb);
+
+/* sbwait for a reader holding sblock: let go while asleep, held again after. */
+int sbwait_reader(struct sockbuf *sb);
 
 /* Wakes sb's sleepers and pollers. */
 void sowakeup(struct sockbuf *sb);

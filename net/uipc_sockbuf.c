@@ -162,3 +162,27 @@ sbwait(struct sockbuf *sb)
 		return sb->sb_timeo != 0 ? -EINTR : -ERESTARTSYS;
 	return 0;
 }
+
+void
+sblock(struct sockbuf *sb)
+{
+	while (sb->sb_rbusy)
+		tsleep(&sb->sb_rbusy, 0, "sblock", 0);
+	sb->sb_rbusy = true;
+}
+
+void
+sbunlock(struct sockbuf *sb)
+{
+	sb->sb_rbusy = false;
+	wakeup(&sb->sb_rbusy);
+}
+
+int
+sbwait_reader(struct sockbuf *sb)
+{
+	sbunlock(sb);
+	int error = sbwait(sb);
+	sblock(sb);
+	return error;
+}

@@ -253,7 +253,7 @@ recv_wait(struct socket *so, struct sockmsg *m)
 		return 1;
 	if (nonblocking(m))
 		return -EAGAIN;
-	return sbwait(&so->so_rcv);
+	return sbwait_reader(&so->so_rcv);
 }
 
 /* The record holding byte skip of sb's data, and that byte's offset. */
@@ -358,9 +358,11 @@ uipc_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 		return -EOPNOTSUPP;
 	if (so->so_state & SS_ISLISTENING)
 		return so->so_type == SOCK_SEQPACKET ? -ENOTCONN : -EINVAL;
-	if (so->so_type == SOCK_STREAM)
-		return recv_stream(so, m);
-	return recv_dgram(so, m);
+	sblock(&so->so_rcv);
+	int64_t r = so->so_type == SOCK_STREAM ? recv_stream(so, m) :
+	    recv_dgram(so, m);
+	sbunlock(&so->so_rcv);
+	return r;
 }
 
 int

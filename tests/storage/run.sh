@@ -132,7 +132,7 @@ for v in filemap filemap.glibc; do
 done
 rm -rf "$scratch"
 clean "1k rmcwd" "$img"
-# Two readers of a netlink socket while one's copy waits for the disk
+# Two readers of a netlink or AF_UNIX datagram socket while one's copy waits for the disk
 # (its buffer a file page not yet read): each datagram read once, on an
 # image of its own (4 MiB of random data, no holes) booted afresh.
 rr=$work/recvrace
@@ -140,8 +140,11 @@ mkdir -p "$rr/t" && head -c 4194304 /dev/urandom > "$rr/t/blob"
 musl-gcc -static -O2 -Wall -Werror -o "$rr/t/recvrace" "$here/c/recvrace.c" ||
     exit 1
 MKROOT_SIZE=16M tools/mkroot "$rr.img" "$rr" > /dev/null || exit 1
-boot "$rr.out" "$rr.img" "/t/recvrace netlink /t/blob"
-tally race "$rr.out"
+for fam in netlink unix; do
+	cp "$rr.img" "$rr.$fam.img"
+	boot "$rr.$fam.out" "$rr.$fam.img" "/t/recvrace $fam /t/blob"
+	tally race "$rr.$fam.out"
+done
 debugfs -R "dump /w/big $work/big" "$img" 2>/dev/null
 want=$(debugfs -R "cat /w/big.md5" "$img" 2>/dev/null | cut -d' ' -f1)
 got=$(md5sum < "$work/big" | cut -d' ' -f1)
