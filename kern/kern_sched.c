@@ -17,6 +17,7 @@
 #include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostsync.h"
+#include "host/trace.h"
 #include "kern/sched.h"
 #include "kern/thread.h"
 #include "kern/timeout.h"
@@ -327,7 +328,9 @@ sched_run(struct thread *from, struct thread *to)
 	cpustate_enter(mypcpu(), (to->td_flags & TDF_IDLE) ? CP_IDLE : CP_SYS, now);
 	if (from->td_state == TDS_DEAD)
 		mypcpu()->dead = from;
+	TRACE(TR_K_SWITCH);
 	thread_switch(from, to);
+	TRACE(TR_K_SWITCHED);
 }
 
 void
