@@ -245,10 +245,9 @@ cpustate_enter(struct sched_pcpu *pc, int st, uint64_t now)
 }
 
 void
-sched_user_enter(void)
+sched_user_enter(uint64_t now)
 {
 	struct sched_pcpu *pc = mypcpu();
-	uint64_t now = nanouptime();
 	if (pc->pc_kick_owed) {		/* it did not block (see sched_setrunnable) */
 		struct sched_pcpu *idle = sched_idle_cpu();
 		if (idle == NULL) {
@@ -265,7 +264,7 @@ sched_user_enter(void)
 	kernel_unlock();
 }
 
-void
+uint64_t
 sched_user_exit(uint64_t cputime)
 {
 	/* The run ends here: waiting for the lock is the kernel's time. */
@@ -280,6 +279,7 @@ sched_user_exit(uint64_t cputime)
 	pc->pc_time[CP_STEAL] += ran - user;
 	pc->pc_state = CP_SYS;
 	pc->pc_since = now;
+	return now;
 }
 
 void

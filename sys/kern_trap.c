@@ -211,13 +211,13 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		void *vmid = vmspace_host_id(vm);
-		lwp_run_begin(lp);
-		sched_user_enter();
+		uint64_t now = nanouptime();
+		lwp_run_begin(lp, now);
+		sched_user_enter(now);
 		int r = vmspace_thread_ctl(vmid, lp->lwp_hostthr, VMSPACE_CTL_RUN,
 		    &lp->lwp_tf, lp->lwp_vf);
 		uint64_t cputime = r == 0 ? lp->lwp_tf.tf_cputime : 0;
-		sched_user_exit(cputime);
-		lwp_run_end(lp, cputime);
+		lwp_run_end(lp, cputime, sched_user_exit(cputime));
 		TRACE(TR_K_LOCKED);
 		if (r < 0) {
 			/*

@@ -301,7 +301,7 @@ void trap_handoff_done(uint64_t spin_ns);
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
 void trap_resumed(struct trap_thread *t);
-void trap_parked(struct trap_thread *t);
+void trap_parked(struct trap_thread *t, uint64_t now);
 const char *trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
     uint64_t kicked, uint64_t now, uint64_t *cpu0);
 bool trap_task_exists(pid_t pid, pid_t tid);

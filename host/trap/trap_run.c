@@ -130,7 +130,7 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 	t->req_held = true;	/* cleared with the reply: trap_reply_post */
 	if (__atomic_load_n(&t->thr->kick, __ATOMIC_RELAXED) != 0)
 		__atomic_store_n(&t->thr->kick, 0, __ATOMIC_SEQ_CST);
-	trap_parked(t);
+	trap_parked(t, now);	/* the spin's last look: its clock is read */
 	/* A trampoline's report has no frame (trap_patch.c). */
 	t->utrap = !booting && trap_utrap_report(vh, t);
 	if (t->utrap) {
@@ -451,7 +451,7 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	 * four times.
 	 */
 	tf->tf_cputime = 0;
-	uint64_t now = host_nanotime();
+	uint64_t now = __atomic_load_n(&t->parked_at, __ATOMIC_RELAXED);
 	if (now - t->charged_at >= TRAP_CHARGE_NS) {
 		t->charged_at = now;
 		tf->tf_cputime = trap_charge(vh);
