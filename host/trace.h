@@ -22,7 +22,9 @@ enum trace_point {
 	TR_T_RUN,		/* trap_run: entry */
 	TR_T_PREP,		/* trap_run: registers written, to lock */
 	TR_T_LOCKED,		/* trap_run: locked, to post */
+	TR_T_WOKEN,		/* trap_reply_post: the stub woken (futex) */
 	TR_T_POSTED,		/* trap_run: the reply posted */
+	TR_T_YIELDED,		/* trap_yield: the previous guest told to yield */
 	TR_T_HANDOFF,		/* trap_run: the previous guest told to yield */
 	TR_S_SEEN,		/* stub: the reply seen */
 	TR_S_POST,		/* stub: its next report posted */

@@ -30,7 +30,7 @@
  * 50-150 under a load average of 11).  So the CPU asks for polling only
  * while polled hand-offs come back fast: each is timed from the yield to
  * the moment the thread resumed took its reply (its reply word cleared,
- * seen while the CPU spins for its report), and when 4 of the last 16
+ * seen while the CPU spins for its report), and when 2 of the last 16
  * took longer than the CPU's spin, polling stays off on this CPU for
  * TRAP_POLL_OFF_NS.  (It went off at the first slow one: one tick or
  * one host daemon on the stubs' core in 100 ms then cost every hand-off
@@ -41,11 +41,12 @@
  */
 #include "host/clock.h"
 #include "host/hostsync.h"
+#include "host/trace.h"
 #include "host/trap/trap.h"
 
 #define TRAP_POLL_OFF_NS	100000000UL	/* 100 ms */
 #define TRAP_POLL_WINDOW	16	/* polled hand-offs looked back on */
-#define TRAP_POLL_SLOW_MAX	4	/* slow ones among them: polling off */
+#define TRAP_POLL_SLOW_MAX	2	/* slow ones among them: polling off */
 
 /* The calling CPU's polling state: see trap_poll_judge. */
 static __thread struct trap_pollstate poll;
@@ -69,8 +70,11 @@ trap_yield(struct vmspace_host *vh, int n)
 	    WW_YIELD;
 	if (t != NULL && __atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) &&
 	    __atomic_compare_exchange_n(&t->thr->reply, &idle, bits, false,
-	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && (bits & WW_POLL))
-		poll.polled_at = now;
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		TRACE(TR_T_YIELDED);
+		if (bits & WW_POLL)
+			poll.polled_at = now;
+	}
 	host_mutex_unlock(&vh->lock);
 }
 

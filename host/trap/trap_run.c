@@ -188,8 +188,10 @@ trap_reply_post(struct trap_thread *t)
 		new = (old & ~(uint64_t)WW_POSTED) | (uint64_t)WW_POSTED << 32;
 	while (!__atomic_compare_exchange_n(w, &old, new, false,
 	    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-	if ((old >> 32) & WW_SLEEPING)
+	if ((old >> 32) & WW_SLEEPING) {
 		host_futex_wake(&t->thr->reply, 1);
+		TRACE(TR_T_WOKEN);
+	}
 }
 
 /*
