@@ -263,8 +263,6 @@ struct stub_utrap {
 struct stub_trace {
 	uint64_t seen;		/* the reply seen */
 	uint64_t post;		/* the report posted */
-	uint64_t yields;	/* sched_yield calls, in all */
-	uint64_t sleeps;	/* futex waits for a reply, in all */
 };
 
 _Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");

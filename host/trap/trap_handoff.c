@@ -103,7 +103,9 @@ trap_poll_judge(struct trap_pollstate *ps, uint64_t latency_ns,
 /*
  * The CPU spins for the report of thread t, resumed with a hand-off: if
  * it was a polled one, and t has taken its reply, that hand-off is
- * judged.  A thread-local load on every other turn of the spin.
+ * judged.  Costs a thread-local load at each turn of the spin, and while
+ * such a hand-off is pending a load of the reply word, on the line the
+ * spin reads anyway.
  */
 void
 trap_handoff_poll(struct trap_thread *t, uint64_t now, uint64_t spin_ns)

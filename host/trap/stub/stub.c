@@ -138,10 +138,8 @@ thread_self(void)
 #ifdef VK_TRACE
 #define STUB_TRACE(t)	((struct stub_trace *)((char *)(t) + STUB_TR_OFF))
 #define TRACE_STAMP(t, f)	(STUB_TRACE(t)->f = rdtsc())
-#define TRACE_COUNT(t, f)	(STUB_TRACE(t)->f++)
 #else
 #define TRACE_STAMP(t, f)	((void)0)
-#define TRACE_COUNT(t, f)	((void)0)
 #endif
 
 static inline const struct stub_cmd *
@@ -225,7 +223,6 @@ wait_reply(struct stub_thread *t, bool consume)
 			}
 			if (yields > 0) {
 				yields--;
-				TRACE_COUNT(t, yields);
 				sys1(SYS_sched_yield, 0);
 				continue;
 			}
@@ -233,7 +230,6 @@ wait_reply(struct stub_thread *t, bool consume)
 		if (v == 0 && !__atomic_compare_exchange_n(&t->reply, &v,
 		    WW_SLEEPING, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			continue;
-		TRACE_COUNT(t, sleeps);
 		sys4(SYS_futex, &t->reply, FUTEX_WAIT, WW_SLEEPING, 0);
 	}
 }
