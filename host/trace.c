@@ -3,7 +3,6 @@
  */
 #ifdef VK_TRACE
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "host/trace.h"
 
@@ -55,6 +54,11 @@ trace_median(int i, int j)
 	return 0;
 }
 
+/*
+ * The calling thread passes point p at TSC value tsc: the time since its
+ * last point goes to that pair.  A stamp older than the last one (a
+ * stub's, read late) counts for no pair.
+ */
 void
 trace_at(enum trace_point p, uint64_t tsc)
 {
