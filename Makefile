@@ -27,8 +27,10 @@ OPT      ?= -O2
 # Frame pointers: ddb's trace and panic walk the kernel's stacks by
 # them (kern/kern_debug.c); their cost is within this host's noise
 # (docs/ddb.md).
+# TRACE=1: the stage trace (host/trace.h), in the vkernel and its stub.
+TRACE_CFLAGS := $(if $(filter 1,$(TRACE)),-DVK_TRACE)
 CFLAGS   := -std=gnu11 -Wall -Wextra -Werror $(OPT) -g -fno-omit-frame-pointer \
-	    -I. -MMD -MP -D_GNU_SOURCE $(SANFLAGS) $(EXTRA_CFLAGS)
+	    -I. -MMD -MP -D_GNU_SOURCE $(SANFLAGS) $(TRACE_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  := $(SANFLAGS)
 LDLIBS   := -lpthread -lrt
 
@@ -46,7 +48,7 @@ LWIP_CFLAGS := -Inet/lwipopts -I$(LWIP_DIR)/src/include -I$(LWIP_DIR)/port/inclu
 STUB_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -I. -ffreestanding \
 	-fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
 	-fpie -fno-plt -fno-asynchronous-unwind-tables -fcf-protection=none \
-	-mgeneral-regs-only -mno-red-zone
+	-mgeneral-regs-only -mno-red-zone $(TRACE_CFLAGS)
 STUB_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-T,host/trap/stub/stub.ld -Wl,-z,noexecstack
 

@@ -21,15 +21,15 @@ thread_runtime(const struct thread *td)
 }
 
 void
-lwp_run_begin(struct lwp *lp)
+lwp_run_begin(struct lwp *lp, uint64_t now)
 {
-	lp->lwp_runstart = nanouptime();
+	lp->lwp_runstart = now;
 }
 
 void
-lwp_run_end(struct lwp *lp, uint64_t cputime)
+lwp_run_end(struct lwp *lp, uint64_t cputime, uint64_t now)
 {
-	lp->lwp_runwait += nanouptime() - lp->lwp_runstart;
+	lp->lwp_runwait += now - lp->lwp_runstart;
 	lp->lwp_runstart = 0;
 	lp->lwp_utime += cputime;
 }

@@ -17,6 +17,7 @@
 #include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostsync.h"
+#include "host/trace.h"
 #include "kern/sched.h"
 #include "kern/thread.h"
 #include "kern/timeout.h"
@@ -244,10 +245,9 @@ cpustate_enter(struct sched_pcpu *pc, int st, uint64_t now)
 }
 
 void
-sched_user_enter(void)
+sched_user_enter(uint64_t now)
 {
 	struct sched_pcpu *pc = mypcpu();
-	uint64_t now = nanouptime();
 	if (pc->pc_kick_owed) {		/* it did not block (see sched_setrunnable) */
 		struct sched_pcpu *idle = sched_idle_cpu();
 		if (idle == NULL) {
@@ -264,7 +264,7 @@ sched_user_enter(void)
 	kernel_unlock();
 }
 
-void
+uint64_t
 sched_user_exit(uint64_t cputime)
 {
 	/* The run ends here: waiting for the lock is the kernel's time. */
@@ -279,6 +279,7 @@ sched_user_exit(uint64_t cputime)
 	pc->pc_time[CP_STEAL] += ran - user;
 	pc->pc_state = CP_SYS;
 	pc->pc_since = now;
+	return now;
 }
 
 void
@@ -327,7 +328,9 @@ sched_run(struct thread *from, struct thread *to)
 	cpustate_enter(mypcpu(), (to->td_flags & TDF_IDLE) ? CP_IDLE : CP_SYS, now);
 	if (from->td_state == TDS_DEAD)
 		mypcpu()->dead = from;
+	TRACE(TR_K_SWITCH);
 	thread_switch(from, to);
+	TRACE(TR_K_SWITCHED);
 }
 
 void

@@ -331,13 +331,14 @@ void lwp_sched_init(struct lwp *lp, const struct lwp *parent);
 
 /*
  * CPU time (kern/kern_cputime.c), in ns.  lwp_run_begin and lwp_run_end
- * bracket each run of the guest (cputime: the host layer's tf_cputime).
+ * bracket each run of the guest (cputime: the host layer's tf_cputime;
+ * now: nanouptime, as the scheduler read it around the same run).
  * lwp_cputime gives an lwp's user and system time so far; lwp_cputime_fold
  * adds an exiting lwp's to its process (its thread is about to go);
  * proc_cputime gives a process's, all its lwps together.
  */
-void lwp_run_begin(struct lwp *lp);
-void lwp_run_end(struct lwp *lp, uint64_t cputime);
+void lwp_run_begin(struct lwp *lp, uint64_t now);
+void lwp_run_end(struct lwp *lp, uint64_t cputime, uint64_t now);
 void lwp_cputime(const struct lwp *lp, uint64_t *utime, uint64_t *stime);
 void lwp_cputime_fold(struct lwp *lp);
 void proc_cputime(const struct proc *p, uint64_t *utime, uint64_t *stime);

@@ -257,12 +257,14 @@ void sched_cpu_times(int i, uint64_t t[CPUSTATES]);
 
 /*
  * Around a guest's run: sched_user_enter drops the big lock and counts
- * the CPU in user mode from then on; sched_user_exit(cputime) takes the
- * lock back and counts the run: cputime ns (what the host says the guest
- * used) as user time, the rest of it as stolen.
+ * the CPU in user mode from now (nanouptime, which the caller read for
+ * its own account too: a clock read less on every system call);
+ * sched_user_exit(cputime) takes the lock back and counts the run:
+ * cputime ns (what the host says the guest used) as user time, the rest
+ * of it as stolen, and returns when the run ended.
  */
-void sched_user_enter(void);
-void sched_user_exit(uint64_t cputime);
+void sched_user_enter(uint64_t now);
+uint64_t sched_user_exit(uint64_t cputime);
 
 /*
  * The big kernel lock.  It protects every kernel structure that is not

@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 
+#include "host/trace.h"
 #include "sys/syscall.h"
 #include "sys/sys_trace.h"
 #include "kern/kmem.h"
@@ -52,6 +53,7 @@ syscall_dispatch(struct lwp *lp)
 		r = strace_syscall(lp, nr, fn, args);
 	else
 		r = fn != NULL ? fn(lp, args) : -ENOSYS;
+	TRACE(TR_K_SYSCALL);
 	if (r == -EJUSTRETURN)
 		return;
 	tf->tf_rax = (uint64_t)r;

@@ -6,6 +6,7 @@
  * death of its host stub.
  */
 #include "host/cpu.h"
+#include "host/trace.h"
 #include "host/vmspace.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
@@ -145,7 +146,9 @@ trap_dispatch(struct lwp *lp)
 		if (lp->lwp_tf.tf_err == SYSCALL_ABI_I386) {
 			trap_syscall32(lp);
 		} else if (lp->lwp_tf.tf_err == SYSCALL_ABI_PATCHED) {
-			if (syspatch_enter(lp) == 0)
+			int r = syspatch_enter(lp);
+			TRACE(TR_K_PATCHED);
+			if (r == 0)
 				syscall_dispatch(lp);
 		} else {
 			syspatch_syscall(lp);
@@ -197,6 +200,7 @@ lwp_main(void *arg)
 
 	for (;;) {
 		userret(lp);
+		TRACE(TR_K_USERRET);
 		/* Looked up each time: exec replaces the address space. */
 		struct vmspace *vm = lp->lwp_proc->p_vmspace;
 		int error = vmspace_activate(vm);
@@ -207,13 +211,14 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		void *vmid = vmspace_host_id(vm);
-		lwp_run_begin(lp);
-		sched_user_enter();
+		uint64_t now = nanouptime();
+		lwp_run_begin(lp, now);
+		sched_user_enter(now);
 		int r = vmspace_thread_ctl(vmid, lp->lwp_hostthr, VMSPACE_CTL_RUN,
 		    &lp->lwp_tf, lp->lwp_vf);
 		uint64_t cputime = r == 0 ? lp->lwp_tf.tf_cputime : 0;
-		sched_user_exit(cputime);
-		lwp_run_end(lp, cputime);
+		lwp_run_end(lp, cputime, sched_user_exit(cputime));
+		TRACE(TR_K_LOCKED);
 		if (r < 0) {
 			/*
 			 * The host layer refused the thread's state (a base
@@ -227,5 +232,6 @@ lwp_main(void *arg)
 		}
 		lp->lwp_tf.tf_xflags = 0;
 		trap_dispatch(lp);
+		TRACE(TR_K_DISPATCHED);
 	}
 }

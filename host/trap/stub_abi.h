@@ -75,6 +75,8 @@
 #define STUB_UT_RFLAGS		(STUB_UT_OFF + 8 * 17)
 #define STUB_UT_ENTRY		(STUB_UT_OFF + 8 * 18)
 #define STUB_UT_CONVERT		(STUB_UT_OFF + 8 * 19)
+/* The slot page's stage-trace stamps (struct stub_trace), its offset. */
+#define STUB_TR_OFF		0x300
 /* Register order in the record. */
 #define UT_RAX	0
 #define UT_RBX	1
@@ -253,8 +255,20 @@ struct stub_utrap {
 	uint64_t convert;	/* with the reply: trap (int3) instead of resuming */
 };
 
+/*
+ * The stub's stamps for the stage trace (host/trace.h, make TRACE=1), at
+ * STUB_TR_OFF in the slot page: TSC values the CPU taking the report
+ * reads.  Written only by a stub built with VK_TRACE.
+ */
+struct stub_trace {
+	uint64_t seen;		/* the reply seen */
+	uint64_t post;		/* the report posted */
+};
+
 _Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");
 _Static_assert(sizeof(struct stub_thread) <= STUB_UT_OFF, "trampoline record overlaps");
+_Static_assert(STUB_UT_OFF + sizeof(struct stub_utrap) <= STUB_TR_OFF,
+    "trace stamps overlap the trampoline record");
 _Static_assert(STUB_UT_CONVERT == STUB_UT_OFF + __builtin_offsetof(struct stub_utrap, convert),
     "trampoline record layout");
 _Static_assert(sizeof(struct stub_area) == STUB_AREA_SIZE, "stub_area layout");

@@ -88,6 +88,12 @@ struct trap_thread {
 	pid_t tid;			/* its host thread */
 	struct stub_thread *thr;	/* its page, in our mapping */
 	bool parked;			/* waits in its handler (atomic) */
+	/*
+	 * The report taken is still marked in its request word: cleared
+	 * with the reply (trap_reply_post) or before the mapper resumes it
+	 * (trap_req_release).  The stub posts no report before a reply.
+	 */
+	bool req_held;
 	bool fresh;			/* not run yet: load the FPU state */
 	int core;			/* host core it is pinned to, or -1 */
 
@@ -258,6 +264,8 @@ int trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
     struct vextframe *vf);
 int trap_wait_report(struct vmspace_host *vh, struct trap_thread *t,
     bool booting);
+void trap_req_release(struct trap_thread *t);
+void trap_reply_post(struct trap_thread *t);
 
 /* trap_patch.c */
 bool trap_utrap_on(void);
@@ -277,14 +285,23 @@ bool trap_utrap_put(struct trap_thread *t, const struct trapframe *tf,
 int trap_utrap_settle(struct vmspace_host *vh, struct trap_thread *t);
 
 /* trap_handoff.c */
+/* A CPU's polling of hand-offs (trap_handoff.c). */
+struct trap_pollstate {
+	uint64_t off_until;	/* polling is off until then (host_nanotime) */
+	uint64_t polled_at;	/* a polled hand-off is pending since; 0: none */
+	uint32_t history;	/* the last polled hand-offs, 1 bits slow */
+};
 void trap_yield(struct vmspace_host *vh, int n);
+void trap_poll_judge(struct trap_pollstate *ps, uint64_t latency_ns,
+    uint64_t spin_ns, uint64_t now);
+void trap_handoff_poll(struct trap_thread *t, uint64_t now, uint64_t spin_ns);
 void trap_handoff_done(uint64_t spin_ns);
 
 /* trap_audit.c */
 uint64_t trap_guest_cputime(struct vmspace_host *vh, struct trap_thread *t);
 void trap_audit(struct vmspace_host *vh, uint64_t now);
 void trap_resumed(struct trap_thread *t);
-void trap_parked(struct trap_thread *t);
+void trap_parked(struct trap_thread *t, uint64_t now);
 const char *trap_kick_verdict(struct vmspace_host *vh, struct trap_thread *t,
     uint64_t kicked, uint64_t now, uint64_t *cpu0);
 bool trap_task_exists(pid_t pid, pid_t tid);

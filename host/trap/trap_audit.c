@@ -234,11 +234,11 @@ trap_resumed(struct trap_thread *t)
 	__atomic_store_n(&t->verified, false, __ATOMIC_RELEASE);
 }
 
-/* The thread reported and waits in its handler. */
+/* The thread reported (seen at now, host_nanotime) and waits in its handler. */
 void
-trap_parked(struct trap_thread *t)
+trap_parked(struct trap_thread *t, uint64_t now)
 {
-	__atomic_store_n(&t->parked_at, host_nanotime(), __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked_at, now, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, true, __ATOMIC_RELEASE);
 }
 

@@ -28,19 +28,28 @@
  * there, a polling thread waits slices for its turn where a woken
  * sleeper comes back first (a round trip took 200-700 us instead of
  * 50-150 under a load average of 11).  So the CPU asks for polling only
- * while hand-offs come back fast: a run after a polled hand-off whose
- * report takes longer than the CPU's spin turns polling off on this CPU
- * for TRAP_POLL_OFF_NS.
+ * while polled hand-offs come back fast: each is timed from the yield to
+ * the moment the thread resumed took its reply (its reply word cleared,
+ * seen while the CPU spins for its report), and when 2 of the last 16
+ * took longer than the CPU's spin, polling stays off on this CPU for
+ * TRAP_POLL_OFF_NS.  (It went off at the first slow one: one tick or
+ * one host daemon on the stubs' core in 100 ms then cost every hand-off
+ * of those 100 ms a futex wake and a wait, and a quiet host ran pipe
+ * round trips at the futex figure, 15 us, not 8.  A hand-off was also
+ * timed to the resumed thread's next report, so a guest computing a
+ * while after its reply counted as slow.)
  */
 #include "host/clock.h"
 #include "host/hostsync.h"
+#include "host/trace.h"
 #include "host/trap/trap.h"
 
 #define TRAP_POLL_OFF_NS	100000000UL	/* 100 ms */
+#define TRAP_POLL_WINDOW	16	/* polled hand-offs looked back on */
+#define TRAP_POLL_SLOW_MAX	2	/* slow ones among them: polling off */
 
-/* The calling CPU's: polling is off until then; when it asked for it. */
-static __thread uint64_t poll_off_until, polled_at;
-static __thread bool polled;
+/* The calling CPU's polling state: see trap_poll_judge. */
+static __thread struct trap_pollstate poll;
 
 /*
  * vmspace_ops.yield: thread n, if parked and spinning (its reply word
@@ -57,30 +66,68 @@ trap_yield(struct vmspace_host *vh, int n)
 		return;
 	struct trap_thread *t = trap_thread_get(vh, n);
 	uint64_t now = host_nanotime();
-	uint32_t idle = 0, bits = now >= poll_off_until ? WW_YIELD | WW_POLL :
+	uint32_t idle = 0, bits = now >= poll.off_until ? WW_YIELD | WW_POLL :
 	    WW_YIELD;
 	if (t != NULL && __atomic_load_n(&t->parked, __ATOMIC_ACQUIRE) &&
 	    __atomic_compare_exchange_n(&t->thr->reply, &idle, bits, false,
-	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && (bits & WW_POLL)) {
-		polled = true;
-		polled_at = now;
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		TRACE(TR_T_YIELDED);
+		if (bits & WW_POLL)
+			poll.polled_at = now;
 	}
 	host_mutex_unlock(&vh->lock);
 }
 
 /*
+ * One polled hand-off took latency_ns (from the yield until the thread
+ * resumed had its reply); spin_ns is how long the CPU spins.  Slow is
+ * longer than that spin: the core had other work, and a woken sleeper
+ * would have come back sooner.  With TRAP_POLL_SLOW_MAX slow ones among
+ * the last TRAP_POLL_WINDOW, polling is off until now + TRAP_POLL_OFF_NS
+ * and the count starts over.  Pure, for the tests.
+ */
+void
+trap_poll_judge(struct trap_pollstate *ps, uint64_t latency_ns,
+    uint64_t spin_ns, uint64_t now)
+{
+	bool slow = latency_ns > spin_ns;
+
+	ps->history = (ps->history << 1 | slow) &
+	    ((1u << TRAP_POLL_WINDOW) - 1);
+	if (__builtin_popcount(ps->history) >= TRAP_POLL_SLOW_MAX) {
+		ps->off_until = now + TRAP_POLL_OFF_NS;
+		ps->history = 0;
+	}
+}
+
+/*
+ * The CPU spins for the report of thread t, resumed with a hand-off: if
+ * it was a polled one, and t has taken its reply, that hand-off is
+ * judged.  Costs a thread-local load at each turn of the spin, and while
+ * such a hand-off is pending a load of the reply word, on the line the
+ * spin reads anyway.
+ */
+void
+trap_handoff_poll(struct trap_thread *t, uint64_t now, uint64_t spin_ns)
+{
+	if (poll.polled_at == 0 ||
+	    (__atomic_load_n(&t->thr->reply, __ATOMIC_ACQUIRE) & WW_POSTED))
+		return;
+	trap_poll_judge(&poll, now - poll.polled_at, spin_ns, now);
+	poll.polled_at = 0;
+}
+
+/*
  * The calling CPU has the first report of the run it began with a
- * hand-off, if any; spin_ns is how long it spins.  A report later than
- * that after a polled hand-off turns polling off for a while.  Costs a
- * thread-local load on every other run.
+ * hand-off, if any: a polled hand-off not judged while it spun is judged
+ * now (the report proves the reply taken by then).
  */
 void
 trap_handoff_done(uint64_t spin_ns)
 {
-	if (!polled)
+	if (poll.polled_at == 0)
 		return;
-	polled = false;
 	uint64_t now = host_nanotime();
-	if (now - polled_at > spin_ns)
-		poll_off_until = now + TRAP_POLL_OFF_NS;
+	trap_poll_judge(&poll, now - poll.polled_at, spin_ns, now);
+	poll.polled_at = 0;
 }

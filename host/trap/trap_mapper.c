@@ -143,6 +143,8 @@ trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 	if (trap_dead(vh))
 		return -1;
 	struct stub_area *a = trap_cmd_area(vh);
+	if (resume && t != NULL)
+		trap_req_release(t);	/* before the mapper can resume it */
 	a->nops = vh->nops;
 	a->resume = resume && t != NULL;
 	a->thread = t != NULL ? (uint32_t)t->n + 1 : 0;

@@ -234,7 +234,7 @@ trap_utrap_settle(struct vmspace_host *vh, struct trap_thread *t)
 	__atomic_store_n(&utrap_record(t)->convert, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 	trap_resumed(t);
-	ww_post(&t->thr->reply, WW_POSTED);
+	trap_reply_post(t);
 	/* Any report with a frame will do: the caller has the registers. */
 	do {
 		if (trap_wait_report(vh, t, false) < 0)

@@ -97,7 +97,7 @@ t0_quit(struct vmspace_host *vh)
 
 	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
-	ww_post(&t->thr->reply, WW_POSTED);
+	trap_reply_post(t);
 	while (!trap_task_exited(vh->pid, t->tid)) {
 		if (host_nanotime() - start > RECYCLE_WAIT_NS || !trap_alive(vh))
 			return false;

@@ -30,6 +30,7 @@
 #include "host/cpu.h"
 #include "host/hostlog.h"
 #include "host/hostsync.h"
+#include "host/trace.h"
 #include "host/trap/trap.h"
 #include "host/vmspace_backend.h"
 
@@ -71,6 +72,8 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 		if (now - start < vh->spin_ns) {
 			cpu_relax();
 			now = host_nanotime();
+			if (cpu != NULL)
+				trap_handoff_poll(t, now, vh->spin_ns);
 			continue;
 		}
 		__atomic_fetch_add(&vh->nsleeps, 1, __ATOMIC_RELAXED);
@@ -117,9 +120,17 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 		if (booting && now - start >= TRAP_BOOT_WAIT_NS)
 			return -1;
 	}
-	__atomic_and_fetch(req, ~WW_POSTED, __ATOMIC_ACQ_REL);
-	__atomic_store_n(&t->thr->kick, 0, __ATOMIC_SEQ_CST);
-	trap_parked(t);
+#ifdef VK_TRACE
+	const struct stub_trace *st = (const struct stub_trace *)
+	    ((const char *)t->thr + STUB_TR_OFF);
+	TRACE_AT(TR_S_SEEN, st->seen);
+	TRACE_AT(TR_S_POST, st->post);
+	TRACE(TR_T_REPORT);
+#endif
+	t->req_held = true;	/* cleared with the reply: trap_reply_post */
+	if (__atomic_load_n(&t->thr->kick, __ATOMIC_RELAXED) != 0)
+		__atomic_store_n(&t->thr->kick, 0, __ATOMIC_SEQ_CST);
+	trap_parked(t, now);	/* the spin's last look: its clock is read */
 	/* A trampoline's report has no frame (trap_patch.c). */
 	t->utrap = !booting && trap_utrap_report(vh, t);
 	if (t->utrap) {
@@ -134,6 +145,53 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The request word holds the report taken (trap_wait_report) until t is
+ * resumed: clears it, if it still does.  Called before the mapper
+ * resumes t; the stub posts its next report only after the reply.
+ */
+void
+trap_req_release(struct trap_thread *t)
+{
+	if (!t->req_held)
+		return;
+	t->req_held = false;
+	__atomic_and_fetch(&t->thr->req, ~WW_POSTED, __ATOMIC_ACQ_REL);
+}
+
+_Static_assert(__builtin_offsetof(struct stub_thread, reply) ==
+    __builtin_offsetof(struct stub_thread, req) + 4 &&
+    __builtin_offsetof(struct stub_thread, req) % 8 == 0,
+    "req and reply: one aligned 8-byte word, req the low half");
+
+/*
+ * Posts the reply to parked thread t (ww_post) and clears the report it
+ * answers from the request word in the same locked operation, on the 8
+ * aligned bytes that hold both.  The two words share a cache line, which
+ * the stub reads on and on while it waits: each write of ours took that
+ * line back from the stub's core, a cross-core round trip on the way of
+ * every system call; now a call costs one such write, not two.
+ */
+void
+trap_reply_post(struct trap_thread *t)
+{
+	if (!t->req_held) {
+		ww_post(&t->thr->reply, WW_POSTED);
+		return;
+	}
+	t->req_held = false;
+	uint64_t *w = (uint64_t *)(void *)&t->thr->req;
+	uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED), new;
+	do
+		new = (old & ~(uint64_t)WW_POSTED) | (uint64_t)WW_POSTED << 32;
+	while (!__atomic_compare_exchange_n(w, &old, new, false,
+	    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	if ((old >> 32) & WW_SLEEPING) {
+		host_futex_wake(&t->thr->reply, 1);
+		TRACE(TR_T_WOKEN);
+	}
 }
 
 /*
@@ -335,6 +393,7 @@ int
 trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
     struct vextframe *vf)
 {
+	TRACE(TR_T_RUN);
 	struct trap_thread *t = trap_thread_get(vh, n);
 	if (t == NULL)
 		return -1;
@@ -360,6 +419,7 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	t->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
 	if (t->kfault_va != UINT64_MAX && tf->tf_rip != t->kfault_rip)
 		t->kfault_va = UINT64_MAX;	/* off to a signal handler */
+	TRACE(TR_T_PREP);
 	host_mutex_lock(&vh->lock);
 	trap_fault_ahead(vh, t);
 	int r = 0;
@@ -368,12 +428,15 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	} else {
 		__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 		trap_resumed(t);
-		ww_post(&t->thr->reply, WW_POSTED);
+		TRACE(TR_T_LOCKED);
+		trap_reply_post(t);
+		TRACE(TR_T_POSTED);
 	}
 	host_mutex_unlock(&vh->lock);
 	if (r < 0)
 		goto dead;
 	vmspace_handoff();	/* the guest this CPU ran before stops spinning */
+	TRACE(TR_T_HANDOFF);
 	if (trap_wait_report(vh, t, false) < 0)
 		goto dead;
 	trap_handoff_done(vh->spin_ns);
@@ -390,11 +453,12 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	 * four times.
 	 */
 	tf->tf_cputime = 0;
-	uint64_t now = host_nanotime();
+	uint64_t now = __atomic_load_n(&t->parked_at, __ATOMIC_RELAXED);
 	if (now - t->charged_at >= TRAP_CHARGE_NS) {
 		t->charged_at = now;
 		tf->tf_cputime = trap_charge(vh);
 	}
+	TRACE(TR_T_RETURN);
 	return 0;
 dead:
 	trap_dead_frame(tf);

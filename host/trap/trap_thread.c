@@ -160,7 +160,7 @@ trap_thread_quit(struct vmspace_host *vh, struct trap_thread *t)
 
 	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
-	ww_post(&t->thr->reply, WW_POSTED);
+	trap_reply_post(t);
 	for (;;) {
 		uint32_t v = __atomic_load_n(tidw, __ATOMIC_ACQUIRE);
 		if (v == 0 || trap_dead(vh))

@@ -44,7 +44,7 @@ struct gang {
 static void
 gang_user(struct gang *g)
 {
-	sched_user_enter();
+	sched_user_enter(nanouptime());
 	int n = atomic_fetch_add(&g->inuser, 1) + 1;
 	uint64_t t0 = nanouptime();
 	for (;;) {
@@ -74,7 +74,7 @@ gang_main(void *arg)
 	struct gang *g = arg;
 	g->running = NCPU - 1;
 	/* Every other CPU starts and goes idle, with no deadline to wake for. */
-	sched_user_enter();
+	sched_user_enter(nanouptime());
 	uint64_t t0 = nanouptime();
 	while (nanouptime() - t0 < 50000000)
 		;
@@ -116,7 +116,7 @@ pin_worker(void *arg)
 	struct pinned *w = arg;
 	for (int i = 0; i < PIN_ROUNDS; i++) {
 		w->p->ran_on[w->id][i] = curthread->td_cpu->id;
-		sched_user_enter();
+		sched_user_enter(nanouptime());
 		uint64_t t0 = nanouptime();
 		while (nanouptime() - t0 < 500000)
 			;
@@ -185,7 +185,7 @@ mover_worker(void *arg)
 	struct mover *m = arg;
 	struct vcpu *cpu = curthread->td_cpu;
 	m->before = cpu->id;
-	sched_user_enter();
+	sched_user_enter(nanouptime());
 	atomic_store(&m->inuser, 1);
 	uint64_t t0 = nanouptime();
 	while (cpu_pending(cpu) == 0 && nanouptime() - t0 < 2000000000ULL)
@@ -211,7 +211,7 @@ mover_main(void *arg)
 	thread_setaffinity(m->td, CPUMASK(1 - here));
 	thread_start(m->td);
 	while (atomic_load(&m->inuser) == 0) {
-		sched_user_enter();
+		sched_user_enter(nanouptime());
 		sched_user_exit(0);
 	}
 	/* ...and is moved here while it does: its CPU is kicked. */
@@ -244,7 +244,7 @@ times_main(void *arg)
 	t->cpu = curthread->td_cpu->id;
 	sched_cpu_times(t->cpu, t->before);
 	/* A 30 ms run of which the host says the guest used 20 ms. */
-	sched_user_enter();
+	sched_user_enter(nanouptime());
 	uint64_t t0 = nanouptime();
 	while (nanouptime() - t0 < 30000000)
 		;
@@ -295,7 +295,7 @@ owed_main(void *arg)
 {
 	struct owed *o = arg;
 	/* Every other CPU starts and goes idle, with no deadline to wake for. */
-	sched_user_enter();
+	sched_user_enter(nanouptime());
 	uint64_t t0 = nanouptime();
 	while (nanouptime() - t0 < 50000000)
 		;
@@ -306,7 +306,7 @@ owed_main(void *arg)
 		struct thread *td = thread_create("owed", owed_sleeper, o);
 		o->waker_on[k] = curthread->td_cpu->id;
 		thread_start(td);	/* a wake-up from a guest's call */
-		sched_user_enter();
+		sched_user_enter(nanouptime());
 		t0 = nanouptime();
 		if (k == 0) {
 			while (nanouptime() - t0 < 20000000)	/* 20 ms */

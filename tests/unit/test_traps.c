@@ -385,6 +385,41 @@ TEST(trap_stub_confined)
 }
 
 /*
+ * Polled hand-offs (trap_handoff.c, trap_poll_judge): one slow hand-off
+ * among fast ones (a tick, a host daemon on the stubs' core) leaves
+ * polling on; before, the first slow one turned it off for 100 ms, and a
+ * quiet host ran its pipe round trips with futex wakes (15 us, not 8).
+ * A second slow one within 16 hand-offs (a core with other work) turns
+ * it off, for 100 ms, and it comes back on after that.
+ */
+TEST(trap_poll_judge_window)
+{
+	const uint64_t spin = 20000, fast = 3000, slow = 500000, ms = 1000000;
+	struct trap_pollstate ps = { 0 };
+	uint64_t now = 1000 * ms;
+
+	for (int i = 0; i < 160 + 16; i++) {
+		now += 10000;
+		trap_poll_judge(&ps, i < 160 && i % 16 == 7 ? slow : fast, spin,
+		    now);
+		if (ps.off_until > now)
+			break;
+	}
+	CHECK(ps.off_until <= now);		/* 1 slow in 16: still on */
+	now += 10000;
+	trap_poll_judge(&ps, slow, spin, now);
+	CHECK(ps.off_until <= now);		/* 1 slow of 16: on */
+	now += 10000;
+	trap_poll_judge(&ps, slow, spin, now);
+	CHECK(ps.off_until > now);		/* the 2nd: off */
+	CHECK(ps.off_until <= now + 100 * ms);
+	now += 100 * ms;
+	trap_poll_judge(&ps, fast, spin, now);
+	CHECK(ps.off_until <= now);		/* on again */
+	CHECK_EQ(ps.history, 0u);
+}
+
+/*
  * Every task of a spinning stub (its guest thread and its mapper) runs
  * SCHED_BATCH: a CPU waking one on a busy core must not preempt the
  * task running there (trap_handoff.c: the reschedule IPI and the wait

@@ -135,6 +135,13 @@ thread_self(void)
 	return (struct stub_thread *)STUB_SLOT(n);
 }
 
+#ifdef VK_TRACE
+#define STUB_TRACE(t)	((struct stub_trace *)((char *)(t) + STUB_TR_OFF))
+#define TRACE_STAMP(t, f)	(STUB_TRACE(t)->f = rdtsc())
+#else
+#define TRACE_STAMP(t, f)	((void)0)
+#endif
+
 static inline const struct stub_cmd *
 cmd_page(void)
 {
@@ -179,6 +186,7 @@ wait_reply(struct stub_thread *t, bool consume)
 	for (;;) {
 		uint32_t v = __atomic_load_n(&t->reply, __ATOMIC_ACQUIRE);
 		if (v & WW_POSTED) {
+			TRACE_STAMP(t, seen);
 			if (consume)
 				__atomic_store_n(&t->reply, 0, __ATOMIC_RELEASE);
 			return;
@@ -292,6 +300,7 @@ store_bases(struct stub_thread *t)
 static void
 report(struct stub_thread *t, bool consume)
 {
+	TRACE_STAMP(t, post);
 	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
 		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
 	wait_reply(t, consume);
