@@ -16,6 +16,7 @@
 #include "kern/ucred.h"
 #include "kern/uio.h"
 #include "kern/kmem.h"
+#include "proc/fork_stat.h"
 #include "vm/vm.h"
 
 /* What this kernel does, and what Linux accepts and ignores. */
@@ -196,6 +197,7 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 		return clone_thread(lp, cr, body);
 
 	struct proc *parent = (flags & CLONE_PARENT) ? p->p_pptr : p;
+	uint64_t t0 = forkstat_now();
 	int n = 0;
 	if ((flags & CLONE_VM) && (n = clone_hostthr(lp)) < 0)
 		return n;
@@ -207,7 +209,9 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 		vmspace_ref(p->p_vmspace);
 		p2->p_vmspace = p->p_vmspace;
 	} else {
+		uint64_t t1 = forkstat_now();
 		p2->p_vmspace = vmspace_fork(p->p_vmspace);
+		forkstat_stage(FST_VMSPACE_FORK, t1);
 	}
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	p2->p_flags |= p->p_flags & P_INHERITED;
@@ -236,14 +240,19 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	if (flags & CLONE_CLEAR_SIGHAND)
 		sigacts_exec(p2);
 	clone_regs(lp, lp2, cr);
-	if (!(flags & CLONE_VM))
+	if (!(flags & CLONE_VM)) {
+		uint64_t t1 = forkstat_now();
 		fork_touch(p2->p_vmspace, lp2);
+		forkstat_stage(FST_FORK_TOUCH, t1);
+	}
 
 	p2->p_state = PRS_NORMAL;
 	pid_t pid = p2->p_pid;
 	int done = 0;
 	if (flags & CLONE_VFORK)
 		p2->p_vforkdone = &done;
+	p2->p_stat_ns = forkstat_now();
+	forkstat_stage(FST_FORK, t0);
 	thread_start(lp2->lwp_thread);
 	if (!(flags & CLONE_VFORK))
 		return pid;

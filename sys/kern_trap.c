@@ -9,6 +9,7 @@
 #include "host/vmspace.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
+#include "proc/fork_stat.h"
 #include "sys/syscall.h"
 #include "vm/vm.h"
 
@@ -190,6 +191,24 @@ userret(struct lwp *lp)
 	syscall_restart(lp, NULL);
 }
 
+/* The kind of trap tf reports, for the fork counters. */
+static int
+trap_kind(const struct trapframe *tf)
+{
+	switch (tf->tf_trapno) {
+	case T_SYSCALL:
+		return tf->tf_err == SYSCALL_ABI_PATCHED ? FSK_PATCHED :
+		    FSK_SYSCALL;
+	case T_PAGEFLT:
+		return (tf->tf_err & PGEX_I) ? FSK_EXEC :
+		    (tf->tf_err & PGEX_W) ? FSK_WRITE : FSK_READ;
+	case T_INTR:
+		return FSK_INTR;
+	default:
+		return FSK_OTHER;
+	}
+}
+
 void
 lwp_main(void *arg)
 {
@@ -199,7 +218,16 @@ lwp_main(void *arg)
 		userret(lp);
 		/* Looked up each time: exec replaces the address space. */
 		struct vmspace *vm = lp->lwp_proc->p_vmspace;
+		uint64_t t0 = forkstat_now();
+		if (t0 != 0 && lp->lwp_proc->p_stat_ns != 0) {
+			/* a forked child's first run */
+			forkstat_stage(FST_CHILD_START, lp->lwp_proc->p_stat_ns);
+			lp->lwp_proc->p_stat_ns = 0;
+		} else {
+			t0 = 0;
+		}
 		int error = vmspace_activate(vm);
+		forkstat_stage(FST_ACTIVATE, t0);
 		if (error < 0) {
 			kprintf("pid %d (%s): no host process for its address "
 			    "space (%d); killed\n", lp->lwp_proc->p_pid,
@@ -207,6 +235,7 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		void *vmid = vmspace_host_id(vm);
+		uint64_t trun = forkstat_now();
 		lwp_run_begin(lp);
 		sched_user_enter();
 		int r = vmspace_thread_ctl(vmid, lp->lwp_hostthr, VMSPACE_CTL_RUN,
@@ -226,6 +255,15 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		lp->lwp_tf.tf_xflags = 0;
+		if (trun == 0) {
+			trap_dispatch(lp);
+			continue;
+		}
+		int kind = trap_kind(&lp->lwp_tf);
+		uint64_t tk = forkstat_now();
+		int role = forkstat_trap(lp, kind, kind == FSK_SYSCALL ||
+		    kind == FSK_PATCHED ? (long)lp->lwp_tf.tf_rax : -1, tk - trun);
 		trap_dispatch(lp);
+		forkstat_trap_done(role, kind, forkstat_now() - tk);
 	}
 }

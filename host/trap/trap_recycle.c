@@ -77,6 +77,7 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 	if (!wipe)
 		return trap_kill_async(vh, cpu);
 	vh->wiped = true;
+	VMSTAT_ADD(wipes, 1);
 	trap_pool_recycling(&vh->params, 1);
 	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -165,10 +166,35 @@ recycle_reset(struct vmspace_host *vh)
 	vh->ngov = 0;
 	vh->refusals = 0;
 	vh->cputime = 0;	/* the next first run starts the count */
-	vh->nserved = vh->nreturned = vh->nmapops = vh->nsleeps = 0;
+	trap_stats_fold(vh);
 	trap_hostmap_fini(vh);
 	memset(&vh->hm, 0, sizeof(vh->hm));
 	return trap_hostmap_init(vh, vh->params.hostmap_budget);
+}
+
+/*
+ * Counts the host page faults of vh's process since it was last
+ * recycled (its threads', the mapper's: /proc/PID/stat's minflt).
+ */
+static void
+stub_minflt(struct vmspace_host *vh)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)vh->pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the name's closing parenthesis: state, then minflt is the 8th */
+	char *s = strrchr(buf, ')');
+	unsigned long minflt;
+	if (s != NULL && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %lu",
+	    &minflt) == 1) {
+		VMSTAT_ADD(stub_minflt, minflt - vh->minflt_seen);
+		vh->minflt_seen = minflt;
+	}
 }
 
 /* Makes wiped vh as clean as a new stub; NULL, or why it could not. */
@@ -221,11 +247,18 @@ trap_recycle(struct vmspace_host *vh)
 {
 	/* Once back in the pool, vh may be taken and gone at once. */
 	struct trap_params p = vh->params;
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
+	if (vmspace_stats_enabled())
+		stub_minflt(vh);
 	const char *why = recycle(vh);
+	VMSTAT_ADD(recycle_ns, host_nanotime() - t0);
 	bool back = why == NULL && trap_pool_put(vh) == 0;
 	trap_pool_recycling(&p, -1);
-	if (back)
+	if (back) {
+		VMSTAT_ADD(recycles, 1);
 		return;
+	}
+	VMSTAT_ADD(recycle_fails, 1);
 	if (why != NULL)
 		host_debug("trap: stub %d not recycled: %s", (int)vh->pid, why);
 	vh->wiped = false;
