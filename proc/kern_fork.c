@@ -161,6 +161,7 @@ fork_touch(struct vmspace *vm, struct lwp *lp2)
 {
 	uint64_t sp = lp2->lwp_tf.tf_rsp, tp = lp2->lwp_vf->vx_fsbase;
 
+	vmspace_fork_enter(vm, lp2->lwp_tf.tf_rip);
 	vmspace_fork_touch(vm, sp);
 	if (rounddown2(sp - 256, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
 		vmspace_fork_touch(vm, sp - 256);
@@ -243,6 +244,10 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	if (!(flags & CLONE_VM)) {
 		uint64_t t1 = forkstat_now();
 		fork_touch(p2->p_vmspace, lp2);
+		/* Its return from fork writes its stack (musl, glibc: at once). */
+		if (p->p_nlwps == 1)
+			vmspace_fork_parent_touch(p->p_vmspace,
+			    lp->lwp_tf.tf_rsp - 8);
 		forkstat_stage(FST_FORK_TOUCH, t1);
 	}
 

@@ -52,6 +52,9 @@ struct vm_object;
 /* Linux's default vm.max_map_count: how many entries a map may have. */
 #define VM_MAX_MAP_COUNT	65530
 
+#define VM_FIRST_PAGES	4	/* see vmspace_fork_enter */
+#define VM_FIRST_GROUP	(16 * PAGE_SIZE)	/* vm_fault's prefault group */
+
 struct vmspace {
 	struct vm_map vm_map;	/* what each range promises */
 	struct pmap vm_pmap;	/* the vpagetable; its address is the host id */
@@ -68,6 +71,9 @@ struct vmspace {
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
 	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 	struct vm_patch *vm_patch;	/* patched system calls (vm_patch.c) */
+	/* pages the host maps before the first run (vmspace_fork_touch) */
+	uint64_t vm_first[VM_FIRST_PAGES];
+	int vm_nfirst;
 };
 
 /*
@@ -125,6 +131,20 @@ struct vmspace *vmspace_fork(struct vmspace *vm1);
  * the faults.
  */
 void vmspace_fork_touch(struct vmspace *vm, uint64_t va);
+/*
+ * A forked child, before it first runs, will execute or read the page at
+ * va (its text at its rip): the page, and its resident neighbours of the
+ * fault-around group, are entered now read-only, and the host maps them
+ * with its first run instead of at a fault each.  Nothing is allocated.
+ */
+void vmspace_fork_enter(struct vmspace *vm, uint64_t va);
+/*
+ * The forking process's side: its only thread, back from fork, writes
+ * its stack top at once, which fork just made copy-on-write.  The copy
+ * is made now (as that write's fault would make it) and the host maps it
+ * with the thread's resume: no fault through the host.
+ */
+void vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va);
 
 /*
  * execve: removes every mapping of vm, which must not be shared (the

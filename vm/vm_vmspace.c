@@ -74,6 +74,18 @@ vmspace_free(struct vmspace *vm)
 	kmem_cache_free(vmspace_cache, vm);
 }
 
+/* The host maps va's group at vm's first run (vmspace_activate). */
+static void
+first_page(struct vmspace *vm, uint64_t va)
+{
+	uint64_t g = rounddown2(va, VM_FIRST_GROUP);
+	for (int i = 0; i < vm->vm_nfirst; i++)
+		if (vm->vm_first[i] == g)
+			return;
+	if (vm->vm_nfirst < VM_FIRST_PAGES)
+		vm->vm_first[vm->vm_nfirst++] = g;
+}
+
 void
 vmspace_fork_touch(struct vmspace *vm, uint64_t va)
 {
@@ -84,13 +96,53 @@ vmspace_fork_touch(struct vmspace *vm, uint64_t va)
 	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
 	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
 		return;
-	(void)vm_fault(vm, va, VM_PROT_WRITE);
+	if (vm_fault(vm, va, VM_PROT_WRITE) == 0)
+		first_page(vm, va);
+}
+
+void
+vmspace_fork_enter(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map_entry *e;
+
+	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_fork_enter: vmspace ran");
+	if (va >= VM_MAX_USER_ADDRESS ||
+	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
+	    !(e->protection & VM_PROT_READ))
+		return;
+	if (vm_fault(vm, va, VM_PROT_READ) == 0)
+		first_page(vm, va);
+}
+
+void
+vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map_entry *e;
+
+	if (va >= VM_MAX_USER_ADDRESS ||
+	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
+	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
+		return;
+	uint64_t page = rounddown2(va, PAGE_SIZE);
+	if (vm_fault(vm, page, VM_PROT_WRITE) == 0)
+		pmap_prefault(&vm->vm_pmap, page, page + PAGE_SIZE);
 }
 
 int
 vmspace_activate(struct vmspace *vm)
 {
-	return pmap_host(&vm->vm_pmap);
+	if (vm->vm_pmap.pm_hosted)
+		return 0;
+	int error = pmap_host(&vm->vm_pmap);
+	/*
+	 * What fork entered for the first run goes with its resume: each
+	 * page would otherwise cost a fault through the host.
+	 */
+	for (int i = 0; error == 0 && i < vm->vm_nfirst; i++)
+		pmap_prefault(&vm->vm_pmap, vm->vm_first[i],
+		    vm->vm_first[i] + VM_FIRST_GROUP);
+	vm->vm_nfirst = 0;
+	return error;
 }
 
 void
