@@ -155,13 +155,17 @@ clone_thread(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
  * the new tid there): it gets its copies of those pages now, a copy each
  * instead of a read fault and a copy-on-write fault through the host.
  * The red zone and a first push may reach the page below the stack's.
+ * It runs on from its rip, and touches what its elder siblings touched
+ * (vm_forkhint.c): those pages are entered too.  The host maps all of
+ * them with the child's first run (vmspace_activate).
  */
 static void
-fork_touch(struct vmspace *vm, struct lwp *lp2)
+fork_touch(struct vmspace *vm, struct lwp *lp, struct lwp *lp2)
 {
 	uint64_t sp = lp2->lwp_tf.tf_rsp, tp = lp2->lwp_vf->vx_fsbase;
 
 	vmspace_fork_enter(vm, lp2->lwp_tf.tf_rip);
+	vm_forkhint_fork(vm, lp->lwp_proc->p_vmspace);
 	vmspace_fork_touch(vm, sp);
 	if (rounddown2(sp - 256, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
 		vmspace_fork_touch(vm, sp - 256);
@@ -243,7 +247,7 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	clone_regs(lp, lp2, cr);
 	if (!(flags & CLONE_VM)) {
 		uint64_t t1 = forkstat_now();
-		fork_touch(p2->p_vmspace, lp2);
+		fork_touch(p2->p_vmspace, lp, lp2);
 		/* Its return from fork writes its stack (musl, glibc: at once). */
 		if (p->p_nlwps == 1)
 			vmspace_fork_parent_touch(p->p_vmspace,

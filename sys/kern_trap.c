@@ -88,11 +88,13 @@ trap_pagefault(struct lwp *lp)
 	struct trapframe *tf = &lp->lwp_tf;
 	if (tf->tf_addr < VM_MIN_USER_ADDRESS && syspatch_fault(lp))
 		return;
-	int error = vm_fault(lp->lwp_proc->p_vmspace, tf->tf_addr,
-	    vm_fault_type(tf->tf_err));
+	int type = vm_fault_type(tf->tf_err);
+	int error = vm_fault(lp->lwp_proc->p_vmspace, tf->tf_addr, type);
 
-	if (error == 0)
+	if (error == 0) {
+		vm_forkhint_note(lp->lwp_proc->p_vmspace, tf->tf_addr, type);
 		return;
+	}
 	if (error == -ENOMEM) {
 		kprintf("pid %d (%s): out of memory at %#lx; killed\n",
 		    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm,

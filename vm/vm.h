@@ -52,8 +52,8 @@ struct vm_object;
 /* Linux's default vm.max_map_count: how many entries a map may have. */
 #define VM_MAX_MAP_COUNT	65530
 
-#define VM_FIRST_PAGES	4	/* see vmspace_fork_enter */
-#define VM_FIRST_GROUP	(16 * PAGE_SIZE)	/* vm_fault's prefault group */
+#define VM_FIRST_PAGES	48	/* see vmspace_fork_enter */
+#define VM_FIRST_GROUP	(8 * PAGE_SIZE)	/* the host's fault-around group */
 
 struct vmspace {
 	struct vm_map vm_map;	/* what each range promises */
@@ -74,6 +74,8 @@ struct vmspace {
 	/* pages the host maps before the first run (vmspace_fork_touch) */
 	uint64_t vm_first[VM_FIRST_PAGES];
 	int vm_nfirst;
+	/* what children touch first (vm_forkhint.c): ours, our parent's */
+	struct vm_forkhint *vm_forkhint, *vm_forkhint_parent;
 };
 
 /*
@@ -145,6 +147,19 @@ void vmspace_fork_enter(struct vmspace *vm, uint64_t va);
  * with the thread's resume: no fault through the host.
  */
 void vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va);
+
+/*
+ * Fork hints (vm_forkhint.c): the pages a forked child faulted on before
+ * it exec'd, noted in its parent's vmspace, which its next child gets
+ * entered before it runs.  vm_forkhint_fork enters the parent's hints in
+ * the new child (before it runs) and makes it a learner; vm_forkhint_note
+ * notes a fault vm's thread took (type: VM_PROT_*) if vm is a learner;
+ * vm_forkhint_free forgets both sides (exec, the end of vm).
+ */
+struct vm_forkhint;
+void vm_forkhint_fork(struct vmspace *child, struct vmspace *parent);
+void vm_forkhint_note(struct vmspace *vm, uint64_t va, int type);
+void vm_forkhint_free(struct vmspace *vm);
 
 /*
  * execve: removes every mapping of vm, which must not be shared (the

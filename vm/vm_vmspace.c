@@ -71,6 +71,7 @@ vmspace_free(struct vmspace *vm)
 	vm_map_fini(&vm->vm_map);
 	pmap_release(&vm->vm_pmap);
 	vm_patch_free(vm);
+	vm_forkhint_free(vm);
 	kmem_cache_free(vmspace_cache, vm);
 }
 
@@ -164,6 +165,7 @@ vmspace_exec(struct vmspace *vm)
 	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
 	    vm_map_max(&vm->vm_map));
 	vm_patch_free(vm);
+	vm_forkhint_free(vm);
 	vmspace_reset(vm);
 }
 
