@@ -96,6 +96,13 @@ t0_quit(struct vmspace_host *vh)
 	uint32_t *w = t->tid == vh->pid ? &t->thr->req : &t->thr->tid;
 	uint64_t start = host_nanotime();
 
+	/*
+	 * It quits on a core no CPU runs guests on, if there is one: on its
+	 * stub core it waited for the guests and the CPU there (150 us per
+	 * recycle in density, and the fork loop's pool ran dry meanwhile).
+	 */
+	if (vh->params.stub_core >= 0)
+		(void)cpu_pin_spare(t->tid);
 	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 	ww_post(&t->thr->reply, WW_POSTED);
@@ -201,10 +208,14 @@ stub_minflt(struct vmspace_host *vh)
 static const char *
 recycle(struct vmspace_host *vh)
 {
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (!t0_quit(vh))
 		return "thread 0 did not quit";
+	VMSTAT_ADD(recycle_quit_ns, host_nanotime() - t0);
+	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (!tasks_only_mapper(vh))
 		return "a task of it is not ours";
+	VMSTAT_ADD(recycle_tasks_ns, host_nanotime() - t0);
 	/* Only the mapper runs now, and it touches none of this. */
 	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
 	if (madvise(vh->ctl + (STUB_SYNC - STUB_CMD), STUB_SLOT(used) - STUB_SYNC,
@@ -220,6 +231,7 @@ recycle(struct vmspace_host *vh)
 	 * microseconds that a running guest need not lose.  Else on its
 	 * pool's core, where its first run then moves nothing.
 	 */
+	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (vh->params.stub_core >= 0 && cpu_pin_spare(vh->mapper_tid) < 0)
 		(void)cpu_pin_task(vh->mapper_tid, vh->params.stub_core);
 	host_mutex_lock(&vh->lock);
@@ -237,6 +249,7 @@ recycle(struct vmspace_host *vh)
 	vh->t0.core = -1;
 	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
+	VMSTAT_ADD(recycle_clone_ns, host_nanotime() - t0);
 	vh->wiped = false;
 	__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
 	return NULL;
