@@ -53,7 +53,7 @@ struct vm_object;
 #define VM_MAX_MAP_COUNT	65530
 
 #define VM_FIRST_PAGES	48	/* see vmspace_fork_enter */
-#define VM_FIRST_GROUP	(8 * PAGE_SIZE)	/* the host's fault-around group */
+#define VM_FIRST_GROUP	(16 * PAGE_SIZE)	/* vm_fault's prefault group */
 
 struct vmspace {
 	struct vm_map vm_map;	/* what each range promises */
