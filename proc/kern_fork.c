@@ -248,10 +248,15 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	if (!(flags & CLONE_VM)) {
 		uint64_t t1 = forkstat_now();
 		fork_touch(p2->p_vmspace, lp, lp2);
-		/* Its return from fork writes its stack (musl, glibc: at once). */
+		/*
+		 * Its return from fork writes its stack (musl, glibc: at
+		 * once), and it writes again what it wrote since its last
+		 * fork (vm_forkhint.c).
+		 */
 		if (p->p_nlwps == 1)
 			vmspace_fork_parent_touch(p->p_vmspace,
 			    lp->lwp_tf.tf_rsp - 8);
+		vm_forkhint_rewrite(p->p_vmspace, p->p_nlwps == 1);
 		forkstat_stage(FST_FORK_TOUCH, t1);
 	}
 

@@ -153,12 +153,18 @@ void vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va);
  * it exec'd, noted in its parent's vmspace, which its next child gets
  * entered before it runs.  vm_forkhint_fork enters the parent's hints in
  * the new child (before it runs) and makes it a learner; vm_forkhint_note
- * notes a fault vm's thread took (type: VM_PROT_*) if vm is a learner;
+ * notes a fault vm's thread took (type: VM_PROT_*) if vm is a learner,
+ * and vm's own writes if it has forked;
  * vm_forkhint_free forgets both sides (exec, the end of vm).
  */
 struct vm_forkhint;
 void vm_forkhint_fork(struct vmspace *child, struct vmspace *parent);
 void vm_forkhint_note(struct vmspace *vm, uint64_t va, int type);
+/*
+ * After fork: the pages parent wrote since its previous fork are copied
+ * for it now if touch (its only thread, in the kernel), and forgotten.
+ */
+void vm_forkhint_rewrite(struct vmspace *parent, bool touch);
 void vm_forkhint_free(struct vmspace *vm);
 
 /*

@@ -13,6 +13,12 @@
  * page that is gone, or was never touched again, costs an entry in the
  * pmap and no more; a wrong hint cannot give a child more than its faults
  * would.
+ *
+ * The parent too: after each fork its first write to each page it wrote
+ * before was a copy-on-write fault through the host (a shell: 3 to 5 per
+ * fork, the same pages each time).  The pages it wrote since its last
+ * fork are copied for it at the next (vmspace_fork_parent_touch), and
+ * mapped by the host with its resume.
  */
 #include "kern/kmem.h"
 #include "vm/vm.h"
@@ -24,6 +30,9 @@ struct vm_forkhint {
 	int refs;		/* the parent's vmspace, and its children's */
 	int n, next;		/* pages held; the slot to replace next */
 	uint64_t page[FORKHINT_PAGES];	/* page address | VM_PROT_WRITE */
+	/* the parent's own writes since its last fork */
+	int pn;
+	uint64_t ppage[FORKHINT_PAGES];
 };
 
 static void
@@ -55,12 +64,38 @@ vm_forkhint_fork(struct vmspace *child, struct vmspace *parent)
 }
 
 void
+vm_forkhint_rewrite(struct vmspace *parent, bool touch)
+{
+	struct vm_forkhint *h = parent->vm_forkhint;
+	if (h == NULL)
+		return;
+	for (int i = 0; touch && i < h->pn; i++)
+		vmspace_fork_parent_touch(parent, h->ppage[i]);
+	h->pn = 0;
+}
+
+/* A write of the parent's own, which it may make again after its next fork. */
+static void
+note_parent(struct vm_forkhint *h, uint64_t page)
+{
+	for (int i = 0; i < h->pn; i++)
+		if (h->ppage[i] == page)
+			return;
+	if (h->pn < FORKHINT_PAGES)
+		h->ppage[h->pn++] = page;
+}
+
+void
 vm_forkhint_note(struct vmspace *vm, uint64_t va, int type)
 {
-	struct vm_forkhint *h = vm->vm_forkhint_parent;
-	if (h == NULL || va >= VM_MAX_USER_ADDRESS)
+	if (va >= VM_MAX_USER_ADDRESS)
 		return;
 	uint64_t page = rounddown2(va, PAGE_SIZE);
+	if (vm->vm_forkhint != NULL && (type & VM_PROT_WRITE))
+		note_parent(vm->vm_forkhint, page);
+	struct vm_forkhint *h = vm->vm_forkhint_parent;
+	if (h == NULL)
+		return;
 	uint64_t w = (type & VM_PROT_WRITE) ? VM_PROT_WRITE : 0;
 	for (int i = 0; i < h->n; i++) {
 		if ((h->page[i] & ~(uint64_t)PAGE_MASK) == page) {
