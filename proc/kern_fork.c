@@ -164,13 +164,13 @@ fork_touch(struct vmspace *vm, struct lwp *lp, struct lwp *lp2)
 {
 	uint64_t sp = lp2->lwp_tf.tf_rsp, tp = lp2->lwp_vf->vx_fsbase;
 
-	vmspace_fork_enter(vm, lp2->lwp_tf.tf_rip);
+	vmspace_enter_first(vm, lp2->lwp_tf.tf_rip);
 	vm_forkhint_fork(vm, lp->lwp_proc->p_vmspace);
-	vmspace_fork_touch(vm, sp);
+	vmspace_touch_first(vm, sp);
 	if (rounddown2(sp - 256, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
-		vmspace_fork_touch(vm, sp - 256);
+		vmspace_touch_first(vm, sp - 256);
 	if (tp != 0 && rounddown2(tp, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
-		vmspace_fork_touch(vm, tp);
+		vmspace_touch_first(vm, tp);
 }
 
 /* Undoes a child process that never ran, newest first. */

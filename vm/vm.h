@@ -52,7 +52,7 @@ struct vm_object;
 /* Linux's default vm.max_map_count: how many entries a map may have. */
 #define VM_MAX_MAP_COUNT	65530
 
-#define VM_FIRST_PAGES	48	/* see vmspace_fork_enter */
+#define VM_FIRST_PAGES	48	/* see vmspace_enter_first */
 #define VM_FIRST_GROUP	(16 * PAGE_SIZE)	/* vm_fault's prefault group */
 
 struct vmspace {
@@ -71,7 +71,7 @@ struct vmspace {
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
 	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 	struct vm_patch *vm_patch;	/* patched system calls (vm_patch.c) */
-	/* pages the host maps before the first run (vmspace_fork_touch) */
+	/* pages the host maps before the first run (vmspace_touch_first) */
 	uint64_t vm_first[VM_FIRST_PAGES];
 	int vm_nfirst;
 	/* what children touch first (vm_forkhint.c): ours, our parent's */
@@ -124,22 +124,24 @@ void vmspace_free(struct vmspace *vm);
 struct vmspace *vmspace_fork(struct vmspace *vm1);
 
 /*
- * The child of a fork gets its own copy of the page at va now, as its
- * first write would give it, if va lies in a private writable mapping:
- * for the pages it is known to write first (its stack top, its thread
- * pointer's), each of which would otherwise cost it a read fault and a
- * copy-on-write fault through the host.  Only before vm first runs;
- * anything else (no mapping there, a shared one, no memory) is left to
- * the faults.
+ * The child of a fork (or an image exec built) gets its own copy of the
+ * page at va now, as its first write would give it, if va lies in a
+ * private writable mapping: for the pages it is known to write first
+ * (its stack top, its thread pointer's), each of which would otherwise
+ * cost it a read fault and a copy-on-write fault through the host; the
+ * host maps it with the first run.  Only before vm first runs; anything
+ * else (no mapping there, a shared one, no memory) is left to the faults.
  */
-void vmspace_fork_touch(struct vmspace *vm, uint64_t va);
+void vmspace_touch_first(struct vmspace *vm, uint64_t va);
 /*
- * A forked child, before it first runs, will execute or read the page at
- * va (its text at its rip): the page, and its resident neighbours of the
- * fault-around group, are entered now read-only, and the host maps them
- * with its first run instead of at a fault each.  Nothing is allocated.
+ * A new process (a forked child, or an image exec built), before it first
+ * runs, will execute or read the page at va (its text at its rip): the
+ * page, and its resident neighbours of the prefault group, are entered
+ * now read-only, and the host maps them with its first run (or, for an
+ * exec, as it takes over the old host vmspace) instead of at a fault
+ * each.
  */
-void vmspace_fork_enter(struct vmspace *vm, uint64_t va);
+void vmspace_enter_first(struct vmspace *vm, uint64_t va);
 /*
  * The forking process's side: its only thread, back from fork, writes
  * its stack top at once, which fork just made copy-on-write.  The copy

@@ -57,9 +57,9 @@ vm_forkhint_fork(struct vmspace *child, struct vmspace *parent)
 	for (int i = 0; i < h->n; i++) {
 		uint64_t va = h->page[i] & ~(uint64_t)PAGE_MASK;
 		if (h->page[i] & VM_PROT_WRITE)
-			vmspace_fork_touch(child, va);
+			vmspace_touch_first(child, va);
 		else
-			vmspace_fork_enter(child, va);
+			vmspace_enter_first(child, va);
 	}
 }
 

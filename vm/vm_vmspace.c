@@ -88,11 +88,11 @@ first_page(struct vmspace *vm, uint64_t va)
 }
 
 void
-vmspace_fork_touch(struct vmspace *vm, uint64_t va)
+vmspace_touch_first(struct vmspace *vm, uint64_t va)
 {
 	struct vm_map_entry *e;
 
-	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_fork_touch: vmspace ran");
+	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_touch_first: vmspace ran");
 	if (va >= VM_MAX_USER_ADDRESS ||
 	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
 	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
@@ -102,11 +102,11 @@ vmspace_fork_touch(struct vmspace *vm, uint64_t va)
 }
 
 void
-vmspace_fork_enter(struct vmspace *vm, uint64_t va)
+vmspace_enter_first(struct vmspace *vm, uint64_t va)
 {
 	struct vm_map_entry *e;
 
-	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_fork_enter: vmspace ran");
+	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_enter_first: vmspace ran");
 	if (va >= VM_MAX_USER_ADDRESS ||
 	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
 	    !(e->protection & VM_PROT_READ))
@@ -129,20 +129,26 @@ vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va)
 		pmap_prefault(&vm->vm_pmap, page, page + PAGE_SIZE);
 }
 
+/*
+ * What fork or exec entered for the first run goes with its resume: each
+ * page would otherwise cost a fault through the host.
+ */
+static void
+first_map(struct vmspace *vm)
+{
+	for (int i = 0; vm->vm_pmap.pm_hosted && i < vm->vm_nfirst; i++)
+		pmap_prefault(&vm->vm_pmap, vm->vm_first[i],
+		    vm->vm_first[i] + VM_FIRST_GROUP);
+	vm->vm_nfirst = 0;
+}
+
 int
 vmspace_activate(struct vmspace *vm)
 {
 	if (vm->vm_pmap.pm_hosted)
 		return 0;
 	int error = pmap_host(&vm->vm_pmap);
-	/*
-	 * What fork entered for the first run goes with its resume: each
-	 * page would otherwise cost a fault through the host.
-	 */
-	for (int i = 0; error == 0 && i < vm->vm_nfirst; i++)
-		pmap_prefault(&vm->vm_pmap, vm->vm_first[i],
-		    vm->vm_first[i] + VM_FIRST_GROUP);
-	vm->vm_nfirst = 0;
+	first_map(vm);
 	return error;
 }
 
@@ -153,8 +159,9 @@ vmspace_exec_switch(struct vmspace *new, struct vmspace *old)
 	 * Keeping the host process saves creating one and destroying the
 	 * other; if the move fails, new is hosted afresh at its first run.
 	 */
-	if (old->vm_refcnt == 1 && old->vm_pmap.pm_hosted)
-		(void)pmap_take_host(&new->vm_pmap, &old->vm_pmap);
+	if (old->vm_refcnt == 1 && old->vm_pmap.pm_hosted &&
+	    pmap_take_host(&new->vm_pmap, &old->vm_pmap) == 0)
+		first_map(new);
 	vmspace_free(old);
 }
 
