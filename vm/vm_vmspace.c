@@ -87,6 +87,16 @@ first_page(struct vmspace *vm, uint64_t va)
 		vm->vm_first[vm->vm_nfirst++] = g;
 }
 
+/* Whether e maps a file (at the end of its chain of objects). */
+static bool
+entry_of_file(const struct vm_map_entry *e)
+{
+	const struct vm_object *obj = e->object;
+	while (obj != NULL && obj->backing_object != NULL)
+		obj = obj->backing_object;
+	return obj != NULL && obj->type == OBJT_VNODE;
+}
+
 void
 vmspace_touch_first(struct vmspace *vm, uint64_t va)
 {
@@ -97,6 +107,14 @@ vmspace_touch_first(struct vmspace *vm, uint64_t va)
 	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
 	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
 		return;
+	/*
+	 * A private mapping of a file shows the file's changes until the
+	 * page is written: a copy made on a guess would end that.
+	 */
+	if (entry_of_file(e)) {
+		vmspace_enter_first(vm, va);
+		return;
+	}
 	if (vm_fault(vm, va, VM_PROT_WRITE) == 0)
 		first_page(vm, va);
 }
