@@ -4,6 +4,7 @@
  */
 #include "kern/kmem.h"
 #include "vm/vm.h"
+#include "vm/vm_map.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
 
@@ -87,13 +88,22 @@ first_page(struct vmspace *vm, uint64_t va)
 		vm->vm_first[vm->vm_nfirst++] = g;
 }
 
-/* Whether e maps a file (at the end of its chain of objects). */
+/*
+ * Whether the page at va of e is a file's own: a private mapping of a
+ * file not written there yet (or not in memory), which shows the file's
+ * changes until it is written.
+ */
 static bool
-entry_of_file(const struct vm_map_entry *e)
+page_of_file(const struct vm_map_entry *e, uint64_t va)
 {
-	const struct vm_object *obj = e->object;
-	while (obj != NULL && obj->backing_object != NULL)
-		obj = obj->backing_object;
+	uint64_t pindex = vm_map_entry_pindex(e, va);
+	struct vm_object *obj = e->object;
+	for (; obj != NULL; obj = obj->backing_object) {
+		if (vm_object_page_lookup(obj, pindex) != NULL)
+			return obj->type == OBJT_VNODE;
+		if (obj->backing_object == NULL)
+			break;
+	}
 	return obj != NULL && obj->type == OBJT_VNODE;
 }
 
@@ -107,11 +117,8 @@ vmspace_touch_first(struct vmspace *vm, uint64_t va)
 	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
 	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
 		return;
-	/*
-	 * A private mapping of a file shows the file's changes until the
-	 * page is written: a copy made on a guess would end that.
-	 */
-	if (entry_of_file(e)) {
+	/* A copy made on a guess would end a file page's view of the file. */
+	if (page_of_file(e, va)) {
 		vmspace_enter_first(vm, va);
 		return;
 	}
