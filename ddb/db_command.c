@@ -93,6 +93,8 @@ static const struct db_command db_show_commands[] = {
 	{ "intr", db_show_intr, "", "interrupt handlers, pending bits" },
 	{ "cpu", db_show_cpu, "", "virtual CPUs" },
 	{ "log", db_show_log, "", "the kernel message buffer" },
+	{ "forkstat", db_show_forkstat, "",
+	    "where forks' time goes (VKERNEL_FORKSTAT)" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -11,6 +11,8 @@
 #include "kern/kernel.h"
 #include "kern/msgbuf.h"
 #include "kern/thread.h"
+#include "proc/fork_stat.h"
+#include "sys/syscall.h"
 
 static const char *const intr_names[] = { "tick", "kick", "device", "halt",
     "signal", "disk", "vmspace" };
@@ -108,4 +110,23 @@ db_show_log(int argc, char **argv)
 		db_printf("%.*s", (int)MIN(n, sizeof(line) - 1), line);
 		seq = r.mr_seq + 1;
 	}
+}
+
+static const char *
+db_sysname(long nr)
+{
+	return nr >= 0 && nr < SYS_MAXSYSCALL ? sysent[nr].sy_name : NULL;
+}
+
+/* The fork counters (proc/fork_stat.h), if VKERNEL_FORKSTAT is set. */
+void
+db_show_forkstat(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (!forkstat_enabled()) {
+		db_printf("the fork counters are off: start the vkernel with "
+		    "VKERNEL_FORKSTAT=1 in its environment\n");
+		return;
+	}
+	forkstat_print(db_printf, db_sysname);
 }

@@ -73,6 +73,7 @@ void db_show_buf(int argc, char **argv);
 void db_show_intr(int argc, char **argv);
 void db_show_cpu(int argc, char **argv);
 void db_show_log(int argc, char **argv);
+void db_show_forkstat(int argc, char **argv);
 void db_examine(int argc, char **argv);
 
 /* Prints one frame of kdb_backtrace on the console (its pr). */

@@ -102,6 +102,29 @@ vmspace_range(void *id, void *start, size_t len, struct vmspace_host **vhp)
 	return *vhp != NULL ? user_range(start, len) : 0;
 }
 
+struct vmspace_stats vmspace_stats;
+
+bool
+vmspace_stats_enabled(void)
+{
+	static int on = -1;	/* not looked up yet; a race looks twice */
+	int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
+	if (v < 0) {
+		v = getenv("VKERNEL_FORKSTAT") != NULL;
+		__atomic_store_n(&on, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+void
+vmspace_stats_get(struct vmspace_stats *s)
+{
+	const uint64_t *from = (const uint64_t *)&vmspace_stats;
+	uint64_t *to = (uint64_t *)s;
+	for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+}
+
 int
 vmspace_create(void *id, int type, void *data)
 {
@@ -121,7 +144,10 @@ vmspace_create(void *id, int type, void *data)
 		return -1;
 	}
 	e->id = id;
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	e->vh = backend->create(type, data);
+	VMSTAT_ADD(creates, 1);
+	VMSTAT_ADD(create_ns, host_nanotime() - t0);
 	if (e->vh == NULL) {
 		int err = errno;
 		free(e);
@@ -148,7 +174,10 @@ vmspace_destroy(void *id)
 		errno = ENOENT;
 		return -1;
 	}
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	backend->destroy(e->vh);
+	VMSTAT_ADD(destroys, 1);
+	VMSTAT_ADD(destroy_ns, host_nanotime() - t0);
 	free(e);
 	return 0;
 }
@@ -163,7 +192,11 @@ vmspace_kill(void *id, struct vcpu *cpu)
 		errno = ENOSYS;
 		return -1;
 	}
-	return backend->kill(vh, cpu);
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
+	int r = backend->kill(vh, cpu);
+	VMSTAT_ADD(kills, 1);
+	VMSTAT_ADD(kill_ns, host_nanotime() - t0);
+	return r;
 }
 
 bool

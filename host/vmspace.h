@@ -196,6 +196,34 @@ int vmspace_rekey(void *id, void *newid);
  * parameters (data NULL) take them.
  */
 int vmspace_pool(int nready);
+
+/*
+ * Counters of the host side of making and ending processes, for finding
+ * where a fork's time goes: off unless the vkernel's environment has
+ * VKERNEL_FORKSTAT (then they cost a clock read or two per operation);
+ * proc/fork_stat.c prints them with the kernel's.  Times in ns.
+ */
+struct vmspace_stats {
+	uint64_t creates, create_ns;	/* vmspace_create: a stub for a process */
+	uint64_t pool_hits;		/* of those, a ready stub from the pool */
+	uint64_t pool_waits, pool_wait_ns;	/* waited for a recycling one */
+	uint64_t spawns, spawn_ns;	/* spawned on the creating thread */
+	uint64_t kills, kill_ns;	/* vmspace_kill: an exit's wipe or kill */
+	uint64_t wipes;			/* of those, wiped to be recycled */
+	uint64_t destroys, destroy_ns;	/* vmspace_destroy */
+	uint64_t recycles, recycle_ns;	/* off the critical path (reaper) */
+	uint64_t recycle_fails, reaps;
+	/* of recycle_ns: thread 0's quit, the task check, the new thread 0 */
+	uint64_t recycle_quit_ns, recycle_tasks_ns, recycle_clone_ns;
+	/* the stubs' own counts over their processes' lives */
+	uint64_t served, returned, mapops, sleeps;
+	uint64_t stub_minflt;		/* host page faults of recycled stubs */
+};
+
+/* Whether VKERNEL_FORKSTAT turned the counters on. */
+bool vmspace_stats_enabled(void);
+/* A copy of the counters (each read atomically, not all at one time). */
+void vmspace_stats_get(struct vmspace_stats *s);
 int vmspace_ctl(void *id, int cmd, struct trapframe *tf, struct vextframe *vf);
 
 /*

@@ -71,4 +71,12 @@ struct vmspace_host *vmspace_host_of(void *id);
 int vmspace_backend_select(const char *name);
 const char *vmspace_backend_name(void);
 
+/* The counters of vmspace_stats_get, and adding to one if they are on. */
+extern struct vmspace_stats vmspace_stats;
+#define VMSTAT_ADD(field, v) do {					\
+	if (vmspace_stats_enabled())					\
+		__atomic_fetch_add(&vmspace_stats.field, (v),		\
+		    __ATOMIC_RELAXED);					\
+} while (0)
+
 #endif /* HOST_VMSPACE_BACKEND_H */

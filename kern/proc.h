@@ -151,6 +151,7 @@ struct proc {
 	int p_flags;
 	struct rlimit p_rlimit[RLIM_NLIMITS];
 	uint64_t p_start;		/* nanouptime at fork */
+	uint64_t p_stat_ns;		/* fork_stat.h: at fork, then at exit */
 	uint64_t p_utime, p_stime;	/* ns, of its lwps that have exited */
 	uint64_t p_cutime, p_cstime;	/* of waited-for children */
 	uint64_t p_maxrss_kb;

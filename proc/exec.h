@@ -30,6 +30,7 @@ struct image {
 	uint64_t im_entry;		/* the program's entry (AT_ENTRY) */
 	uint64_t im_start;		/* where the thread starts: ld.so's, or im_entry */
 	uint64_t im_phdr, im_phnum;	/* where the program headers are mapped */
+	uint64_t im_data;		/* its first writable segment, or 0 */
 	uint64_t im_base;		/* load bias (ET_DYN) */
 	uint64_t im_interp_base;	/* ld.so's load bias (AT_BASE), or 0 */
 	uint64_t im_vdso;		/* the vDSO (AT_SYSINFO_EHDR), or 0 */

@@ -64,6 +64,7 @@ struct elf_file {
 	uint64_t lo, hi;		/* page-aligned span of the segments */
 	uint64_t filehi;		/* the end of the segments' file bytes */
 	uint64_t phdr_va;		/* where a segment maps the headers; 0 */
+	uint64_t data_va;		/* the first writable segment's start; 0 */
 };
 
 /*
@@ -115,6 +116,8 @@ elf_read_headers(struct vnode *vp, const char *hdr, size_t hdrlen,
 		if (eh->e_phoff >= ph[i].p_offset &&
 		    eh->e_phoff + phsize <= ph[i].p_offset + ph[i].p_filesz)
 			ef->phdr_va = ph[i].p_vaddr + (eh->e_phoff - ph[i].p_offset);
+		if ((ph[i].p_flags & PF_W) && ef->data_va == 0)
+			ef->data_va = ph[i].p_vaddr;
 	}
 	if (ef->lo >= ef->hi || eh->e_entry < ef->lo || eh->e_entry >= ef->hi) {
 		kfree(ph);
@@ -355,6 +358,7 @@ elf_load(struct image *im, struct proc *p)
 	im->im_entry = eh->e_entry + bias;
 	im->im_start = start;
 	im->im_phdr = ef.phdr_va != 0 ? ef.phdr_va + bias : 0;
+	im->im_data = ef.data_va != 0 ? ef.data_va + bias : 0;
 	im->im_phnum = eh->e_phnum;
 	im->im_base = bias;
 	im->im_interp_base = ibias;

@@ -265,6 +265,18 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 		goto out;
 	}
 
+	/*
+	 * Its first instructions, its stack top, its program headers (libc's
+	 * start reads them) and its data: entered now and mapped by the host
+	 * as it takes over, instead of a fault each through the host.
+	 */
+	vmspace_enter_first(im.im_vmspace, im.im_start);
+	vmspace_touch_first(im.im_vmspace, im.im_sp - 8);
+	if (im.im_phdr != 0)
+		vmspace_enter_first(im.im_vmspace, im.im_phdr);
+	if (im.im_data != 0)
+		vmspace_enter_first(im.im_vmspace, im.im_data);
+
 	/* No way back from here. */
 	futex_exec(lp);
 	struct vmspace *old = p->p_vmspace;

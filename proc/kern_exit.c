@@ -21,6 +21,7 @@
 #include "kern/ucred.h"
 #include "kern/uio.h"
 #include "kern/kmem.h"
+#include "proc/fork_stat.h"
 #include "vm/vm.h"
 
 /* The wait between two rounds of interrupting the lwps being ended. */
@@ -115,6 +116,7 @@ exit1(int xstat)
 	/* Another thread ends the process, with its own status. */
 	if (killalllwps(lp) < 0)
 		lwp_exit();
+	uint64_t t0 = forkstat_now();
 	lwp_exit_user(lp);
 	if (proc_semexit_hook != NULL)
 		proc_semexit_hook(p);	/* System V semaphores' SEM_UNDO */
@@ -123,7 +125,9 @@ exit1(int xstat)
 	ptimer_exit(p);
 	fsproc_exit(&p->p_fs);
 	lwp_unhost(lp);
+	uint64_t t1 = forkstat_now();
 	vmspace_free(p->p_vmspace);
+	forkstat_stage(FST_EXIT_VM, t1);
 	p->p_vmspace = NULL;
 
 	/*
@@ -166,6 +170,8 @@ exit1(int xstat)
 	if (__builtin_expect(proc_exit_hook != NULL, 0))
 		proc_exit_hook(p, xstat);
 	lwp_cputime_fold(lp);		/* its thread is freed by thread_exit */
+	forkstat_stage(FST_EXIT, t0);
+	p->p_stat_ns = forkstat_now();
 	if (p == initproc) {
 		kern_shutdown(xstat);
 	} else {
@@ -237,6 +243,7 @@ kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
 
 	if (pid == INT_MIN)
 		return -ESRCH;		/* as Linux: -INT_MIN is no group */
+	uint64_t slept = 0;		/* when it first slept (fork_stat.h) */
 	for (;;) {
 		bool any = false;
 		TAILQ_FOREACH(q, &p->p_children, p_sibling) {
@@ -260,6 +267,8 @@ kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
 			if (q->p_state != PRS_ZOMBIE || !(options & WEXITED))
 				continue;
 			wait_found(wr, q, q->p_xstat);
+			forkstat_stage(FST_WAKE, q->p_stat_ns);
+			forkstat_stage(FST_WAIT, slept);
 			if (ru != NULL) {
 				uint64_t u, s;
 				proc_cputime(q, &u, &s);
@@ -273,6 +282,8 @@ kern_wait(struct lwp *lp, pid_t pid, int options, struct wait_result *wr,
 			return -ECHILD;
 		if (options & WNOHANG)
 			return 0;
+		if (slept == 0)
+			slept = forkstat_now();
 		int error = tsleep(p, PCATCH, "wait", 0);
 		if (error != 0)
 			return -ERESTARTSYS;

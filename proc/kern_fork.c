@@ -16,6 +16,7 @@
 #include "kern/ucred.h"
 #include "kern/uio.h"
 #include "kern/kmem.h"
+#include "proc/fork_stat.h"
 #include "vm/vm.h"
 
 /* What this kernel does, and what Linux accepts and ignores. */
@@ -154,17 +155,22 @@ clone_thread(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
  * the new tid there): it gets its copies of those pages now, a copy each
  * instead of a read fault and a copy-on-write fault through the host.
  * The red zone and a first push may reach the page below the stack's.
+ * It runs on from its rip, and touches what its elder siblings touched
+ * (vm_forkhint.c): those pages are entered too.  The host maps all of
+ * them with the child's first run (vmspace_activate).
  */
 static void
-fork_touch(struct vmspace *vm, struct lwp *lp2)
+fork_touch(struct vmspace *vm, struct lwp *lp, struct lwp *lp2)
 {
 	uint64_t sp = lp2->lwp_tf.tf_rsp, tp = lp2->lwp_vf->vx_fsbase;
 
-	vmspace_fork_touch(vm, sp);
+	vmspace_enter_first(vm, lp2->lwp_tf.tf_rip);
+	vm_forkhint_fork(vm, lp->lwp_proc->p_vmspace);
+	vmspace_touch_first(vm, sp);
 	if (rounddown2(sp - 256, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
-		vmspace_fork_touch(vm, sp - 256);
+		vmspace_touch_first(vm, sp - 256);
 	if (tp != 0 && rounddown2(tp, PAGE_SIZE) != rounddown2(sp, PAGE_SIZE))
-		vmspace_fork_touch(vm, tp);
+		vmspace_touch_first(vm, tp);
 }
 
 /* Undoes a child process that never ran, newest first. */
@@ -196,6 +202,7 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 		return clone_thread(lp, cr, body);
 
 	struct proc *parent = (flags & CLONE_PARENT) ? p->p_pptr : p;
+	uint64_t t0 = forkstat_now();
 	int n = 0;
 	if ((flags & CLONE_VM) && (n = clone_hostthr(lp)) < 0)
 		return n;
@@ -207,7 +214,9 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 		vmspace_ref(p->p_vmspace);
 		p2->p_vmspace = p->p_vmspace;
 	} else {
+		uint64_t t1 = forkstat_now();
 		p2->p_vmspace = vmspace_fork(p->p_vmspace);
+		forkstat_stage(FST_VMSPACE_FORK, t1);
 	}
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	p2->p_flags |= p->p_flags & P_INHERITED;
@@ -236,14 +245,28 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	if (flags & CLONE_CLEAR_SIGHAND)
 		sigacts_exec(p2);
 	clone_regs(lp, lp2, cr);
-	if (!(flags & CLONE_VM))
-		fork_touch(p2->p_vmspace, lp2);
+	if (!(flags & CLONE_VM)) {
+		uint64_t t1 = forkstat_now();
+		fork_touch(p2->p_vmspace, lp, lp2);
+		/*
+		 * Its return from fork writes its stack (musl, glibc: at
+		 * once), and it writes again what it wrote since its last
+		 * fork (vm_forkhint.c).
+		 */
+		if (p->p_nlwps == 1)
+			vmspace_fork_parent_touch(p->p_vmspace,
+			    lp->lwp_tf.tf_rsp - 8);
+		vm_forkhint_rewrite(p->p_vmspace, p->p_nlwps == 1);
+		forkstat_stage(FST_FORK_TOUCH, t1);
+	}
 
 	p2->p_state = PRS_NORMAL;
 	pid_t pid = p2->p_pid;
 	int done = 0;
 	if (flags & CLONE_VFORK)
 		p2->p_vforkdone = &done;
+	p2->p_stat_ns = forkstat_now();
+	forkstat_stage(FST_FORK, t0);
 	thread_start(lp2->lwp_thread);
 	if (!(flags & CLONE_VFORK))
 		return pid;

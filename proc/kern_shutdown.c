@@ -7,18 +7,22 @@
  * disk file system holds), the buffer cache is written and the disks
  * flushed, and only then do the virtual CPUs halt.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/reboot.h>
 #include <sys/wait.h>
 
 #include "fs/buf.h"
 #include "fs/vfs.h"
 #include "fs/vnode.h"
+#include "host/hostlog.h"
 #include "kern/init.h"
 #include "kern/interrupt.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
 #include "kern/thread.h"
 #include "kern/ucred.h"
+#include "proc/fork_stat.h"
 
 #define SHUTDOWN_GRACE_NS	(5ULL * 1000000000)	/* for the killed to exit */
 
@@ -48,6 +52,20 @@ shutdown_kill(struct proc *p, void *arg)
 	(*alive)++;
 }
 
+/* One line of the fork counters on standard error (host_log ends it). */
+static void __attribute__((format(printf, 1, 2)))
+forkstat_log(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n < sizeof(line) && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	host_log("%s", line);
+}
+
 void
 kern_shutdown(int xstat)
 {
@@ -66,6 +84,8 @@ kern_shutdown(int xstat)
 		/* Each exit wakes its parent, and the orphans' parent is us. */
 		tsleep(curproc, 0, "shutdn", 10 * 1000000);
 	}
+	if (forkstat_enabled())
+		forkstat_print(forkstat_log, NULL);
 	vfs_unmountall();
 	vfs_shutdown();		/* whatever would not go is at least synced */
 	int error = bio_shutdown();

@@ -10,6 +10,7 @@
 #include "host/vmspace.h"
 #include "kern/proc.h"
 #include "kern/signal.h"
+#include "proc/fork_stat.h"
 #include "sys/syscall.h"
 #include "vm/vm.h"
 
@@ -88,11 +89,13 @@ trap_pagefault(struct lwp *lp)
 	struct trapframe *tf = &lp->lwp_tf;
 	if (tf->tf_addr < VM_MIN_USER_ADDRESS && syspatch_fault(lp))
 		return;
-	int error = vm_fault(lp->lwp_proc->p_vmspace, tf->tf_addr,
-	    vm_fault_type(tf->tf_err));
+	int type = vm_fault_type(tf->tf_err);
+	int error = vm_fault(lp->lwp_proc->p_vmspace, tf->tf_addr, type);
 
-	if (error == 0)
+	if (error == 0) {
+		vm_forkhint_note(lp->lwp_proc->p_vmspace, tf->tf_addr, type);
 		return;
+	}
 	if (error == -ENOMEM) {
 		kprintf("pid %d (%s): out of memory at %#lx; killed\n",
 		    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm,
@@ -193,6 +196,24 @@ userret(struct lwp *lp)
 	syscall_restart(lp, NULL);
 }
 
+/* The kind of trap tf reports, for the fork counters. */
+static int
+trap_kind(const struct trapframe *tf)
+{
+	switch (tf->tf_trapno) {
+	case T_SYSCALL:
+		return tf->tf_err == SYSCALL_ABI_PATCHED ? FSK_PATCHED :
+		    FSK_SYSCALL;
+	case T_PAGEFLT:
+		return (tf->tf_err & PGEX_I) ? FSK_EXEC :
+		    (tf->tf_err & PGEX_W) ? FSK_WRITE : FSK_READ;
+	case T_INTR:
+		return FSK_INTR;
+	default:
+		return FSK_OTHER;
+	}
+}
+
 void
 lwp_main(void *arg)
 {
@@ -203,7 +224,16 @@ lwp_main(void *arg)
 		TRACE(TR_K_USERRET);
 		/* Looked up each time: exec replaces the address space. */
 		struct vmspace *vm = lp->lwp_proc->p_vmspace;
+		uint64_t t0 = forkstat_now();
+		if (t0 != 0 && lp->lwp_proc->p_stat_ns != 0) {
+			/* a forked child's first run */
+			forkstat_stage(FST_CHILD_START, lp->lwp_proc->p_stat_ns);
+			lp->lwp_proc->p_stat_ns = 0;
+		} else {
+			t0 = 0;
+		}
 		int error = vmspace_activate(vm);
+		forkstat_stage(FST_ACTIVATE, t0);
 		if (error < 0) {
 			kprintf("pid %d (%s): no host process for its address "
 			    "space (%d); killed\n", lp->lwp_proc->p_pid,
@@ -211,6 +241,7 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		void *vmid = vmspace_host_id(vm);
+		uint64_t trun = forkstat_now();
 		uint64_t now = nanouptime();
 		lwp_run_begin(lp, now);
 		sched_user_enter(now);
@@ -231,7 +262,16 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		lp->lwp_tf.tf_xflags = 0;
+		if (trun == 0) {
+			trap_dispatch(lp);
+			TRACE(TR_K_DISPATCHED);
+			continue;
+		}
+		int kind = trap_kind(&lp->lwp_tf);
+		uint64_t tk = forkstat_now();
+		int role = forkstat_trap(lp, kind, kind == FSK_SYSCALL ||
+		    kind == FSK_PATCHED ? (long)lp->lwp_tf.tf_rax : -1, tk - trun);
 		trap_dispatch(lp);
-		TRACE(TR_K_DISPATCHED);
+		forkstat_trap_done(role, kind, forkstat_now() - tk);
 	}
 }

@@ -3,6 +3,7 @@
  * the path and the argv and envp vectors are copied in here.
  */
 #include "proc/exec.h"
+#include "proc/fork_stat.h"
 #include "sys/syscall.h"
 #include "kern/kmem.h"
 
@@ -70,7 +71,9 @@ sys_execve(struct lwp *lp, const uint64_t *args)
 		goto out;
 	}
 	ea.ea_envc = n;
+	uint64_t t0 = forkstat_now();
 	error = kern_execve(lp, path, &ea);
+	forkstat_stage(FST_EXEC, t0);
 out:
 	kfree(ea.ea_buf);
 	kfree(path);

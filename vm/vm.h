@@ -52,6 +52,9 @@ struct vm_object;
 /* Linux's default vm.max_map_count: how many entries a map may have. */
 #define VM_MAX_MAP_COUNT	65530
 
+#define VM_FIRST_PAGES	48	/* see vmspace_enter_first */
+#define VM_FIRST_GROUP	(16 * PAGE_SIZE)	/* vm_fault's prefault group */
+
 struct vmspace {
 	struct vm_map vm_map;	/* what each range promises */
 	struct pmap vm_pmap;	/* the vpagetable; its address is the host id */
@@ -68,6 +71,11 @@ struct vmspace {
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
 	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 	struct vm_patch *vm_patch;	/* patched system calls (vm_patch.c) */
+	/* pages the host maps before the first run (vmspace_touch_first) */
+	uint64_t vm_first[VM_FIRST_PAGES];
+	int vm_nfirst;
+	/* what children touch first (vm_forkhint.c): ours, our parent's */
+	struct vm_forkhint *vm_forkhint, *vm_forkhint_parent;
 };
 
 /*
@@ -116,15 +124,50 @@ void vmspace_free(struct vmspace *vm);
 struct vmspace *vmspace_fork(struct vmspace *vm1);
 
 /*
- * The child of a fork gets its own copy of the page at va now, as its
- * first write would give it, if va lies in a private writable mapping:
- * for the pages it is known to write first (its stack top, its thread
- * pointer's), each of which would otherwise cost it a read fault and a
- * copy-on-write fault through the host.  Only before vm first runs;
- * anything else (no mapping there, a shared one, no memory) is left to
- * the faults.
+ * The child of a fork (or an image exec built) gets its own copy of the
+ * page at va now, as its first write would give it, if va lies in a
+ * private writable mapping: for the pages it is known to write first
+ * (its stack top, its thread pointer's), each of which would otherwise
+ * cost it a read fault and a copy-on-write fault through the host; the
+ * host maps it with the first run.  Only before vm first runs; anything
+ * else (no mapping there, a shared one, no memory) is left to the faults.
  */
-void vmspace_fork_touch(struct vmspace *vm, uint64_t va);
+void vmspace_touch_first(struct vmspace *vm, uint64_t va);
+/*
+ * A new process (a forked child, or an image exec built), before it first
+ * runs, will execute or read the page at va (its text at its rip): the
+ * page, and its resident neighbours of the prefault group, are entered
+ * now read-only, and the host maps them with its first run (or, for an
+ * exec, as it takes over the old host vmspace) instead of at a fault
+ * each.
+ */
+void vmspace_enter_first(struct vmspace *vm, uint64_t va);
+/*
+ * The forking process's side: its only thread, back from fork, writes
+ * its stack top at once, which fork just made copy-on-write.  The copy
+ * is made now (as that write's fault would make it) and the host maps it
+ * with the thread's resume: no fault through the host.
+ */
+void vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va);
+
+/*
+ * Fork hints (vm_forkhint.c): the pages a forked child faulted on before
+ * it exec'd, noted in its parent's vmspace, which its next child gets
+ * entered before it runs.  vm_forkhint_fork enters the parent's hints in
+ * the new child (before it runs) and makes it a learner; vm_forkhint_note
+ * notes a fault vm's thread took (type: VM_PROT_*) if vm is a learner,
+ * and vm's own writes if it has forked;
+ * vm_forkhint_free forgets both sides (exec, the end of vm).
+ */
+struct vm_forkhint;
+void vm_forkhint_fork(struct vmspace *child, struct vmspace *parent);
+void vm_forkhint_note(struct vmspace *vm, uint64_t va, int type);
+/*
+ * After fork: the pages parent wrote since its previous fork are copied
+ * for it now if touch (its only thread, in the kernel), and forgotten.
+ */
+void vm_forkhint_rewrite(struct vmspace *parent, bool touch);
+void vm_forkhint_free(struct vmspace *vm);
 
 /*
  * execve: removes every mapping of vm, which must not be shared (the

@@ -4,6 +4,7 @@
  */
 #include "kern/kmem.h"
 #include "vm/vm.h"
+#include "vm/vm_map.h"
 #include "vm/vm_object.h"
 #include "vm/vm_page_ext.h"
 
@@ -71,26 +72,109 @@ vmspace_free(struct vmspace *vm)
 	vm_map_fini(&vm->vm_map);
 	pmap_release(&vm->vm_pmap);
 	vm_patch_free(vm);
+	vm_forkhint_free(vm);
 	kmem_cache_free(vmspace_cache, vm);
 }
 
+/* The host maps va's group at vm's first run (vmspace_activate). */
+static void
+first_page(struct vmspace *vm, uint64_t va)
+{
+	uint64_t g = rounddown2(va, VM_FIRST_GROUP);
+	for (int i = 0; i < vm->vm_nfirst; i++)
+		if (vm->vm_first[i] == g)
+			return;
+	if (vm->vm_nfirst < VM_FIRST_PAGES)
+		vm->vm_first[vm->vm_nfirst++] = g;
+}
+
+/*
+ * Whether the page at va of e is a file's own: a private mapping of a
+ * file not written there yet (or not in memory), which shows the file's
+ * changes until it is written.
+ */
+static bool
+page_of_file(const struct vm_map_entry *e, uint64_t va)
+{
+	uint64_t pindex = vm_map_entry_pindex(e, va);
+	struct vm_object *obj = e->object;
+	for (; obj != NULL; obj = obj->backing_object) {
+		if (vm_object_page_lookup(obj, pindex) != NULL)
+			return obj->type == OBJT_VNODE;
+		if (obj->backing_object == NULL)
+			break;
+	}
+	return obj != NULL && obj->type == OBJT_VNODE;
+}
+
 void
-vmspace_fork_touch(struct vmspace *vm, uint64_t va)
+vmspace_touch_first(struct vmspace *vm, uint64_t va)
 {
 	struct vm_map_entry *e;
 
-	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_fork_touch: vmspace ran");
+	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_touch_first: vmspace ran");
 	if (va >= VM_MAX_USER_ADDRESS ||
 	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
 	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
 		return;
-	(void)vm_fault(vm, va, VM_PROT_WRITE);
+	/* A copy made on a guess would end a file page's view of the file. */
+	if (page_of_file(e, va)) {
+		vmspace_enter_first(vm, va);
+		return;
+	}
+	if (vm_fault(vm, va, VM_PROT_WRITE) == 0)
+		first_page(vm, va);
+}
+
+void
+vmspace_enter_first(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map_entry *e;
+
+	KASSERT(!vm->vm_pmap.pm_hosted, "vmspace_enter_first: vmspace ran");
+	if (va >= VM_MAX_USER_ADDRESS ||
+	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
+	    !(e->protection & VM_PROT_READ))
+		return;
+	if (vm_fault(vm, va, VM_PROT_READ) == 0)
+		first_page(vm, va);
+}
+
+void
+vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va)
+{
+	struct vm_map_entry *e;
+
+	if (va >= VM_MAX_USER_ADDRESS ||
+	    !vm_map_lookup_entry(&vm->vm_map, va, &e) ||
+	    !(e->eflags & MAP_ENTRY_COW) || !(e->protection & VM_PROT_WRITE))
+		return;
+	uint64_t page = rounddown2(va, PAGE_SIZE);
+	if (vm_fault(vm, page, VM_PROT_WRITE) == 0)
+		pmap_prefault(&vm->vm_pmap, page, page + PAGE_SIZE);
+}
+
+/*
+ * What fork or exec entered for the first run goes with its resume: each
+ * page would otherwise cost a fault through the host.
+ */
+static void
+first_map(struct vmspace *vm)
+{
+	for (int i = 0; vm->vm_pmap.pm_hosted && i < vm->vm_nfirst; i++)
+		pmap_prefault(&vm->vm_pmap, vm->vm_first[i],
+		    vm->vm_first[i] + VM_FIRST_GROUP);
+	vm->vm_nfirst = 0;
 }
 
 int
 vmspace_activate(struct vmspace *vm)
 {
-	return pmap_host(&vm->vm_pmap);
+	if (vm->vm_pmap.pm_hosted)
+		return 0;
+	int error = pmap_host(&vm->vm_pmap);
+	first_map(vm);
+	return error;
 }
 
 void
@@ -100,8 +184,9 @@ vmspace_exec_switch(struct vmspace *new, struct vmspace *old)
 	 * Keeping the host process saves creating one and destroying the
 	 * other; if the move fails, new is hosted afresh at its first run.
 	 */
-	if (old->vm_refcnt == 1 && old->vm_pmap.pm_hosted)
-		(void)pmap_take_host(&new->vm_pmap, &old->vm_pmap);
+	if (old->vm_refcnt == 1 && old->vm_pmap.pm_hosted &&
+	    pmap_take_host(&new->vm_pmap, &old->vm_pmap) == 0)
+		first_map(new);
 	vmspace_free(old);
 }
 
@@ -112,6 +197,7 @@ vmspace_exec(struct vmspace *vm)
 	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
 	    vm_map_max(&vm->vm_map));
 	vm_patch_free(vm);
+	vm_forkhint_free(vm);
 	vmspace_reset(vm);
 }
 

@@ -3,8 +3,9 @@
  * User-Mode Linux: each figure is the median of several rounds, in
  * microseconds per operation, one "name value" line each.
  *
- *   kbench [MiB]     MiB: how much anonymous memory the first-touch test
- *                    touches (default 256)
+ *   kbench [MiB [ONLY]]  MiB: how much anonymous memory the first-touch
+ *                    test touches (default 256); ONLY: a comma-separated
+ *                    list of the figures to run (default: all)
  *
  * As PID 1 (UML's rdinit=, vkernel's init) it powers the machine off at
  * the end. fork+exec runs "exit0", a tiny static program that must sit in
@@ -52,6 +53,21 @@ median(double (*fn)(int), int n, int rounds)
 		v[r] = fn(n);
 	qsort(v, (size_t)rounds, sizeof(double), cmp);
 	return v[rounds / 2];
+}
+
+static const char *only;	/* the figures to run, comma-separated; NULL: all */
+
+/* Whether figure name is to run. */
+static int
+wanted(const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = only; s != NULL; s = strchr(s, ',')) {
+		s += *s == ',';
+		if (strncmp(s, name, n) == 0 && (s[n] == ',' || s[n] == '\0'))
+			return 1;
+	}
+	return only == NULL;
 }
 
 static void
@@ -351,23 +367,33 @@ main(int argc, char **argv)
 	if (mib <= 0)
 		mib = 256;
 
-	report("getpid", "%.3f", median(b_getpid, 20000, 7));
-	report("clock_gettime", "%.3f", median(b_clock, 100000, 7));
-	report("fork+exit+wait", "%.1f", median(b_fork, 200, 7));
-	report("fork+exec+wait", "%.1f", median(b_forkexec, 100, 7));
-	report("first-touch-per-page", "%.2f",
+	only = argc > 2 ? argv[2] : NULL;
+
+#define RUN(name, fmt, expr) do { if (wanted(name)) report(name, fmt, expr); } while (0)
+	RUN("getpid", "%.3f", median(b_getpid, 20000, 7));
+	RUN("clock_gettime", "%.3f", median(b_clock, 100000, 7));
+	RUN("fork+exit+wait", "%.1f", median(b_fork, 200, 7));
+	RUN("fork+exec+wait", "%.1f", median(b_forkexec, 100, 7));
+	RUN("first-touch-per-page", "%.2f",
 	    median(b_touch, mib * (1024 * 1024 / PAGE), 3));
-	report("pipe-round-trip", "%.2f", median(b_pipe, 5000, 7));
-	report("futex-round-trip", "%.2f", median(b_futex, 5000, 7));
-	report("futex-round-trip-threads", "%.2f", median(b_futex_thread, 5000, 7));
-	report("thread-create+join", "%.1f", median(b_thread, 500, 7));
-	report("mmap+touch-per-mapping", "%.2f", median(b_mmaps, 10000, 5));
-	/* the rounds after the warm-up one */
-	qsort(munmap_us + 1, (size_t)munmap_n - 1, sizeof(double), cmp);
-	report("munmap-per-mapping", "%.2f", munmap_us[1 + (munmap_n - 1) / 2]);
-	double macro = b_macro();
-	if (macro >= 0)
-		report("shell-macro", "%.0f", macro);
+	RUN("pipe-round-trip", "%.2f", median(b_pipe, 5000, 7));
+	RUN("futex-round-trip", "%.2f", median(b_futex, 5000, 7));
+	RUN("futex-round-trip-threads", "%.2f", median(b_futex_thread, 5000, 7));
+	RUN("thread-create+join", "%.1f", median(b_thread, 500, 7));
+	if (wanted("mmap+touch-per-mapping") || wanted("munmap-per-mapping")) {
+		report("mmap+touch-per-mapping", "%.2f",
+		    median(b_mmaps, 10000, 5));
+		/* the rounds after the warm-up one */
+		qsort(munmap_us + 1, (size_t)munmap_n - 1, sizeof(double), cmp);
+		report("munmap-per-mapping", "%.2f",
+		    munmap_us[1 + (munmap_n - 1) / 2]);
+	}
+	if (wanted("shell-macro")) {
+		double macro = b_macro();
+		if (macro >= 0)
+			report("shell-macro", "%.0f", macro);
+	}
+#undef RUN
 	if (hint_misses)
 		printf("# %d mappings missed their hint: they may have merged\n",
 		    hint_misses);

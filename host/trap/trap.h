@@ -168,6 +168,7 @@ struct vmspace_host {
 
 	/* statistics, for tests and the benchmark (atomic) */
 	uint64_t nserved, nreturned, nmapops, nsleeps;
+	unsigned long minflt_seen;	/* the stub's host faults counted so far */
 };
 
 /* trap_vmspace.c: the parameters of a stub made for cpu (NULL: none). */
@@ -197,6 +198,8 @@ void trap_stub_home(struct vmspace_host *vh);
 void trap_kill(struct vmspace_host *vh, const char *why);
 bool trap_dead(const struct vmspace_host *vh);
 void trap_reap(struct vmspace_host *vh);
+/* Adds vh's statistics to vmspace_stats' and zeroes them. */
+void trap_stats_fold(struct vmspace_host *vh);
 void trap_wait_gone(struct vmspace_host *vh);
 bool trap_alive(struct vmspace_host *vh);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostlog.h"
 #include "host/trap/trap.h"
@@ -147,12 +148,16 @@ pool_wait_back(const struct trap_params *p, struct stub_pool *sp)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;
 	}
+	if (sp != NULL && sp->nready == 0 && sp->nrecycling > 0)
+		VMSTAT_ADD(pool_waits, 1);
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	while (sp != NULL && sp->nready == 0 && sp->nrecycling > 0 &&
 	    !keeper.stopping) {
 		if (pthread_cond_timedwait(&keeper.back, &keeper.lock, &until) != 0)
 			break;
 		sp = pool_of(p);
 	}
+	VMSTAT_ADD(pool_wait_ns, host_nanotime() - t0);
 	return sp;
 }
 

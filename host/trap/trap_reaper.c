@@ -1,5 +1,5 @@
 /*
- * The reaper: a host thread that collects killed stubs, so that the
+ * The reaper: host threads that collect killed stubs, so that the
  * virtual CPU whose process exits does not wait in waitpid while the
  * host takes the stub down (a millisecond on average, tens of
  * milliseconds on a loaded host, per process).  The kernel sleeps the
@@ -72,6 +72,14 @@ reaper_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Two threads take the requests: a recycle mostly waits (for thread 0 to
+ * be scheduled and quit, for the new one to boot: 150 us in density, 1-3
+ * ms in latency placement on the loaded host), and one thread recycled
+ * more slowly than a fork loop forked, which then waited for the pool.
+ */
+#define REAPERS	2
+
 static void
 reaper_start(void)
 {
@@ -80,7 +88,9 @@ reaper_start(void)
 	if (pthread_attr_init(&attr) != 0)
 		return;
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	reaper.running = pthread_create(&t, &attr, reaper_main, NULL) == 0;
+	for (int i = 0; i < REAPERS; i++)
+		if (pthread_create(&t, &attr, reaper_main, NULL) == 0)
+			reaper.running = true;
 	pthread_attr_destroy(&attr);
 }
 

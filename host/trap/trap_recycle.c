@@ -77,6 +77,7 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 	if (!wipe)
 		return trap_kill_async(vh, cpu);
 	vh->wiped = true;
+	VMSTAT_ADD(wipes, 1);
 	trap_pool_recycling(&vh->params, 1);
 	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -95,6 +96,13 @@ t0_quit(struct vmspace_host *vh)
 	uint32_t *w = t->tid == vh->pid ? &t->thr->req : &t->thr->tid;
 	uint64_t start = host_nanotime();
 
+	/*
+	 * It quits on a core no CPU runs guests on, if there is one: on its
+	 * stub core it waited for the guests and the CPU there (150 us per
+	 * recycle in density, and the fork loop's pool ran dry meanwhile).
+	 */
+	if (vh->params.stub_core >= 0)
+		(void)cpu_pin_spare(t->tid);
 	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 	trap_reply_post(t);
@@ -165,20 +173,49 @@ recycle_reset(struct vmspace_host *vh)
 	vh->ngov = 0;
 	vh->refusals = 0;
 	vh->cputime = 0;	/* the next first run starts the count */
-	vh->nserved = vh->nreturned = vh->nmapops = vh->nsleeps = 0;
+	trap_stats_fold(vh);
 	trap_hostmap_fini(vh);
 	memset(&vh->hm, 0, sizeof(vh->hm));
 	return trap_hostmap_init(vh, vh->params.hostmap_budget);
+}
+
+/*
+ * Counts the host page faults of vh's process since it was last
+ * recycled (its threads', the mapper's: /proc/PID/stat's minflt).
+ */
+static void
+stub_minflt(struct vmspace_host *vh)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)vh->pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the name's closing parenthesis: state, then minflt is the 8th */
+	char *s = strrchr(buf, ')');
+	unsigned long minflt;
+	if (s != NULL && sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %lu",
+	    &minflt) == 1) {
+		VMSTAT_ADD(stub_minflt, minflt - vh->minflt_seen);
+		vh->minflt_seen = minflt;
+	}
 }
 
 /* Makes wiped vh as clean as a new stub; NULL, or why it could not. */
 static const char *
 recycle(struct vmspace_host *vh)
 {
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (!t0_quit(vh))
 		return "thread 0 did not quit";
+	VMSTAT_ADD(recycle_quit_ns, host_nanotime() - t0);
+	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (!tasks_only_mapper(vh))
 		return "a task of it is not ours";
+	VMSTAT_ADD(recycle_tasks_ns, host_nanotime() - t0);
 	/* Only the mapper runs now, and it touches none of this. */
 	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
 	if (madvise(vh->ctl + (STUB_SYNC - STUB_CMD), STUB_SLOT(used) - STUB_SYNC,
@@ -194,6 +231,7 @@ recycle(struct vmspace_host *vh)
 	 * microseconds that a running guest need not lose.  Else on its
 	 * pool's core, where its first run then moves nothing.
 	 */
+	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (vh->params.stub_core >= 0 && cpu_pin_spare(vh->mapper_tid) < 0)
 		(void)cpu_pin_task(vh->mapper_tid, vh->params.stub_core);
 	host_mutex_lock(&vh->lock);
@@ -211,6 +249,7 @@ recycle(struct vmspace_host *vh)
 	vh->t0.core = -1;
 	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
+	VMSTAT_ADD(recycle_clone_ns, host_nanotime() - t0);
 	vh->wiped = false;
 	__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
 	return NULL;
@@ -221,11 +260,18 @@ trap_recycle(struct vmspace_host *vh)
 {
 	/* Once back in the pool, vh may be taken and gone at once. */
 	struct trap_params p = vh->params;
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
+	if (vmspace_stats_enabled())
+		stub_minflt(vh);
 	const char *why = recycle(vh);
+	VMSTAT_ADD(recycle_ns, host_nanotime() - t0);
 	bool back = why == NULL && trap_pool_put(vh) == 0;
 	trap_pool_recycling(&p, -1);
-	if (back)
+	if (back) {
+		VMSTAT_ADD(recycles, 1);
 		return;
+	}
+	VMSTAT_ADD(recycle_fails, 1);
 	if (why != NULL)
 		host_debug("trap: stub %d not recycled: %s", (int)vh->pid, why);
 	vh->wiped = false;

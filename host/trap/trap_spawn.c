@@ -345,6 +345,8 @@ trap_reap(struct vmspace_host *vh)
 		return;
 	if (vh->reaping)
 		trap_reaper_wait(vh);
+	VMSTAT_ADD(reaps, 1);
+	trap_stats_fold(vh);
 	if (vh->pidfd >= 0) {
 		trap_kill(vh, NULL);
 		if (vh->pid > 0 && !vh->reaping)
@@ -364,4 +366,14 @@ trap_reap(struct vmspace_host *vh)
 		close(vh->donefd);
 	trap_hostmap_fini(vh);
 	free(vh);
+}
+
+void
+trap_stats_fold(struct vmspace_host *vh)
+{
+	VMSTAT_ADD(served, __atomic_exchange_n(&vh->nserved, 0, __ATOMIC_RELAXED));
+	VMSTAT_ADD(returned,
+	    __atomic_exchange_n(&vh->nreturned, 0, __ATOMIC_RELAXED));
+	VMSTAT_ADD(mapops, __atomic_exchange_n(&vh->nmapops, 0, __ATOMIC_RELAXED));
+	VMSTAT_ADD(sleeps, __atomic_exchange_n(&vh->nsleeps, 0, __ATOMIC_RELAXED));
 }

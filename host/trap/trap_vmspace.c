@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 
+#include "host/clock.h"
 #include "host/cpu.h"
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
@@ -32,7 +33,15 @@ trap_create(int type, void *data)
 	if (data == NULL) {
 		trap_params_default(&p, cpu);
 		struct vmspace_host *vh = trap_pool_take(&p);
-		return vh != NULL ? vh : trap_spawn(&p);
+		if (vh != NULL) {
+			VMSTAT_ADD(pool_hits, 1);
+			return vh;
+		}
+		uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
+		vh = trap_spawn(&p);
+		VMSTAT_ADD(spawns, 1);
+		VMSTAT_ADD(spawn_ns, host_nanotime() - t0);
+		return vh;
 	}
 	p = *(const struct trap_params *)data;
 	if (p.fault_around <= 0)

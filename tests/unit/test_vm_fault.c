@@ -281,7 +281,7 @@ TEST(vm_fault_fork_shared)
 }
 
 /*
- * vmspace_fork_touch (what fork does for the child's stack top and thread
+ * vmspace_touch_first (what fork does for the child's stack top and thread
  * pointer): the child gets its own copy of a private page before it runs,
  * so its first write there takes no fault at all (without: a
  * copy-on-write fault); the parent keeps its page, read-only, and its
@@ -297,9 +297,9 @@ TEST(vm_fault_fork_touch)
 	    MAP_ANONYMOUS | MAP_FIXED, NULL, 0) == (long)(VMP_DATA + 8 * PG));
 	REQUIRE(vmp_fork(&p, &c) == 0);
 	uint64_t ppa = vmp_pa(&p, VMP_DATA + PG);
-	vmspace_fork_touch(c.vm, VMP_DATA + PG + 8);
-	vmspace_fork_touch(c.vm, VMP_DATA + 8 * PG);
-	vmspace_fork_touch(c.vm, VMP_DATA + 16 * PG);
+	vmspace_touch_first(c.vm, VMP_DATA + PG + 8);
+	vmspace_touch_first(c.vm, VMP_DATA + 8 * PG);
+	vmspace_touch_first(c.vm, VMP_DATA + 16 * PG);
 	CHECK(vmp_vpte(&c, VMP_DATA + PG) & VPTE_RW);
 	CHECK(vmp_pa(&c, VMP_DATA + PG) != ppa);
 	CHECK_EQ(vmp_pa(&p, VMP_DATA + PG), ppa);
