@@ -166,6 +166,7 @@ recycle_reset(struct vmspace_host *vh)
 	vh->refusals = 0;
 	vh->cputime = 0;	/* the next first run starts the count */
 	vh->nserved = vh->nreturned = vh->nmapops = vh->nsleeps = 0;
+	memset(&vh->stats, 0, sizeof(vh->stats));
 	trap_hostmap_fini(vh);
 	memset(&vh->hm, 0, sizeof(vh->hm));
 	return trap_hostmap_init(vh, vh->params.hostmap_budget);
