@@ -256,6 +256,7 @@ again:
 		m = vm_object_page_alloc(first, pindex, true);
 		if (m == NULL)
 			return -ENOMEM;
+		vm_mmap_touched(vm, va);
 		if (fault_type & VM_PROT_WRITE) {
 			zero_ahead = va == vm->vm_zfod_next;
 			vm->vm_zfod_next = va + PAGE_SIZE;

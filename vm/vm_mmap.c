@@ -82,6 +82,51 @@ mmap_populate(struct vmspace *vm, uint64_t start, uint64_t end, int prot,
 	pmap_prefault(&vm->vm_pmap, start, va);
 }
 
+/*
+ * Mapping the first page ahead (vm_mmap_touch_ahead): after
+ * VM_TOUCH_LEARN anonymous mappings in a row whose first page faulted
+ * before the next mmap (malloc writes its chunk header there, and a
+ * program that maps memory mostly writes it), the next VM_TOUCH_TRUST
+ * get their first page at the mmap, and the one after is watched again,
+ * since a page mapped ahead never faults and so never tells whether it
+ * was wanted.  A wrong guess costs a zeroed page per mapping, at most
+ * VM_TOUCH_TRUST before the watched one stops it; a right one spares a
+ * trap through the host and a resume through the mapper.
+ */
+#define VM_TOUCH_LEARN	2
+#define VM_TOUCH_TRUST	32
+
+void
+vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
+    int prot, int flags)
+{
+	if ((flags & MAP_TYPE_MASK) != MAP_PRIVATE ||
+	    (flags & (MAP_POPULATE | MAP_NORESERVE | MAP_GROWSDOWN)) ||
+	    !(prot & PROT_WRITE) || len == 0)
+		return;
+	if (vm->vm_touch_hint != 0)	/* the last one was not touched */
+		vm->vm_touch_streak = 0;
+	if (vm->vm_touch_streak < VM_TOUCH_LEARN ||
+	    vm->vm_touch_trusted >= VM_TOUCH_TRUST) {
+		vm->vm_touch_hint = addr;
+		vm->vm_touch_trusted = 0;
+		return;
+	}
+	vm->vm_touch_hint = 0;
+	vm->vm_touch_trusted++;
+	mmap_populate(vm, addr, addr + PAGE_SIZE, prot, MAP_PRIVATE);
+}
+
+void
+vm_mmap_touched(struct vmspace *vm, uint64_t va)
+{
+	if (va != vm->vm_touch_hint)
+		return;
+	vm->vm_touch_hint = 0;
+	if (vm->vm_touch_streak < VM_TOUCH_LEARN)
+		vm->vm_touch_streak++;
+}
+
 long
 vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
     int maxprot, int flags, struct vm_object *obj, uint64_t off)
