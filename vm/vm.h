@@ -192,6 +192,12 @@ long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
 void vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
     int prot, int flags);
 void vm_mmap_touched(struct vmspace *vm, uint64_t va);
+/*
+ * Whether page m was mapped ahead of a touch and still holds only zeros:
+ * no touch shows, so mincore and smaps count it absent, as Linux would
+ * the page of a mapping never touched.
+ */
+bool vm_page_untouched(struct vm_page *m);
 
 /*
  * Where a new mapping of len bytes (page multiple) goes without

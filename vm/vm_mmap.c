@@ -4,6 +4,7 @@
  */
 #include "vm/vm.h"
 #include "vm/vm_object.h"
+#include "vm/vm_page_ext.h"
 
 #define MAP_TYPE_MASK	0x0f
 #define MAP_KNOWN	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | \
@@ -114,7 +115,16 @@ vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
 	}
 	vm->vm_touch_hint = 0;
 	vm->vm_touch_trusted++;
-	mmap_populate(vm, addr, addr + PAGE_SIZE, prot, MAP_PRIVATE);
+	/* Not a sequential write: the next page is not zero-filled ahead. */
+	uint64_t zfod_next = vm->vm_zfod_next;
+	int err = vm_fault(vm, addr, VM_PROT_WRITE);
+	vm->vm_zfod_next = zfod_next;
+	vpte_t *pte = pmap_pte(&vm->vm_pmap, addr);
+	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
+	if (err != 0 || !(v & VPTE_V))
+		return;
+	VM_PAGE_EXT(PHYS_TO_VM_PAGE(v & VPTE_FRAME))->flags |= PGX_AHEAD;
+	pmap_prefault(&vm->vm_pmap, addr, addr + PAGE_SIZE);
 }
 
 void
@@ -125,6 +135,21 @@ vm_mmap_touched(struct vmspace *vm, uint64_t va)
 	vm->vm_touch_hint = 0;
 	if (vm->vm_touch_streak < VM_TOUCH_LEARN)
 		vm->vm_touch_streak++;
+}
+
+bool
+vm_page_untouched(struct vm_page *m)
+{
+	struct vm_page_ext *x = VM_PAGE_EXT(m);
+	if (!(x->flags & PGX_AHEAD))
+		return false;
+	const uint64_t *w = VM_PAGE_TO_DMAP(m);
+	for (size_t i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		if (w[i] != 0) {
+			x->flags &= ~PGX_AHEAD;	/* written: touched */
+			return false;
+		}
+	return true;
 }
 
 long
