@@ -68,8 +68,8 @@ struct vmspace {
 	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
 	/* whether anonymous mmaps are touched at once (vm_mmap_touch_ahead) */
 	uint64_t vm_touch_hint;	/* the last one's first page, until touched */
-	uint32_t vm_touch_streak;	/* how many in a row were */
-	uint32_t vm_touch_trusted;	/* mapped ahead since the last one learnt */
+	uint64_t vm_touch_ahead;	/* the last page mapped ahead */
+	uint32_t vm_touch_streak;	/* how many in a row were touched */
 	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 	struct vm_patch *vm_patch;	/* patched system calls (vm_patch.c) */
 };

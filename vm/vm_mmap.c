@@ -87,15 +87,14 @@ mmap_populate(struct vmspace *vm, uint64_t start, uint64_t end, int prot,
  * Mapping the first page ahead (vm_mmap_touch_ahead): after
  * VM_TOUCH_LEARN anonymous mappings in a row whose first page faulted
  * before the next mmap (malloc writes its chunk header there, and a
- * program that maps memory mostly writes it), the next VM_TOUCH_TRUST
- * get their first page at the mmap, and the one after is watched again,
- * since a page mapped ahead never faults and so never tells whether it
- * was wanted.  A wrong guess costs a zeroed page per mapping, at most
- * VM_TOUCH_TRUST before the watched one stops it; a right one spares a
- * trap through the host and a resume through the mapper.
+ * program that maps memory mostly writes it), the next ones get their
+ * first page at the mmap.  A page mapped ahead never faults, so its
+ * touch shows only in its contents: one still all zero at the next mmap
+ * stops the mapping ahead, which then has to be learnt again.  A wrong
+ * guess costs one zeroed page; a right one spares a trap through the
+ * host and a resume through the mapper.
  */
 #define VM_TOUCH_LEARN	2
-#define VM_TOUCH_TRUST	32
 
 void
 vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
@@ -107,14 +106,19 @@ vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
 		return;
 	if (vm->vm_touch_hint != 0)	/* the last one was not touched */
 		vm->vm_touch_streak = 0;
-	if (vm->vm_touch_streak < VM_TOUCH_LEARN ||
-	    vm->vm_touch_trusted >= VM_TOUCH_TRUST) {
+	if (vm->vm_touch_ahead != 0) {
+		vpte_t *pte = pmap_pte(&vm->vm_pmap, vm->vm_touch_ahead);
+		vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
+		if ((v & VPTE_V) &&
+		    vm_page_untouched(PHYS_TO_VM_PAGE(v & VPTE_FRAME)))
+			vm->vm_touch_streak = 0;
+		vm->vm_touch_ahead = 0;
+	}
+	if (vm->vm_touch_streak < VM_TOUCH_LEARN) {
 		vm->vm_touch_hint = addr;
-		vm->vm_touch_trusted = 0;
 		return;
 	}
 	vm->vm_touch_hint = 0;
-	vm->vm_touch_trusted++;
 	/* Not a sequential write: the next page is not zero-filled ahead. */
 	uint64_t zfod_next = vm->vm_zfod_next;
 	int err = vm_fault(vm, addr, VM_PROT_WRITE);
@@ -124,6 +128,7 @@ vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
 	if (err != 0 || !(v & VPTE_V))
 		return;
 	VM_PAGE_EXT(PHYS_TO_VM_PAGE(v & VPTE_FRAME))->flags |= PGX_AHEAD;
+	vm->vm_touch_ahead = addr;
 	pmap_prefault(&vm->vm_pmap, addr, addr + PAGE_SIZE);
 }
 

@@ -860,3 +860,68 @@ TEST(vm_fault_zero_ahead)
 	vmp_destroy(&p);
 	CHECK_EQ(vmp_free_pages(), baseline);
 }
+
+/* Maps one private page at va as sys_mmap does: vm_mmap, then the hint. */
+static int
+mmap_page(struct vmp *p, uint64_t va)
+{
+	long r = vm_mmap(p->vm, va, PG, RW, ANON | MAP_FIXED, NULL, 0);
+	if (r < 0)
+		return (int)r;
+	vm_mmap_touch_ahead(p->vm, va, PG, RW, ANON | MAP_FIXED);
+	return 0;
+}
+
+/*
+ * Mappings touched as soon as they are made: after two, the next ones
+ * come with their first page, zero and writable, so their touch does not
+ * fault.  A page so mapped counts absent until something non-zero is
+ * written to it.  One left untouched stops it at the next mmap.  No page
+ * is lost.
+ */
+TEST(vm_fault_touch_ahead)
+{
+	struct vmp p;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_store) == 0);
+	uint64_t faults[40];
+	for (int i = 0; i < 40; i++) {
+		uint64_t va = VMP_DATA + (uint64_t)i * 2 * PG;
+		REQUIRE(mmap_page(&p, va) == 0);
+		uint64_t f = p.nfaults;
+		CHECK_EQ(store(&p, va, (uint64_t)i + 1), T_SYSCALL);
+		faults[i] = p.nfaults - f;
+		CHECK_EQ(vmp_peek(&p, va), (uint64_t)i + 1);
+	}
+	/* Learnt on 0 (which faults on the code too) and 1; then ahead. */
+	CHECK(faults[0] >= 1);
+	CHECK_EQ(faults[1], 1);
+	for (int i = 2; i < 40; i++)
+		CHECK_EQ(faults[i], 0);
+
+	/* Mapped ahead, not touched: absent; written: there. */
+	uint64_t va = VMP_DATA + 100 * PG;
+	REQUIRE(mmap_page(&p, va) == 0);
+	vpte_t e = vmp_vpte(&p, va);
+	CHECK((e & (VPTE_V | VPTE_RW | VPTE_M)) == (VPTE_V | VPTE_RW | VPTE_M));
+	struct vm_page *m = PHYS_TO_VM_PAGE(e & VPTE_FRAME);
+	CHECK(vm_page_untouched(m));
+	CHECK_EQ(store(&p, va, 9), T_SYSCALL);
+	CHECK(!vm_page_untouched(m));
+
+	/* One mapped ahead, left untouched: the next gets no page. */
+	REQUIRE(mmap_page(&p, VMP_DATA + 110 * PG) == 0);
+	CHECK(vmp_vpte(&p, VMP_DATA + 110 * PG) & VPTE_V);
+	REQUIRE(mmap_page(&p, VMP_DATA + 112 * PG) == 0);
+	CHECK(!(vmp_vpte(&p, VMP_DATA + 112 * PG) & VPTE_V));
+	/* Its touch faults, and teaches it again. */
+	CHECK_EQ(store(&p, VMP_DATA + 112 * PG, 1), T_SYSCALL);
+	REQUIRE(mmap_page(&p, VMP_DATA + 114 * PG) == 0);
+	CHECK(!(vmp_vpte(&p, VMP_DATA + 114 * PG) & VPTE_V));
+	CHECK_EQ(store(&p, VMP_DATA + 114 * PG, 1), T_SYSCALL);
+	REQUIRE(mmap_page(&p, VMP_DATA + 116 * PG) == 0);
+	CHECK(vmp_vpte(&p, VMP_DATA + 116 * PG) & VPTE_V);
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}
