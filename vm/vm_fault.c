@@ -153,28 +153,47 @@ vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
 }
 
 /*
- * A write fault that zero-filled the page at va right after the previous
- * one (a process writing through fresh memory, as memset or a growing
- * stack or heap does): the following pages of the entry that no object
- * has yet are zero-filled and mapped writable too, and the host layer
+ * A write fault that filled the page at va (zero-filled it, or copied it
+ * on write) right after the previous one: a process writing through
+ * memory in order, as memset or a growing stack or heap does, or a child
+ * after fork writing through its copy of the parent's data.  The
+ * following pages of the entry that its own object does not have yet are
+ * filled and mapped writable too, as that write would fill them: a copy
+ * of the page further down the chain, else zeros; and the host layer
  * maps them with va.  Each fault costs a trap through the host; this
  * spends at most VM_FAULT_AHEAD - 1 pages of memory, only on a
- * sequential pattern, to take seven of every eight.
+ * sequential pattern, to take seven of every eight.  Only anonymous
+ * chains: nothing is read, nothing sleeps.
  */
 static void
-vm_fault_zero_ahead(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
+vm_fault_fill_ahead(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
     int prot)
 {
 	uint64_t end = MIN(e->end, rounddown2(va, VM_FAULT_AHEAD * PAGE_SIZE) +
 	    VM_FAULT_AHEAD * PAGE_SIZE);
 	for (uint64_t a = va + PAGE_SIZE; a < end; a += PAGE_SIZE) {
 		uint64_t pindex = vm_map_entry_pindex(e, a);
-		for (struct vm_object *obj = e->object; obj != NULL;
-		    obj = obj->backing_object)
-			if (obj->type != OBJT_ANON ||
-			    vm_object_page_lookup(obj, pindex) != NULL)
+		struct vm_page *src = NULL;
+		for (struct vm_object *obj = e->object; obj != NULL &&
+		    src == NULL; obj = obj->backing_object) {
+			if (obj->type != OBJT_ANON)
 				return;
-		struct vm_page *m = vm_object_page_alloc(e->object, pindex, true);
+			src = vm_object_page_lookup(obj, pindex);
+			if (src != NULL && obj == e->object)
+				return;
+		}
+		struct vm_page *m;
+		if (src == NULL) {
+			m = vm_object_page_alloc(e->object, pindex, true);
+		} else {
+			/* The allocation may reclaim: not the page copied. */
+			src->hold_count++;
+			m = vm_object_page_alloc(e->object, pindex, false);
+			src->hold_count--;
+			if (m != NULL)
+				memcpy(VM_PAGE_TO_DMAP(m), VM_PAGE_TO_DMAP(src),
+				    PAGE_SIZE);
+		}
 		if (m == NULL)
 			return;
 		if (pmap_enter(&vm->vm_pmap, a, m, prot, VM_PROT_WRITE) != 0)
@@ -251,14 +270,14 @@ again:
 		goto again;
 	if (err != 0)
 		return err == -ENOMEM ? -ENOMEM : -EIO;
-	bool zero_ahead = false;
+	bool fill_ahead = false;
 	if (m == NULL) {
 		m = vm_object_page_alloc(first, pindex, true);
 		if (m == NULL)
 			return -ENOMEM;
 		vm_mmap_touched(vm, va);
 		if (fault_type & VM_PROT_WRITE) {
-			zero_ahead = va == vm->vm_zfod_next;
+			fill_ahead = va == vm->vm_zfod_next;
 			vm->vm_zfod_next = va + PAGE_SIZE;
 		}
 	} else if (m->object != first) {
@@ -272,6 +291,8 @@ again:
 				return -ENOMEM;
 			memcpy(VM_PAGE_TO_DMAP(copy), VM_PAGE_TO_DMAP(m), PAGE_SIZE);
 			m = copy;
+			fill_ahead = va == vm->vm_zfod_next;
+			vm->vm_zfod_next = va + PAGE_SIZE;
 		} else {
 			prot &= ~VM_PROT_WRITE;	/* a write will copy it */
 		}
@@ -294,8 +315,8 @@ again:
 	m->hold_count++;
 	err = pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
 	m->hold_count--;
-	if (err == 0 && zero_ahead)
-		vm_fault_zero_ahead(vm, e, va, prot);
+	if (err == 0 && fill_ahead)
+		vm_fault_fill_ahead(vm, e, va, prot);
 	else if (err == 0 && !(fault_type & VM_PROT_WRITE))
 		vm_fault_prefault(vm, e, va, (e->eflags & MAP_ENTRY_NEEDS_COPY) ?
 		    entry_prot & ~VM_PROT_WRITE : entry_prot);

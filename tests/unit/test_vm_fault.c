@@ -925,3 +925,50 @@ TEST(vm_fault_touch_ahead)
 	vmp_destroy(&p);
 	CHECK_EQ(vmp_free_pages(), baseline);
 }
+
+/*
+ * A child after fork writing through the parent's data in order: its
+ * second write fault copies the rest of the 8-page group too, each page
+ * with the parent's contents as at the fork, mapped writable, so the
+ * writes that follow do not fault; the parent's pages stay as they were,
+ * and a write of the parent's afterwards shows only in the parent.
+ */
+TEST(vm_fault_cow_ahead)
+{
+	enum { N = 16 };
+	struct vmp p, c;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_fill) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, N * PG) == 0);
+	CHECK_EQ(fill(&p, VMP_DATA, N, 1), series(N, 1));
+	REQUIRE(vmp_fork(&p, &c) == 0);
+	CHECK_EQ(store(&c, VMP_DATA, 100), T_SYSCALL);
+	struct vm_object *cs = entry_at(&c, VMP_DATA)->object;
+	CHECK_EQ(cs->resident_page_count, 1);
+	uint64_t f = c.nfaults;
+	CHECK_EQ(store(&c, VMP_DATA + PG, 101), T_SYSCALL);
+	CHECK_EQ(c.nfaults - f, 1);
+	CHECK_EQ(cs->resident_page_count, 8);		/* pages 0..7 */
+	for (int i = 2; i < 8; i++) {
+		uint64_t va = VMP_DATA + (uint64_t)i * PG;
+		vpte_t e = vmp_vpte(&c, va);
+		CHECK((e & (VPTE_V | VPTE_RW | VPTE_M)) ==
+		    (VPTE_V | VPTE_RW | VPTE_M));
+		CHECK(vmp_pa(&c, va) != vmp_pa(&p, va));
+		CHECK_EQ(vmp_peek(&c, va), (uint64_t)i + 1);
+	}
+	/* Pages 2..7 are written without a fault; 8 is the next group's. */
+	f = c.nfaults;
+	for (int i = 2; i < 8; i++)
+		CHECK_EQ(store(&c, VMP_DATA + (uint64_t)i * PG, 100 + i), T_SYSCALL);
+	CHECK_EQ(c.nfaults, f);
+	CHECK(!(vmp_vpte(&c, VMP_DATA + 8 * PG) & VPTE_V));
+	/* The parent's data is its own; its write does not reach the child. */
+	CHECK_EQ(sum(&p, VMP_DATA, N), series(N, 1));
+	CHECK_EQ(store(&p, VMP_DATA + 9 * PG, 999), T_SYSCALL);
+	CHECK_EQ(sum(&c, VMP_DATA, N), series(8, 100) + series(8, 9));
+	vmp_destroy(&c);
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}
