@@ -213,11 +213,14 @@ trap_stats_log(const struct vmspace_host *vh)
 	const struct trap_stats *s = &vh->stats;
 
 	host_debug("trap: stub %d: syscalls %lu signalled %lu patched; "
-	    "faults %lu (%lu to the kernel); other reports %lu; batches %lu "
+	    "faults %lu (%lu to the kernel); other reports %lu (CPU slept "
+	    "for %lu); batches %lu "
 	    "resuming %lu waited (mapper woken by the guest %lu, by futex %lu; "
 	    "waits slept %lu); mapper mmap %lu (%lu pages) munmap %lu "
 	    "mprotect %lu", (int)vh->pid, s->sys_signal, s->sys_patched,
-	    s->faults, s->fault_kernel, s->other, s->batch_resume, s->batch_sync,
+	    s->faults, s->fault_kernel, s->other,
+	    __atomic_load_n(&vh->nsleeps, __ATOMIC_RELAXED), s->batch_resume,
+	    s->batch_sync,
 	    s->wake_guest, s->wake_futex, s->wait_sleep, s->op_mmap,
 	    s->pages_mapped, s->op_munmap, s->op_mprotect);
 }
