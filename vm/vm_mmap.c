@@ -119,10 +119,12 @@ vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
 		return;
 	}
 	vm->vm_touch_hint = 0;
-	/* Not a sequential write: the next page is not zero-filled ahead. */
+	/* Not a write in order: a writer's run elsewhere goes on as it was. */
 	uint64_t zfod_next = vm->vm_zfod_next;
+	uint32_t window = vm->vm_fill_window;
 	int err = vm_fault(vm, addr, VM_PROT_WRITE);
 	vm->vm_zfod_next = zfod_next;
+	vm->vm_fill_window = window;
 	vpte_t *pte = pmap_pte(&vm->vm_pmap, addr);
 	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
 	if (err != 0 || !(v & VPTE_V))

@@ -972,3 +972,37 @@ TEST(vm_fault_cow_ahead)
 	vmp_destroy(&p);
 	CHECK_EQ(vmp_free_pages(), baseline);
 }
+
+/*
+ * A long run of writes in order: the window filled ahead doubles each
+ * time the writer reaches its end, up to 64 pages, so 256 pages cost a
+ * handful of faults rather than one per 8; every page is zero before
+ * its write and holds it after; a write out of order starts over at 8.
+ */
+TEST(vm_fault_fill_ahead_grows)
+{
+	enum { N = 256 };
+	struct vmp p;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_fill) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, (N + 64) * PG) == 0);
+	uint64_t f = p.nfaults;
+	CHECK_EQ(fill(&p, VMP_DATA, N, 1), series(N, 1));
+	uint64_t faults = p.nfaults - f;
+	printf("    %d pages written in order: %lu faults\n", N,
+	    (unsigned long)faults);
+	/* 0, 1 (to 8), 8 (to 16), 16 (to 32), 32 (to 64), 64, 128, 192 */
+	CHECK(faults <= 10);
+	struct vm_object *obj = entry_at(&p, VMP_DATA)->object;
+	REQUIRE(obj != NULL);
+	CHECK_EQ(obj->resident_page_count, N);	/* 256 ends a window */
+	for (int i = 0; i < N; i += 37)
+		CHECK_EQ(vmp_peek(&p, VMP_DATA + (uint64_t)i * PG), 1 + (uint64_t)i);
+	/* Out of order, then in order again: 8 pages, not 64. */
+	CHECK_EQ(store(&p, VMP_DATA + (N + 40) * PG, 1), T_SYSCALL);
+	CHECK_EQ(store(&p, VMP_DATA + (N + 41) * PG, 2), T_SYSCALL);
+	CHECK_EQ(obj->resident_page_count, N + 8);	/* N+40..N+47 */
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}
