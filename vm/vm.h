@@ -66,7 +66,7 @@ struct vmspace {
 	/* the part of the image exec read from its file (/proc maps) */
 	uint64_t vm_image_start, vm_image_end;
 	uint64_t vm_zfod_next;	/* after the last write fault filling a page */
-	uint32_t vm_fill_window;	/* pages vm_fault fills ahead (vm_fault.c) */
+	uint32_t vm_fill_window;	/* pages vm_fault fills ahead */
 	/* whether anonymous mmaps are touched at once (vm_mmap_touch_ahead) */
 	uint64_t vm_touch_hint;	/* the last one's first page, until touched */
 	uint64_t vm_touch_ahead;	/* the last page mapped ahead */

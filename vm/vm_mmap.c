@@ -96,6 +96,15 @@ mmap_populate(struct vmspace *vm, uint64_t start, uint64_t end, int prot,
  */
 #define VM_TOUCH_LEARN	2
 
+/* The page the pmap maps at va, or NULL. */
+static struct vm_page *
+mapped_page(struct vmspace *vm, uint64_t va)
+{
+	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
+	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
+	return (v & VPTE_V) ? PHYS_TO_VM_PAGE(v & VPTE_FRAME) : NULL;
+}
+
 void
 vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
     int prot, int flags)
@@ -107,10 +116,8 @@ vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
 	if (vm->vm_touch_hint != 0)	/* the last one was not touched */
 		vm->vm_touch_streak = 0;
 	if (vm->vm_touch_ahead != 0) {
-		vpte_t *pte = pmap_pte(&vm->vm_pmap, vm->vm_touch_ahead);
-		vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
-		if ((v & VPTE_V) &&
-		    vm_page_untouched(PHYS_TO_VM_PAGE(v & VPTE_FRAME)))
+		struct vm_page *m = mapped_page(vm, vm->vm_touch_ahead);
+		if (m != NULL && vm_page_untouched(m))
 			vm->vm_touch_streak = 0;
 		vm->vm_touch_ahead = 0;
 	}
@@ -125,11 +132,10 @@ vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
 	int err = vm_fault(vm, addr, VM_PROT_WRITE);
 	vm->vm_zfod_next = zfod_next;
 	vm->vm_fill_window = window;
-	vpte_t *pte = pmap_pte(&vm->vm_pmap, addr);
-	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
-	if (err != 0 || !(v & VPTE_V))
+	struct vm_page *m = mapped_page(vm, addr);
+	if (err != 0 || m == NULL)
 		return;
-	VM_PAGE_EXT(PHYS_TO_VM_PAGE(v & VPTE_FRAME))->flags |= PGX_AHEAD;
+	VM_PAGE_EXT(m)->flags |= PGX_AHEAD;
 	vm->vm_touch_ahead = addr;
 	pmap_prefault(&vm->vm_pmap, addr, addr + PAGE_SIZE);
 }

@@ -960,8 +960,8 @@ TEST(vm_fault_cow_ahead)
 	}
 	/* Pages 2..7 are written without a fault; 8 is the next group's. */
 	f = c.nfaults;
-	for (int i = 2; i < 8; i++)
-		CHECK_EQ(store(&c, VMP_DATA + (uint64_t)i * PG, 100 + i), T_SYSCALL);
+	for (uint64_t i = 2; i < 8; i++)
+		CHECK_EQ(store(&c, VMP_DATA + i * PG, 100 + i), T_SYSCALL);
 	CHECK_EQ(c.nfaults, f);
 	CHECK(!(vmp_vpte(&c, VMP_DATA + 8 * PG) & VPTE_V));
 	/* The parent's data is its own; its write does not reach the child. */
@@ -997,8 +997,8 @@ TEST(vm_fault_fill_ahead_grows)
 	struct vm_object *obj = entry_at(&p, VMP_DATA)->object;
 	REQUIRE(obj != NULL);
 	CHECK_EQ(obj->resident_page_count, N);	/* 256 ends a window */
-	for (int i = 0; i < N; i += 37)
-		CHECK_EQ(vmp_peek(&p, VMP_DATA + (uint64_t)i * PG), 1 + (uint64_t)i);
+	for (uint64_t i = 0; i < N; i += 37)
+		CHECK_EQ(vmp_peek(&p, VMP_DATA + i * PG), 1 + i);
 	/* Out of order, then in order again: 8 pages, not 64. */
 	CHECK_EQ(store(&p, VMP_DATA + (N + 40) * PG, 1), T_SYSCALL);
 	CHECK_EQ(store(&p, VMP_DATA + (N + 41) * PG, 2), T_SYSCALL);

@@ -261,7 +261,8 @@ static long
 task_minflt(pid_t pid, pid_t tid)
 {
 	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	    (int)tid);
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -308,7 +309,7 @@ TEST(vmspace_fault_populated)
 		v.tf.tf_rsi = 1;
 		CHECK_EQ(vmt_run(&v), T_SYSCALL);
 		CHECK_EQ(vmt_run(&v), T_SYSCALL);
-		CHECK_EQ(v.tf.tf_r10, 0);	/* it reads back what it wrote */
+		CHECK_EQ(v.tf.tf_r10, 0);	/* it read back what it wrote */
 	}
 	long after = task_minflt(vh->pid, vh->t0.tid);
 	printf("    %d pages served (%lu faults): %ld host faults of the "
