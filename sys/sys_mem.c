@@ -76,8 +76,12 @@ sys_mmap(struct lwp *lp, const uint64_t *args)
 	if (!(flags & MAP_ANONYMOUS))
 		return mmap_file(lp, args[0], args[1], (int)args[2], flags,
 		    (int)args[4], args[5]);
-	return vm_mmap(lp->lwp_proc->p_vmspace, args[0], args[1], (int)args[2],
-	    flags, NULL, 0);
+	struct vmspace *vm = lp->lwp_proc->p_vmspace;
+	long r = vm_mmap(vm, args[0], args[1], (int)args[2], flags, NULL, 0);
+	if (r >= 0)
+		vm_mmap_touch_ahead(vm, (uint64_t)r, args[1], (int)args[2],
+		    flags);
+	return r;
 }
 
 long

@@ -68,7 +68,12 @@ struct vmspace {
 	uint64_t vm_auxv_start, vm_auxv_end;	/* its auxiliary vector */
 	/* the part of the image exec read from its file (/proc maps) */
 	uint64_t vm_image_start, vm_image_end;
-	uint64_t vm_zfod_next;	/* after the last demand-zero write fault */
+	uint64_t vm_zfod_next;	/* after the last write fault filling a page */
+	uint32_t vm_fill_window;	/* pages vm_fault fills ahead */
+	/* whether anonymous mmaps are touched at once (vm_mmap_touch_ahead) */
+	uint64_t vm_touch_hint;	/* the last one's first page, until touched */
+	uint64_t vm_touch_ahead;	/* the last page mapped ahead */
+	uint32_t vm_touch_streak;	/* how many in a row were touched */
 	uint64_t vm_as_max;	/* RLIMIT_AS: how much the map may hold */
 	struct vm_patch *vm_patch;	/* patched system calls (vm_patch.c) */
 	/* pages the host maps before the first run (vmspace_touch_first) */
@@ -220,6 +225,23 @@ long vm_mmap(struct vmspace *vm, uint64_t addr, uint64_t len, int prot,
  */
 long vm_mmap_maxprot(struct vmspace *vm, uint64_t addr, uint64_t len,
     int prot, int maxprot, int flags, struct vm_object *obj, uint64_t off);
+
+/*
+ * The process just mapped [addr, addr + len) anonymous with mmap(2)
+ * (prot, flags as given): if its recent mappings were each touched at
+ * their first page before the next was made, this one's first page is
+ * filled and mapped now, sparing the touch its fault.  vm_mmap_touched:
+ * a fault filled a fresh page at va, which teaches it.
+ */
+void vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
+    int prot, int flags);
+void vm_mmap_touched(struct vmspace *vm, uint64_t va);
+/*
+ * Whether page m was mapped ahead of a touch and still holds only zeros:
+ * no touch shows, so mincore and smaps count it absent, as Linux would
+ * the page of a mapping never touched.
+ */
+bool vm_page_untouched(struct vm_page *m);
 
 /*
  * Where a new mapping of len bytes (page multiple) goes without

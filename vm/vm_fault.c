@@ -16,6 +16,7 @@
 #include "vm/vm_object.h"
 
 #define VM_FAULT_AHEAD	8	/* pages, as the host layer's fault-around */
+#define VM_FAULT_AHEAD_MAX 64	/* pages, a group of the host's account */
 /*
  * Pages a read fault puts in the pmap around it: two of the host layer's
  * fault-around groups, so that a process reading through memory (a mapped
@@ -153,34 +154,66 @@ vm_fault_prefault(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
 }
 
 /*
- * A write fault that zero-filled the page at va right after the previous
- * one (a process writing through fresh memory, as memset or a growing
- * stack or heap does): the following pages of the entry that no object
- * has yet are zero-filled and mapped writable too, and the host layer
- * maps them with va.  Each fault costs a trap through the host; this
- * spends at most VM_FAULT_AHEAD - 1 pages of memory, only on a
- * sequential pattern, to take seven of every eight.
+ * A write fault that filled the page at va (zero-filled it, or copied it
+ * on write) right after the previous one: a process writing through
+ * memory in order, as memset or a growing stack or heap does, or a child
+ * after fork writing through its copy of the parent's data.  The
+ * following pages of the entry, to the end of an aligned window, that
+ * its own object does not have yet are filled and mapped writable too,
+ * as that write would fill them: a copy of the page further down the
+ * chain, else zeros; and the host layer maps them with va.  The window
+ * starts at VM_FAULT_AHEAD pages and doubles, up to VM_FAULT_AHEAD_MAX,
+ * each time the writer reaches its end, as readahead grows: each fault
+ * costs a trap through the host and a resume through its mapper, which
+ * a long run in order (first touch of a large buffer) pays once per 64
+ * pages.  Memory spent ahead stays below one window, only on a
+ * sequential pattern.  Only anonymous chains: nothing is read, nothing
+ * sleeps.
  */
 static void
-vm_fault_zero_ahead(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
+vm_fault_fill_ahead(struct vmspace *vm, struct vm_map_entry *e, uint64_t va,
     int prot)
 {
-	uint64_t end = MIN(e->end, rounddown2(va, VM_FAULT_AHEAD * PAGE_SIZE) +
-	    VM_FAULT_AHEAD * PAGE_SIZE);
-	for (uint64_t a = va + PAGE_SIZE; a < end; a += PAGE_SIZE) {
+	uint64_t window = MAX(vm->vm_fill_window, VM_FAULT_AHEAD) * PAGE_SIZE;
+	uint64_t end = MIN(e->end, rounddown2(va, window) + window);
+	uint64_t a;
+	for (a = va + PAGE_SIZE; a < end; a += PAGE_SIZE) {
 		uint64_t pindex = vm_map_entry_pindex(e, a);
-		for (struct vm_object *obj = e->object; obj != NULL;
-		    obj = obj->backing_object)
-			if (obj->type != OBJT_ANON ||
-			    vm_object_page_lookup(obj, pindex) != NULL)
-				return;
-		struct vm_page *m = vm_object_page_alloc(e->object, pindex, true);
+		struct vm_page *src = NULL;
+		for (struct vm_object *obj = e->object; obj != NULL &&
+		    src == NULL; obj = obj->backing_object) {
+			if (obj->type != OBJT_ANON)
+				goto out;
+			src = vm_object_page_lookup(obj, pindex);
+			if (src != NULL && obj == e->object)
+				goto out;
+		}
+		struct vm_page *m;
+		if (src == NULL) {
+			m = vm_object_page_alloc(e->object, pindex, true);
+		} else {
+			/* The allocation may reclaim: not the page copied. */
+			src->hold_count++;
+			m = vm_object_page_alloc(e->object, pindex, false);
+			src->hold_count--;
+			if (m != NULL)
+				memcpy(VM_PAGE_TO_DMAP(m), VM_PAGE_TO_DMAP(src),
+				    PAGE_SIZE);
+		}
 		if (m == NULL)
-			return;
+			goto out;
+		/* On failure the page stays in the object: no leak. */
 		if (pmap_enter(&vm->vm_pmap, a, m, prot, VM_PROT_WRITE) != 0)
-			return;		/* the page stays in the object: no leak */
+			goto out;
 		vm->vm_zfod_next = a + PAGE_SIZE;
 	}
+	/* Filled to its end: the writer's next window is twice as large. */
+	vm->vm_fill_window = (uint32_t)MIN(window / PAGE_SIZE * 2,
+	    VM_FAULT_AHEAD_MAX);
+out:
+	/* The host layer maps the fault's own group; the rest goes now. */
+	if (window > VM_FAULT_AHEAD * PAGE_SIZE && a > va + PAGE_SIZE)
+		pmap_prefault(&vm->vm_pmap, va + PAGE_SIZE, a);
 }
 
 int
@@ -251,14 +284,17 @@ again:
 		goto again;
 	if (err != 0)
 		return err == -ENOMEM ? -ENOMEM : -EIO;
-	bool zero_ahead = false;
+	bool fill_ahead = false;
 	if (m == NULL) {
 		m = vm_object_page_alloc(first, pindex, true);
 		if (m == NULL)
 			return -ENOMEM;
+		vm_mmap_touched(vm, va);
 		if (fault_type & VM_PROT_WRITE) {
-			zero_ahead = va == vm->vm_zfod_next;
+			fill_ahead = va == vm->vm_zfod_next;
 			vm->vm_zfod_next = va + PAGE_SIZE;
+			if (!fill_ahead)
+				vm->vm_fill_window = VM_FAULT_AHEAD;
 		}
 	} else if (m->object != first) {
 		if (fault_type & VM_PROT_WRITE) {
@@ -271,6 +307,10 @@ again:
 				return -ENOMEM;
 			memcpy(VM_PAGE_TO_DMAP(copy), VM_PAGE_TO_DMAP(m), PAGE_SIZE);
 			m = copy;
+			fill_ahead = va == vm->vm_zfod_next;
+			vm->vm_zfod_next = va + PAGE_SIZE;
+			if (!fill_ahead)
+				vm->vm_fill_window = VM_FAULT_AHEAD;
 		} else {
 			prot &= ~VM_PROT_WRITE;	/* a write will copy it */
 		}
@@ -293,8 +333,8 @@ again:
 	m->hold_count++;
 	err = pmap_enter(&vm->vm_pmap, va, m, prot, fault_type);
 	m->hold_count--;
-	if (err == 0 && zero_ahead)
-		vm_fault_zero_ahead(vm, e, va, prot);
+	if (err == 0 && fill_ahead)
+		vm_fault_fill_ahead(vm, e, va, prot);
 	else if (err == 0 && !(fault_type & VM_PROT_WRITE))
 		vm_fault_prefault(vm, e, va, (e->eflags & MAP_ENTRY_NEEDS_COPY) ?
 		    entry_prot & ~VM_PROT_WRITE : entry_prot);

@@ -249,13 +249,16 @@ static bool
 resident(struct vmspace *vm, const struct vm_map_entry *e, uint64_t va)
 {
 	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
-	if (pte != NULL && (__atomic_load_n(pte, __ATOMIC_ACQUIRE) & VPTE_V))
-		return true;
+	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
+	if (v & VPTE_V)
+		return !vm_page_untouched(PHYS_TO_VM_PAGE(v & VPTE_FRAME));
 	uint64_t pindex = vm_map_entry_pindex(e, va);
 	for (struct vm_object *obj = e->object; obj != NULL;
-	    obj = obj->backing_object)
-		if (vm_object_page_lookup(obj, pindex) != NULL)
-			return true;
+	    obj = obj->backing_object) {
+		struct vm_page *m = vm_object_page_lookup(obj, pindex);
+		if (m != NULL)
+			return !vm_page_untouched(m);
+	}
 	return false;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "vm/vm.h"
 #include "vm/vm_object.h"
+#include "vm/vm_page_ext.h"
 
 #define MAP_TYPE_MASK	0x0f
 #define MAP_KNOWN	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | \
@@ -80,6 +81,88 @@ mmap_populate(struct vmspace *vm, uint64_t start, uint64_t end, int prot,
 			break;
 	/* The process asked for them now: the host maps them in one go. */
 	pmap_prefault(&vm->vm_pmap, start, va);
+}
+
+/*
+ * Mapping the first page ahead (vm_mmap_touch_ahead): after
+ * VM_TOUCH_LEARN anonymous mappings in a row whose first page faulted
+ * before the next mmap (malloc writes its chunk header there, and a
+ * program that maps memory mostly writes it), the next ones get their
+ * first page at the mmap.  A page mapped ahead never faults, so its
+ * touch shows only in its contents: one still all zero at the next mmap
+ * stops the mapping ahead, which then has to be learnt again.  A wrong
+ * guess costs one zeroed page; a right one spares a trap through the
+ * host and a resume through the mapper.
+ */
+#define VM_TOUCH_LEARN	2
+
+/* The page the pmap maps at va, or NULL. */
+static struct vm_page *
+mapped_page(struct vmspace *vm, uint64_t va)
+{
+	vpte_t *pte = pmap_pte(&vm->vm_pmap, va);
+	vpte_t v = pte != NULL ? __atomic_load_n(pte, __ATOMIC_ACQUIRE) : 0;
+	return (v & VPTE_V) ? PHYS_TO_VM_PAGE(v & VPTE_FRAME) : NULL;
+}
+
+void
+vm_mmap_touch_ahead(struct vmspace *vm, uint64_t addr, uint64_t len,
+    int prot, int flags)
+{
+	if ((flags & MAP_TYPE_MASK) != MAP_PRIVATE ||
+	    (flags & (MAP_POPULATE | MAP_NORESERVE | MAP_GROWSDOWN)) ||
+	    !(prot & PROT_WRITE) || len == 0)
+		return;
+	if (vm->vm_touch_hint != 0)	/* the last one was not touched */
+		vm->vm_touch_streak = 0;
+	if (vm->vm_touch_ahead != 0) {
+		struct vm_page *m = mapped_page(vm, vm->vm_touch_ahead);
+		if (m != NULL && vm_page_untouched(m))
+			vm->vm_touch_streak = 0;
+		vm->vm_touch_ahead = 0;
+	}
+	if (vm->vm_touch_streak < VM_TOUCH_LEARN) {
+		vm->vm_touch_hint = addr;
+		return;
+	}
+	vm->vm_touch_hint = 0;
+	/* Not a write in order: a writer's run elsewhere goes on as it was. */
+	uint64_t zfod_next = vm->vm_zfod_next;
+	uint32_t window = vm->vm_fill_window;
+	int err = vm_fault(vm, addr, VM_PROT_WRITE);
+	vm->vm_zfod_next = zfod_next;
+	vm->vm_fill_window = window;
+	struct vm_page *m = mapped_page(vm, addr);
+	if (err != 0 || m == NULL)
+		return;
+	VM_PAGE_EXT(m)->flags |= PGX_AHEAD;
+	vm->vm_touch_ahead = addr;
+	pmap_prefault(&vm->vm_pmap, addr, addr + PAGE_SIZE);
+}
+
+void
+vm_mmap_touched(struct vmspace *vm, uint64_t va)
+{
+	if (va != vm->vm_touch_hint)
+		return;
+	vm->vm_touch_hint = 0;
+	if (vm->vm_touch_streak < VM_TOUCH_LEARN)
+		vm->vm_touch_streak++;
+}
+
+bool
+vm_page_untouched(struct vm_page *m)
+{
+	struct vm_page_ext *x = VM_PAGE_EXT(m);
+	if (!(x->flags & PGX_AHEAD))
+		return false;
+	const uint64_t *w = VM_PAGE_TO_DMAP(m);
+	for (size_t i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		if (w[i] != 0) {
+			x->flags &= ~PGX_AHEAD;	/* written: touched */
+			return false;
+		}
+	return true;
 }
 
 long

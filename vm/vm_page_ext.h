@@ -25,6 +25,7 @@ struct vm_page_ext {
 
 #define PGX_DIRTY	0x0001	/* modified by a mapping since last cleaned */
 #define PGX_REFERENCED	0x0002	/* accessed through a mapping now dropped */
+#define PGX_AHEAD	0x0004	/* mapped before any touch (vm_mmap.c) */
 
 extern struct vm_page_ext **vm_page_ext_dir;
 extern unsigned vm_page_ext_shift;	/* log2 of entries per block */

@@ -131,6 +131,8 @@ smaps_sizes(struct sbuf *sb, struct vmspace *vm, struct vm_map_entry *e)
 		if (!(v & VPTE_V))
 			continue;
 		struct vm_page *m = PHYS_TO_VM_PAGE(v & VPTE_FRAME);
+		if (vm_page_untouched(m))
+			continue;
 		unsigned n = mapcount(m);
 		bool dirty = (v & VPTE_M) || (VM_PAGE_EXT(m)->flags & PGX_DIRTY);
 		rss += PAGE_SIZE;

@@ -127,6 +127,29 @@ struct trap_thread {
 	unsigned fault_repeats;		/* served again, the host refusing */
 };
 
+/*
+ * Where a process's time in the host goes, counted always (relaxed atomic
+ * adds) and printed as one line when its vmspace is destroyed under -v
+ * (trap_stats_log): the traps the guest took, the batches the mapper was
+ * given and how each reached it, the host system calls it made.
+ */
+struct trap_stats {
+	uint64_t sys_signal;	/* system calls trapped by SIGSYS */
+	uint64_t sys_patched;	/* ... by the trampoline (no signal) */
+	uint64_t faults;	/* page faults reported */
+	uint64_t fault_kernel;	/* ... that the kernel had to fill */
+	uint64_t other;		/* other reports (kicks, exceptions) */
+	uint64_t batch_resume;	/* batches that resume a guest thread */
+	uint64_t batch_sync;	/* batches waited for (invalidations) */
+	uint64_t wake_guest;	/* mapper woken by the parked guest thread */
+	uint64_t wake_futex;	/* ... by us, a futex wake across cores */
+	uint64_t wait_sleep;	/* waits for the mapper that slept */
+	uint64_t op_mmap, op_munmap, op_mprotect;	/* the mapper's calls */
+	uint64_t pages_mapped;	/* pages its mmaps covered */
+};
+#define TRAP_COUNT(vh, field, n) \
+	__atomic_fetch_add(&(vh)->stats.field, (n), __ATOMIC_RELAXED)
+
 struct vmspace_host {
 	pid_t pid;
 	int pidfd;
@@ -169,6 +192,7 @@ struct vmspace_host {
 	/* statistics, for tests and the benchmark (atomic) */
 	uint64_t nserved, nreturned, nmapops, nsleeps;
 	unsigned long minflt_seen;	/* the stub's host faults counted so far */
+	struct trap_stats stats;
 };
 
 /* trap_vmspace.c: the parameters of a stub made for cpu (NULL: none). */
@@ -334,6 +358,8 @@ int trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot);
  */
 int trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume);
 int trap_cmd_wait(struct vmspace_host *vh);
+/* Prints vh's statistics (struct trap_stats) as one -v debug line. */
+void trap_stats_log(const struct vmspace_host *vh);
 int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
 
 /* trap_hostmap.c */

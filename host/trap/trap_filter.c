@@ -12,7 +12,8 @@
  *   and futex wait/wake on the threads' two words and the mapper's;
  *   anything else kills the stub.  It can never map, nor make a thread.
  *
- * mapper thread: mmap of the RAM file (fd 3, MAP_SHARED|MAP_FIXED),
+ * mapper thread: mmap of the RAM file (fd 3, MAP_SHARED|MAP_FIXED|
+ *   MAP_POPULATE),
  *   mprotect and munmap, each of at most 1 GiB wholly below STUB_BASE,
  *   mmap of a thread slot of the control memory (fd 4) where it belongs,
  *   an 8-byte write to its eventfd (fd 5: "a batch is done", which the
@@ -247,7 +248,7 @@ bpf_mapper(struct bpf_asm *a)
 	JEQ(STUB_CTL_FD, L_SLOT, L_NEXT);
 	JEQ(STUB_RAM_FD, L_NEXT, L_KILL);
 	LD(OFF_ARG_LO(3));			/* flags */
-	JEQ(MAP_SHARED | MAP_FIXED, L_NEXT, L_KILL);
+	JEQ(MAP_SHARED | MAP_FIXED | MAP_POPULATE, L_NEXT, L_KILL);
 	bpf_label(a, L_PROT);
 	LD(OFF_ARG_LO(2));			/* prot */
 	JSET(~(uint32_t)(PROT_READ | PROT_WRITE | PROT_EXEC), L_KILL, L_NEXT);

@@ -21,6 +21,7 @@
 
 #include "host/clock.h"
 #include "host/cpu.h"
+#include "host/hostlog.h"
 #include "host/hostsync.h"
 #include "host/physmem.h"
 #include "host/trap/trap.h"
@@ -100,6 +101,7 @@ trap_cmd_wait_for(struct vmspace_host *vh, uint32_t target)
 			continue;
 		}
 		if (!nudged) {
+			TRAP_COUNT(vh, wait_sleep, 1);
 			host_futex_wake(&vh->cmd->seq, 1);
 			nudged = true;
 		}
@@ -161,9 +163,17 @@ trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 			__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 		trap_resumed(t);	/* resumed, or nudged back to spinning */
 	}
+	if (a->resume)
+		TRAP_COUNT(vh, batch_resume, 1);
+	else
+		TRAP_COUNT(vh, batch_sync, 1);
 	if (t == NULL || !__atomic_compare_exchange_n(&t->thr->reply, &expect,
-	    WW_MAPPER, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	    WW_MAPPER, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		TRAP_COUNT(vh, wake_futex, 1);
 		host_futex_wake(&vh->cmd->seq, 1);
+	} else {
+		TRAP_COUNT(vh, wake_guest, 1);
+	}
 	return a->resume ? 0 : trap_cmd_wait(vh);
 }
 
@@ -184,7 +194,37 @@ trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
 	trap_cmd_area(vh)->ops[vh->nops++] =
 	    (struct stub_op){ op, prot, addr, len, off };
 	vh->nmapops++;
+	switch (op) {
+	case STUB_OP_MMAP:
+		TRAP_COUNT(vh, op_mmap, 1);
+		TRAP_COUNT(vh, pages_mapped, len / PAGE_SIZE);
+		break;
+	case STUB_OP_MUNMAP:
+		TRAP_COUNT(vh, op_munmap, 1);
+		break;
+	case STUB_OP_MPROTECT:
+		TRAP_COUNT(vh, op_mprotect, 1);
+		break;
+	}
 	return 0;
+}
+
+void
+trap_stats_log(const struct vmspace_host *vh)
+{
+	const struct trap_stats *s = &vh->stats;
+
+	host_debug("trap: stub %d: syscalls %lu signalled %lu patched; "
+	    "faults %lu (%lu to the kernel); other reports %lu (CPU slept "
+	    "for %lu); batches %lu "
+	    "resuming %lu waited (mapper woken by the guest %lu, by futex %lu; "
+	    "waits slept %lu); mapper mmap %lu (%lu pages) munmap %lu "
+	    "mprotect %lu", (int)vh->pid, s->sys_signal, s->sys_patched,
+	    s->faults, s->fault_kernel, s->other,
+	    __atomic_load_n(&vh->nsleeps, __ATOMIC_RELAXED), s->batch_resume,
+	    s->batch_sync,
+	    s->wake_guest, s->wake_futex, s->wait_sleep, s->op_mmap,
+	    s->pages_mapped, s->op_munmap, s->op_mprotect);
 }
 
 static void

@@ -174,6 +174,7 @@ recycle_reset(struct vmspace_host *vh)
 	vh->refusals = 0;
 	vh->cputime = 0;	/* the next first run starts the count */
 	trap_stats_fold(vh);
+	memset(&vh->stats, 0, sizeof(vh->stats));
 	trap_hostmap_fini(vh);
 	memset(&vh->hm, 0, sizeof(vh->hm));
 	return trap_hostmap_init(vh, vh->params.hostmap_budget);

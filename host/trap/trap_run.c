@@ -232,6 +232,7 @@ trap_decode_fault(struct vmspace_host *vh, struct trap_thread *t,
 	bool preempt = cpu != NULL && cpu_pending(cpu) != 0;
 	uint64_t err;
 	tf->tf_addr = (uint64_t)g[REG_CR2];
+	TRAP_COUNT(vh, faults, 1);
 	host_mutex_lock(&vh->lock);
 	trap_check_mapper(vh);
 	int r = trap_fault(vh, t, tf->tf_addr, tf->tf_err, accerr, !preempt, &err);
@@ -247,6 +248,7 @@ trap_decode_fault(struct vmspace_host *vh, struct trap_thread *t,
 		tf->tf_trapno = T_BUSERR;
 		break;
 	default:
+		TRAP_COUNT(vh, fault_kernel, 1);
 		tf->tf_err = err;
 		t->kfault_va = tf->tf_addr;
 		t->kfault_err = err;
@@ -264,6 +266,7 @@ trap_decode(struct vmspace_host *vh, struct trap_thread *t,
     struct trapframe *tf, struct vextframe *vf)
 {
 	if (t->utrap) {
+		TRAP_COUNT(vh, sys_patched, 1);
 		trap_utrap_get(vh, t, tf, vf);
 		return true;
 	}
@@ -275,6 +278,7 @@ trap_decode(struct vmspace_host *vh, struct trap_thread *t,
 	tf->tf_addr = 0;
 	switch (signo) {
 	case SIGSYS:
+		TRAP_COUNT(vh, sys_signal, 1);
 		tf->tf_trapno = T_SYSCALL;
 		tf->tf_err = (uint32_t)si->si_arch == AUDIT_ARCH_I386 ?
 		    SYSCALL_ABI_I386 : SYSCALL_ABI_X86_64;
@@ -305,6 +309,7 @@ trap_decode(struct vmspace_host *vh, struct trap_thread *t,
 		}
 		break;
 	default:	/* the kick, or a report the stub could not have made */
+		TRAP_COUNT(vh, other, 1);
 		tf->tf_trapno = T_INTR;
 		break;
 	}

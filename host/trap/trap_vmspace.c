@@ -59,6 +59,7 @@ trap_create(int type, void *data)
 static void
 trap_destroy(struct vmspace_host *vh)
 {
+	trap_stats_log(vh);
 	if (vh->wiped)
 		trap_recycle_async(vh);
 	else

@@ -860,3 +860,149 @@ TEST(vm_fault_zero_ahead)
 	vmp_destroy(&p);
 	CHECK_EQ(vmp_free_pages(), baseline);
 }
+
+/* Maps one private page at va as sys_mmap does: vm_mmap, then the hint. */
+static int
+mmap_page(struct vmp *p, uint64_t va)
+{
+	long r = vm_mmap(p->vm, va, PG, RW, ANON | MAP_FIXED, NULL, 0);
+	if (r < 0)
+		return (int)r;
+	vm_mmap_touch_ahead(p->vm, va, PG, RW, ANON | MAP_FIXED);
+	return 0;
+}
+
+/*
+ * Mappings touched as soon as they are made: after two, the next ones
+ * come with their first page, zero and writable, so their touch does not
+ * fault.  A page so mapped counts absent until something non-zero is
+ * written to it.  One left untouched stops it at the next mmap.  No page
+ * is lost.
+ */
+TEST(vm_fault_touch_ahead)
+{
+	struct vmp p;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_store) == 0);
+	uint64_t faults[40];
+	for (int i = 0; i < 40; i++) {
+		uint64_t va = VMP_DATA + (uint64_t)i * 2 * PG;
+		REQUIRE(mmap_page(&p, va) == 0);
+		uint64_t f = p.nfaults;
+		CHECK_EQ(store(&p, va, (uint64_t)i + 1), T_SYSCALL);
+		faults[i] = p.nfaults - f;
+		CHECK_EQ(vmp_peek(&p, va), (uint64_t)i + 1);
+	}
+	/* Learnt on 0 (which faults on the code too) and 1; then ahead. */
+	CHECK(faults[0] >= 1);
+	CHECK_EQ(faults[1], 1);
+	for (int i = 2; i < 40; i++)
+		CHECK_EQ(faults[i], 0);
+
+	/* Mapped ahead, not touched: absent; written: there. */
+	uint64_t va = VMP_DATA + 100 * PG;
+	REQUIRE(mmap_page(&p, va) == 0);
+	vpte_t e = vmp_vpte(&p, va);
+	CHECK((e & (VPTE_V | VPTE_RW | VPTE_M)) == (VPTE_V | VPTE_RW | VPTE_M));
+	struct vm_page *m = PHYS_TO_VM_PAGE(e & VPTE_FRAME);
+	CHECK(vm_page_untouched(m));
+	CHECK_EQ(store(&p, va, 9), T_SYSCALL);
+	CHECK(!vm_page_untouched(m));
+
+	/* One mapped ahead, left untouched: the next gets no page. */
+	REQUIRE(mmap_page(&p, VMP_DATA + 110 * PG) == 0);
+	CHECK(vmp_vpte(&p, VMP_DATA + 110 * PG) & VPTE_V);
+	REQUIRE(mmap_page(&p, VMP_DATA + 112 * PG) == 0);
+	CHECK(!(vmp_vpte(&p, VMP_DATA + 112 * PG) & VPTE_V));
+	/* Its touch faults, and teaches it again. */
+	CHECK_EQ(store(&p, VMP_DATA + 112 * PG, 1), T_SYSCALL);
+	REQUIRE(mmap_page(&p, VMP_DATA + 114 * PG) == 0);
+	CHECK(!(vmp_vpte(&p, VMP_DATA + 114 * PG) & VPTE_V));
+	CHECK_EQ(store(&p, VMP_DATA + 114 * PG, 1), T_SYSCALL);
+	REQUIRE(mmap_page(&p, VMP_DATA + 116 * PG) == 0);
+	CHECK(vmp_vpte(&p, VMP_DATA + 116 * PG) & VPTE_V);
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}
+
+/*
+ * A child after fork writing through the parent's data in order: its
+ * second write fault copies the rest of the 8-page group too, each page
+ * with the parent's contents as at the fork, mapped writable, so the
+ * writes that follow do not fault; the parent's pages stay as they were,
+ * and a write of the parent's afterwards shows only in the parent.
+ */
+TEST(vm_fault_cow_ahead)
+{
+	enum { N = 16 };
+	struct vmp p, c;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_fill) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, N * PG) == 0);
+	CHECK_EQ(fill(&p, VMP_DATA, N, 1), series(N, 1));
+	REQUIRE(vmp_fork(&p, &c) == 0);
+	CHECK_EQ(store(&c, VMP_DATA, 100), T_SYSCALL);
+	struct vm_object *cs = entry_at(&c, VMP_DATA)->object;
+	CHECK_EQ(cs->resident_page_count, 1);
+	uint64_t f = c.nfaults;
+	CHECK_EQ(store(&c, VMP_DATA + PG, 101), T_SYSCALL);
+	CHECK_EQ(c.nfaults - f, 1);
+	CHECK_EQ(cs->resident_page_count, 8);		/* pages 0..7 */
+	for (int i = 2; i < 8; i++) {
+		uint64_t va = VMP_DATA + (uint64_t)i * PG;
+		vpte_t e = vmp_vpte(&c, va);
+		CHECK((e & (VPTE_V | VPTE_RW | VPTE_M)) ==
+		    (VPTE_V | VPTE_RW | VPTE_M));
+		CHECK(vmp_pa(&c, va) != vmp_pa(&p, va));
+		CHECK_EQ(vmp_peek(&c, va), (uint64_t)i + 1);
+	}
+	/* Pages 2..7 are written without a fault; 8 is the next group's. */
+	f = c.nfaults;
+	for (uint64_t i = 2; i < 8; i++)
+		CHECK_EQ(store(&c, VMP_DATA + i * PG, 100 + i), T_SYSCALL);
+	CHECK_EQ(c.nfaults, f);
+	CHECK(!(vmp_vpte(&c, VMP_DATA + 8 * PG) & VPTE_V));
+	/* The parent's data is its own; its write does not reach the child. */
+	CHECK_EQ(sum(&p, VMP_DATA, N), series(N, 1));
+	CHECK_EQ(store(&p, VMP_DATA + 9 * PG, 999), T_SYSCALL);
+	CHECK_EQ(sum(&c, VMP_DATA, N), series(8, 100) + series(8, 9));
+	vmp_destroy(&c);
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}
+
+/*
+ * A long run of writes in order: the window filled ahead doubles each
+ * time the writer reaches its end, up to 64 pages, so 256 pages cost a
+ * handful of faults rather than one per 8; every page is zero before
+ * its write and holds it after; a write out of order starts over at 8.
+ */
+TEST(vm_fault_fill_ahead_grows)
+{
+	enum { N = 256 };
+	struct vmp p;
+	vmp_init();
+	uint64_t baseline = vmp_free_pages();
+	REQUIRE(vmp_spawn(&p, g_vm_fill) == 0);
+	REQUIRE(vmp_anon(&p, VMP_DATA, (N + 64) * PG) == 0);
+	uint64_t f = p.nfaults;
+	CHECK_EQ(fill(&p, VMP_DATA, N, 1), series(N, 1));
+	uint64_t faults = p.nfaults - f;
+	printf("    %d pages written in order: %lu faults\n", N,
+	    (unsigned long)faults);
+	/* 0, 1 (to 8), 8 (to 16), 16 (to 32), 32 (to 64), 64, 128, 192 */
+	CHECK(faults <= 10);
+	struct vm_object *obj = entry_at(&p, VMP_DATA)->object;
+	REQUIRE(obj != NULL);
+	CHECK_EQ(obj->resident_page_count, N);	/* 256 ends a window */
+	for (uint64_t i = 0; i < N; i += 37)
+		CHECK_EQ(vmp_peek(&p, VMP_DATA + i * PG), 1 + i);
+	/* Out of order, then in order again: 8 pages, not 64. */
+	CHECK_EQ(store(&p, VMP_DATA + (N + 40) * PG, 1), T_SYSCALL);
+	CHECK_EQ(store(&p, VMP_DATA + (N + 41) * PG, 2), T_SYSCALL);
+	CHECK_EQ(obj->resident_page_count, N + 8);	/* N+40..N+47 */
+	vmp_destroy(&p);
+	CHECK_EQ(vmp_free_pages(), baseline);
+}

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -252,6 +253,70 @@ TEST(vmspace_fault_readonly_write)
 	CHECK_EQ(v.tf.tf_addr, va4);
 	CHECK_EQ(v.tf.tf_err & (PGEX_P | PGEX_W | PGEX_U | PGEX_RSV),
 	    PGEX_P | PGEX_U);
+	vmt_destroy(&v);
+}
+
+/* The host's minor faults of the stub's thread tid so far, or -1. */
+static long
+task_minflt(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	    (int)tid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	long v = -1;
+	/* after the name: state ppid pgrp session tty tpgid flags minflt */
+	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %ld",
+	    &v) != 1)
+		return -1;
+	return v;
+}
+
+/*
+ * A served fault's mapping comes populated: the guest thread, retrying
+ * the access, takes no host page fault of its own (the mapper's mmap
+ * filled the page-table entry), once per page it would.
+ */
+TEST(vmspace_fault_populated)
+{
+	struct vmt v;
+	enum { N = 64 };
+	REQUIRE(mem_setup(&v, NULL, GUEST_CODE(mem_fill)) == 0);
+	/* Apart, so that fault-around maps no page ahead of its touch. */
+	for (int i = 0; i < N; i++)
+		vmt_map(&v, VMT_DATA + i * 16 * PAGE_SIZE, vmt_page(),
+		    VPTE_USER_RW);
+	v.tf.tf_rdi = VMT_DATA;
+	v.tf.tf_rsi = 1;
+	v.tf.tf_r12 = ~0UL;
+	CHECK_EQ(vmt_run(&v), T_SYSCALL);	/* the code's page, the first */
+	CHECK_EQ(vmt_run(&v), T_SYSCALL);
+	struct vmspace_host *vh = vmt_host(&v);
+	long before = task_minflt(vh->pid, vh->t0.tid);
+	REQUIRE(before >= 0);
+	uint64_t nserved = vh->nserved;
+	for (int i = 1; i < N; i++) {
+		v.tf.tf_rip = VMT_CODE;
+		v.tf.tf_rdi = VMT_DATA + i * 16 * PAGE_SIZE;
+		v.tf.tf_rsi = 1;
+		CHECK_EQ(vmt_run(&v), T_SYSCALL);
+		CHECK_EQ(vmt_run(&v), T_SYSCALL);
+		CHECK_EQ(v.tf.tf_r10, 0);	/* it read back what it wrote */
+	}
+	long after = task_minflt(vh->pid, vh->t0.tid);
+	printf("    %d pages served (%lu faults): %ld host faults of the "
+	    "guest thread\n", N - 1, (unsigned long)(vh->nserved - nserved),
+	    after - before);
+	CHECK(vh->nserved - nserved >= N - 1);
+	CHECK(after - before < N / 4);
 	vmt_destroy(&v);
 }
 

@@ -22,6 +22,12 @@
 #define FUTEX_WAIT	0
 #define FUTEX_WAKE	1
 #define MAP_SHARED_FIXED 0x11
+/*
+ * RAM is mapped populated: the guest that faulted, about to retry, and
+ * the neighbours fault-around maps with it would each take a host page
+ * fault to fill the page-table entry (the host's second trap per touch).
+ */
+#define MAP_RAM_FLAGS	0x8011	/* MAP_SHARED | MAP_FIXED | MAP_POPULATE */
 
 /* rbp = the area of batch r15d (a macro: the mapper has no stack). */
 .macro call_area
@@ -126,7 +132,7 @@ stub_mapper:
 	mov	$SYS_munmap, %eax
 	jmp	4f
 2:	mov	$SYS_mmap, %eax
-	mov	$MAP_SHARED_FIXED, %r10d
+	mov	$MAP_RAM_FLAGS, %r10d
 	mov	$STUB_RAM_FD, %r8d
 	mov	24(%rbp), %r9			/* off */
 	jmp	4f
