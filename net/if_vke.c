@@ -6,12 +6,12 @@
  * (one pbuf, LWIP_NETIF_TX_SINGLE_PBUF, or a chain) goes to
  * vke_transmit as one vector, with no copy here.
  *
- * Receive, BSD's netisr shape: the interrupt handler only schedules the
- * interface's receive routine on the tcpip thread (a callback message
- * made once at attach, so posting allocates nothing), and that routine
- * drains what the host has, a batch of frames per interrupt, straight
- * into receive buffers and through ethernet_input under the core lock
- * the tcpip thread holds, then re-arms the interrupt.  The buffers are
+ * Receive: the interrupt handler, on the CPU, drains what the host has,
+ * a batch of frames per interrupt, straight into receive buffers and
+ * through ethernet_input under the core lock, wakes the sockets they
+ * reached, and re-arms the interrupt; a longer burst's rest goes to the
+ * tcpip thread (a callback message made once at attach, so posting
+ * allocates nothing), BSD's netisr shape, which re-arms when done.  The buffers are
  * lwIP custom pbufs from a pool made at attach: a frame is read into its
  * final buffer, and freeing it (wherever lwIP or a socket lets it go)
  * puts it back, so the hot path neither copies nor allocates.  When the
@@ -37,7 +37,7 @@
 
 #define IFV_NRXBUF	256	/* receive buffers per interface, at most */
 #define IFV_POOLMAX	(4 << 20) /* bytes of them, at most */
-#define IFV_BUDGET	64	/* frames per turn on the tcpip thread */
+#define IFV_BUDGET	64	/* frames per batch */
 
 struct ifv_rxbuf {
 	struct pbuf_custom rb_pc;	/* first: lwIP frees through it */
@@ -50,7 +50,6 @@ struct if_vke {
 	struct netif ifv_netif;
 	struct vke_softc *ifv_sc;
 	struct tcpip_callback_msg *ifv_rxmsg;
-	int ifv_rxsched;		/* atomic: ifv_rxmsg is posted */
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
 	uint32_t ifv_framelen;		/* the longest frame received */
 };
@@ -59,8 +58,9 @@ static struct if_vke *ifv_units[VKE_MAXUNITS];
 
 /*
  * The pool is a lock-free stack: any thread may push (a pbuf is freed
- * wherever its last reference goes), only the tcpip thread pops, so a
- * popped head cannot come back under the pop (no ABA).
+ * wherever its last reference goes), only the receive batch pops, under
+ * the core lock, one at a time, so a popped head cannot come back under
+ * the pop (no ABA).
  */
 static void
 ifv_rxbuf_put(struct ifv_rxbuf *rb)
@@ -125,44 +125,65 @@ ifv_read(struct if_vke *ifv)
 	return p;
 }
 
-/* The receive routine, on the tcpip thread with the core lock held. */
+/*
+ * Takes in up to a budget of frames, with the core lock held: true if
+ * the budget ran out with frames left.
+ */
+static bool
+ifv_drain(struct if_vke *ifv)
+{
+	for (int i = 0; i < IFV_BUDGET; i++) {
+		struct pbuf *p = ifv_read(ifv);
+		if (p == NULL)
+			return false;
+		packet_tap(&ifv->ifv_netif, p, false);
+		if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
+			pbuf_free(p);
+	}
+	return true;
+}
+
+/*
+ * After a batch: a burst's rest goes to the tcpip thread, which runs
+ * beside the CPU (the guest's sockets, lwIP's timers and this CPU's
+ * guests are not held up behind it); else the interrupt is re-armed.
+ */
+static void
+ifv_next(struct if_vke *ifv, bool more)
+{
+	if (more && tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) == ERR_OK)
+		return;
+	vke_rxdone(ifv->ifv_sc);
+}
+
+/* A burst's rest, on the tcpip thread with the core lock held. */
 static void
 ifv_rx(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
-	for (int i = 0; i < IFV_BUDGET; i++) {
-		struct pbuf *p = ifv_read(ifv);
-		if (p == NULL) {
-			vke_rxdone(ifv->ifv_sc);
-			return;
-		}
-		packet_tap(&ifv->ifv_netif, p, false);
-		if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
-			pbuf_free(p);
-	}
-	/* More waits: let the stack's timers and sockets run first. */
-	if (!__atomic_exchange_n(&ifv->ifv_rxsched, 1, __ATOMIC_ACQ_REL) &&
-	    tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) != ERR_OK) {
-		__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
-		vke_rxdone(ifv->ifv_sc);
-	}
+	ifv_next(ifv, ifv_drain(ifv));
 }
 
-/* The interrupt: frames wait.  On a CPU, with the big lock; never blocks. */
+/*
+ * The interrupt: frames wait.  On a CPU, with the big lock.  The first
+ * batch is taken in right here under the core lock (held only while
+ * lwIP runs, as a system call holds it), and the sockets it made ready
+ * are woken before the interrupt returns: a frame so reaches its reader
+ * with no hand-off to the tcpip thread and back (each a host wake-up,
+ * tens of microseconds on a loaded host).  The source is one-shot, so
+ * until ifv_next re-arms it no other interrupt or batch runs.
+ */
 static void
 ifv_rxready(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	if (__atomic_exchange_n(&ifv->ifv_rxsched, 1, __ATOMIC_ACQ_REL))
-		return;
-	if (tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) != ERR_OK) {
-		/* The stack's mailbox is full: ask again at the next interrupt. */
-		__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
-		vke_rxdone(ifv->ifv_sc);
-	}
+	LOCK_TCPIP_CORE();
+	bool more = ifv_drain(ifv);
+	UNLOCK_TCPIP_CORE();
+	ifv_next(ifv, more);
+	inet_lwip_deliver();
 }
 
 static err_t

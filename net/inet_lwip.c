@@ -71,15 +71,15 @@ inp_sync(struct inpcb *inp)
 }
 
 /*
- * The network interrupt: each pending socket's error to so_error, then
+ * The network interrupt's work, also done at once by a driver that took
+ * frames in on a CPU: each pending socket's error to so_error, then
  * its sleepers and pollers woken.  The wake-ups run without the core
  * lock (a poller's callback may poll the socket again, which takes it);
  * the big lock keeps the socket from going meanwhile.
  */
-static void
-inet_intr(void *arg, uint32_t bits)
+void
+inet_lwip_deliver(void)
 {
-	(void)arg, (void)bits;
 	if (__atomic_exchange_n(&inet_posted, 0, __ATOMIC_ACQ_REL) == 0)
 		return;
 	for (;;) {
@@ -101,6 +101,13 @@ inet_intr(void *arg, uint32_t bits)
 		if (events & INP_EV_WRITE)
 			sowakeup(&so->so_snd);
 	}
+}
+
+static void
+inet_intr(void *arg, uint32_t bits)
+{
+	(void)arg, (void)bits;
+	inet_lwip_deliver();
 }
 
 static err_t

@@ -53,6 +53,14 @@ typedef void inet_if_counts_fn(struct netif *nif, uint64_t *rxpackets,
     uint64_t *rxbytes, uint64_t *txpackets, uint64_t *txbytes);
 void inet_if_setcounts(struct netif *nif, inet_if_counts_fn *fn);
 
+/*
+ * The network interrupt's work, in kernel context with the big lock and
+ * without the core lock: wakes the sockets lwIP's callbacks queued news
+ * for.  A driver that ran the stack's input on a CPU calls it at once,
+ * rather than waiting for the interrupt those callbacks posted.
+ */
+void inet_lwip_deliver(void);
+
 /* The loopback interface; NULL before inet_lwip_start. */
 struct netif *inet_lwip_loif(void);
 
