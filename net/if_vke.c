@@ -38,6 +38,8 @@
 #define IFV_NRXBUF	256	/* receive buffers per interface, at most */
 #define IFV_POOLMAX	(4 << 20) /* bytes of them, at most */
 #define IFV_BUDGET	64	/* frames per batch */
+#define IFV_SMALL	512	/* longest frame a CPU sends or takes in itself */
+#define IFV_TXQ		32	/* bulk frames a CPU's batch leaves to send */
 
 struct ifv_rxbuf {
 	struct pbuf_custom rb_pc;	/* first: lwIP frees through it */
@@ -46,12 +48,26 @@ struct ifv_rxbuf {
 	uint8_t rb_data[] __attribute__((aligned(8)));	/* 2 + ifv_framelen */
 };
 
+/* A bulk frame the CPU's batch made, for the tcpip thread to send. */
+struct ifv_txframe {
+	struct pbuf *tf_p;		/* a reference: lwIP leaves it alone */
+	int tf_nseg;
+	struct hostnet_seg tf_seg[HOSTNET_MAXSEG];
+};
+
+/* The fields below ifv_free are the core lock's. */
 struct if_vke {
 	struct netif ifv_netif;
 	struct vke_softc *ifv_sc;
 	struct tcpip_callback_msg *ifv_rxmsg;
+	struct tcpip_callback_msg *ifv_txmsg;
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
 	uint32_t ifv_framelen;		/* the longest frame received */
+	bool ifv_oncpu;			/* a CPU's batch runs */
+	bool ifv_txposted;		/* ifv_txmsg is posted */
+	struct pbuf *ifv_held;		/* a bulk frame for the tcpip thread */
+	int ifv_ntxq;
+	struct ifv_txframe ifv_txq[IFV_TXQ];
 };
 
 static struct if_vke *ifv_units[VKE_MAXUNITS];
@@ -125,20 +141,36 @@ ifv_read(struct if_vke *ifv)
 	return p;
 }
 
+static void
+ifv_input(struct if_vke *ifv, struct pbuf *p)
+{
+	packet_tap(&ifv->ifv_netif, p, false);
+	if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
+		pbuf_free(p);
+}
+
 /*
  * Takes in up to a budget of frames, with the core lock held: true if
- * the budget ran out with frames left.
+ * frames are left for the tcpip thread.  On a CPU (oncpu) only small
+ * frames are taken in: the first bulk one is held for the tcpip thread
+ * with the rest of the burst.
  */
 static bool
-ifv_drain(struct if_vke *ifv)
+ifv_drain(struct if_vke *ifv, bool oncpu)
 {
+	if (ifv->ifv_held != NULL) {
+		ifv_input(ifv, ifv->ifv_held);
+		ifv->ifv_held = NULL;
+	}
 	for (int i = 0; i < IFV_BUDGET; i++) {
 		struct pbuf *p = ifv_read(ifv);
 		if (p == NULL)
 			return false;
-		packet_tap(&ifv->ifv_netif, p, false);
-		if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
-			pbuf_free(p);
+		if (oncpu && p->tot_len > IFV_SMALL) {
+			ifv->ifv_held = p;
+			return true;
+		}
+		ifv_input(ifv, p);
 	}
 	return true;
 }
@@ -153,6 +185,14 @@ ifv_next(struct if_vke *ifv, bool more)
 {
 	if (more && tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) == ERR_OK)
 		return;
+	if (ifv->ifv_held != NULL) {
+		/* The stack's mailbox is full: a frame lost, as on a wire. */
+		LOCK_TCPIP_CORE();
+		pbuf_free(ifv->ifv_held);
+		ifv->ifv_held = NULL;
+		UNLOCK_TCPIP_CORE();
+		vke_rxdrop(ifv->ifv_sc);
+	}
 	vke_rxdone(ifv->ifv_sc);
 }
 
@@ -162,17 +202,44 @@ ifv_rx(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	ifv_next(ifv, ifv_drain(ifv));
+	ifv_next(ifv, ifv_drain(ifv, false));
+}
+
+/* Sends the bulk frames a CPU's batch left (the core lock held). */
+static void
+ifv_txflush(struct if_vke *ifv)
+{
+	for (int i = 0; i < ifv->ifv_ntxq; i++) {
+		struct ifv_txframe *tf = &ifv->ifv_txq[i];
+		(void)vke_transmit(ifv->ifv_sc, tf->tf_seg, tf->tf_nseg);
+		pbuf_free(tf->tf_p);
+	}
+	ifv->ifv_ntxq = 0;
+}
+
+/* ifv_txflush on the tcpip thread, with the core lock held. */
+static void
+ifv_tx(void *arg)
+{
+	struct if_vke *ifv = arg;
+
+	ifv->ifv_txposted = false;
+	ifv_txflush(ifv);
 }
 
 /*
- * The interrupt: frames wait.  On a CPU, with the big lock.  The first
- * batch is taken in right here under the core lock (held only while
- * lwIP runs, as a system call holds it), and the sockets it made ready
- * are woken before the interrupt returns: a frame so reaches its reader
- * with no hand-off to the tcpip thread and back (each a host wake-up,
- * tens of microseconds on a loaded host).  The source is one-shot, so
- * until ifv_next re-arms it no other interrupt or batch runs.
+ * The interrupt: frames wait.  On a CPU, with the big lock.  Small
+ * frames (a request, an answer, an ACK) are taken in right here under
+ * the core lock (held only while lwIP runs, as a system call holds it),
+ * and the sockets they made ready are woken before the interrupt
+ * returns: such a frame reaches its reader with no hand-off to the
+ * tcpip thread and back (each a host wake-up, tens of microseconds on a
+ * loaded host).  Bulk work stays on the tcpip thread, beside the CPU
+ * that copies to and from the guests: bulk frames received (their read,
+ * their checksum) and bulk frames the batch makes lwIP send (an ACK
+ * that opens the window makes TCP send its queue: each writev of 64 KiB
+ * runs the host's receive path).  The source is one-shot, so until
+ * ifv_next re-arms it no other interrupt or batch runs.
  */
 static void
 ifv_rxready(void *arg)
@@ -180,7 +247,15 @@ ifv_rxready(void *arg)
 	struct if_vke *ifv = arg;
 
 	LOCK_TCPIP_CORE();
-	bool more = ifv_drain(ifv);
+	ifv->ifv_oncpu = true;
+	bool more = ifv_drain(ifv, true);
+	ifv->ifv_oncpu = false;
+	if (ifv->ifv_ntxq > 0 && !ifv->ifv_txposted) {
+		if (tcpip_callbackmsg_trycallback(ifv->ifv_txmsg) == ERR_OK)
+			ifv->ifv_txposted = true;
+		else
+			ifv_txflush(ifv);	/* the mailbox is full: here */
+	}
 	UNLOCK_TCPIP_CORE();
 	ifv_next(ifv, more);
 	inet_lwip_deliver();
@@ -200,6 +275,21 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 		seg[n++].hs_len = q->len;
 	}
 	packet_tap(nif, p, true);
+	/*
+	 * A CPU's receive batch leaves bulk frames to the tcpip thread, and
+	 * then every frame after them, in order; so does any sender while
+	 * some wait (lwIP sends nothing again that the queue references).
+	 */
+	if ((ifv->ifv_oncpu && p->tot_len > IFV_SMALL) || ifv->ifv_ntxq > 0) {
+		if (ifv->ifv_ntxq == IFV_TXQ)
+			ifv_txflush(ifv);
+		struct ifv_txframe *tf = &ifv->ifv_txq[ifv->ifv_ntxq++];
+		pbuf_ref(p);
+		tf->tf_p = p;
+		tf->tf_nseg = n;
+		memcpy(tf->tf_seg, seg, (size_t)n * sizeof(seg[0]));
+		return ERR_OK;
+	}
 	/* A frame the host refuses is counted and lost, as on a wire. */
 	(void)vke_transmit(ifv->ifv_sc, seg, n);
 	return ERR_OK;
@@ -256,7 +346,8 @@ ifv_attach_unit(struct vke_softc *sc, int unit, bool *have_default)
 		ifv_rxbuf_put(rb);
 	}
 	ifv->ifv_rxmsg = tcpip_callbackmsg_new(ifv_rx, ifv);
-	if (ifv->ifv_rxmsg == NULL)
+	ifv->ifv_txmsg = tcpip_callbackmsg_new(ifv_tx, ifv);
+	if (ifv->ifv_rxmsg == NULL || ifv->ifv_txmsg == NULL)
 		return -ENOMEM;
 
 	const struct vke_ifconfig *c = vke_ifconfig(sc);
