@@ -2,16 +2,19 @@
  * The glue between vke (dev/vke.h) and lwIP's ethernet layer.
  *
  * Transmit: lwIP calls linkoutput with the core lock held, from its
- * tcpip thread or from a kernel thread sending on a socket; the frame
- * (one pbuf, LWIP_NETIF_TX_SINGLE_PBUF, or a chain) goes to
- * vke_transmit as one vector, with no copy here.
+ * tcpip thread, from a kernel thread sending on a socket, or from a
+ * CPU's receive batch; the frame (one pbuf, LWIP_NETIF_TX_SINGLE_PBUF,
+ * or a chain) goes to vke_transmit as one vector, with no copy here, or,
+ * if bulk and made by a CPU's receive batch, waits with a reference for
+ * the tcpip thread to send it.
  *
- * Receive: the interrupt handler, on the CPU, drains what the host has,
- * a batch of frames per interrupt, straight into receive buffers and
- * through ethernet_input under the core lock, wakes the sockets they
- * reached, and re-arms the interrupt; a longer burst's rest goes to the
- * tcpip thread (a callback message made once at attach, so posting
- * allocates nothing), BSD's netisr shape, which re-arms when done.  The buffers are
+ * Receive: the interrupt handler, on the CPU, drains the small frames
+ * the host has, a batch per interrupt, straight into receive buffers
+ * and through ethernet_input under the core lock, wakes the sockets they
+ * reached, and re-arms the interrupt; from the first bulk frame on, the
+ * burst goes to the tcpip thread (a callback message made once at
+ * attach, so posting allocates nothing), BSD's netisr shape, which
+ * re-arms when done (ifv_rxready says why).  The buffers are
  * lwIP custom pbufs from a pool made at attach: a frame is read into its
  * final buffer, and freeing it (wherever lwIP or a socket lets it go)
  * puts it back, so the hot path neither copies nor allocates.  When the

@@ -6,10 +6,12 @@
  * to itself (netif_loop_output), which the tcpip thread then takes in as
  * received.  lo is an interface whose every packet goes that way.
  *
- * The network interrupt: lwIP's callbacks (on the tcpip thread) put the
- * inpcbs with news on a pending list and post INTR_DEVICE to CPU 0 once
- * (inet_posted); the handler, in kernel context, takes the list and wakes
- * each socket's readers or writers (inet_pcb.h).  INTR_DEVICE is shared
+ * The network interrupt: lwIP's callbacks (on the tcpip thread, or on a
+ * CPU whose driver takes frames in) put the inpcbs with news on a pending
+ * list and post INTR_DEVICE to CPU 0 once (inet_posted); the handler, in
+ * kernel context, takes the list and wakes each socket's readers or
+ * writers (inet_pcb.h); a driver on a CPU does so at once
+ * (inet_lwip_deliver).  INTR_DEVICE is shared
  * with the console and the network devices: the flag tells the handler
  * whether the interrupt was its own.
  */

@@ -5,9 +5,10 @@
  * (tcp_*, udp_*, raw_*, netif_*) between LOCK_TCPIP_CORE() and
  * UNLOCK_TCPIP_CORE(), never sleeping in between: the lock is a host
  * mutex, and a kernel thread that slept holding it would stall the stack
- * and, on the same virtual CPU, deadlock.  lwIP's own callbacks run on
- * the tcpip thread with the lock held; they never touch kernel state
- * beyond queueing for an interrupt (net/inet_*.c).
+ * and, on the same virtual CPU, deadlock.  lwIP's own callbacks run with
+ * the lock held, on the tcpip thread or on a CPU taking frames in
+ * (net/if_vke.c); they never touch kernel state beyond queueing for an
+ * interrupt (net/inet_*.c).
  *
  * This header is lwIP-free: files that call lwIP include its headers
  * themselves (compiled with its headers: the Makefile's LWIP_CFLAGS).
