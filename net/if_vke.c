@@ -58,7 +58,7 @@ struct ifv_txframe {
 	struct hostnet_seg tf_seg[HOSTNET_MAXSEG];
 };
 
-/* The fields below ifv_free are the core lock's. */
+/* The fields below ifv_bulk are the core lock's. */
 struct if_vke {
 	struct netif ifv_netif;
 	struct vke_softc *ifv_sc;
@@ -66,6 +66,8 @@ struct if_vke {
 	struct tcpip_callback_msg *ifv_txmsg;
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
 	uint32_t ifv_framelen;		/* the longest frame received */
+	int ifv_bulk;			/* atomic: bulk flows; batches off the CPU */
+	bool ifv_sawbulk;		/* a bulk frame since the last batch ended */
 	bool ifv_oncpu;			/* a CPU's batch runs */
 	bool ifv_txposted;		/* ifv_txmsg is posted */
 	struct pbuf *ifv_held;		/* a bulk frame for the tcpip thread */
@@ -144,6 +146,14 @@ ifv_read(struct if_vke *ifv)
 	return p;
 }
 
+/* A bulk frame passed, either way (the core lock held). */
+static void
+ifv_sawbulk(struct if_vke *ifv)
+{
+	ifv->ifv_sawbulk = true;
+	__atomic_store_n(&ifv->ifv_bulk, 1, __ATOMIC_RELAXED);
+}
+
 static void
 ifv_input(struct if_vke *ifv, struct pbuf *p)
 {
@@ -169,9 +179,12 @@ ifv_drain(struct if_vke *ifv, bool oncpu)
 		struct pbuf *p = ifv_read(ifv);
 		if (p == NULL)
 			return false;
-		if (oncpu && p->tot_len > IFV_SMALL) {
-			ifv->ifv_held = p;
-			return true;
+		if (p->tot_len > IFV_SMALL) {
+			ifv_sawbulk(ifv);
+			if (oncpu) {
+				ifv->ifv_held = p;
+				return true;
+			}
 		}
 		ifv_input(ifv, p);
 	}
@@ -199,13 +212,22 @@ ifv_next(struct if_vke *ifv, bool more)
 	vke_rxdone(ifv->ifv_sc);
 }
 
-/* A burst's rest, on the tcpip thread with the core lock held. */
+/*
+ * A burst's rest, or a whole batch while bulk flows, on the tcpip thread
+ * with the core lock held.  A batch that drained the host with no bulk
+ * frame passing since the last one ended gives small frames back to the
+ * CPU.
+ */
 static void
 ifv_rx(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	ifv_next(ifv, ifv_drain(ifv, false));
+	bool more = ifv_drain(ifv, false);
+	if (!more && !ifv->ifv_sawbulk)
+		__atomic_store_n(&ifv->ifv_bulk, 0, __ATOMIC_RELAXED);
+	ifv->ifv_sawbulk = false;
+	ifv_next(ifv, more);
 }
 
 /* Sends the bulk frames a CPU's batch left (the core lock held). */
@@ -241,7 +263,10 @@ ifv_tx(void *arg)
  * that copies to and from the guests: bulk frames received (their read,
  * their checksum) and bulk frames the batch makes lwIP send (an ACK
  * that opens the window makes TCP send its queue: each writev of 64 KiB
- * runs the host's receive path).  The source is one-shot, so until
+ * runs the host's receive path).  While bulk flows (a bulk frame passed
+ * either way since the tcpip thread's last batch ended), every batch is
+ * the tcpip thread's, the CPU only hands it on, as the guest's own bulk
+ * sends and the ACKs they bring want.  The source is one-shot, so until
  * ifv_next re-arms it no other interrupt or batch runs.
  */
 static void
@@ -249,6 +274,10 @@ ifv_rxready(void *arg)
 {
 	struct if_vke *ifv = arg;
 
+	if (__atomic_load_n(&ifv->ifv_bulk, __ATOMIC_RELAXED)) {
+		ifv_next(ifv, true);
+		return;
+	}
 	LOCK_TCPIP_CORE();
 	ifv->ifv_oncpu = true;
 	bool more = ifv_drain(ifv, true);
@@ -278,6 +307,8 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 		seg[n++].hs_len = q->len;
 	}
 	packet_tap(nif, p, true);
+	if (p->tot_len > IFV_SMALL)
+		ifv_sawbulk(ifv);
 	/*
 	 * A CPU's receive batch leaves bulk frames to the tcpip thread, and
 	 * then every frame after them, in order; so does any sender while
