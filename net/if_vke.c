@@ -33,6 +33,7 @@
 #include "dev/vke.h"
 #include "kern/kernel.h"
 #include "kern/kmem.h"
+#include "kern/thread.h"
 #include "net/if.h"
 #include "net/if_packet.h"
 #include "net/if_vke.h"
@@ -43,6 +44,7 @@
 #define IFV_BUDGET	64	/* frames per batch */
 #define IFV_SMALL	512	/* longest frame a CPU sends or takes in itself */
 #define IFV_TXQ		32	/* bulk frames a CPU's batch leaves to send */
+#define IFV_BULK_NS	20000000 /* bulk flows: one passed this recently */
 
 struct ifv_rxbuf {
 	struct pbuf_custom rb_pc;	/* first: lwIP frees through it */
@@ -58,7 +60,7 @@ struct ifv_txframe {
 	struct hostnet_seg tf_seg[HOSTNET_MAXSEG];
 };
 
-/* The fields below ifv_bulk are the core lock's. */
+/* The fields below ifv_bulkat are the core lock's. */
 struct if_vke {
 	struct netif ifv_netif;
 	struct vke_softc *ifv_sc;
@@ -66,8 +68,7 @@ struct if_vke {
 	struct tcpip_callback_msg *ifv_txmsg;
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
 	uint32_t ifv_framelen;		/* the longest frame received */
-	int ifv_bulk;			/* atomic: bulk flows; batches off the CPU */
-	bool ifv_sawbulk;		/* a bulk frame since the last batch ended */
+	uint64_t ifv_bulkat;		/* atomic: uptime of the last bulk frame */
 	bool ifv_oncpu;			/* a CPU's batch runs */
 	bool ifv_txposted;		/* ifv_txmsg is posted */
 	struct pbuf *ifv_held;		/* a bulk frame for the tcpip thread */
@@ -146,12 +147,11 @@ ifv_read(struct if_vke *ifv)
 	return p;
 }
 
-/* A bulk frame passed, either way (the core lock held). */
+/* A bulk frame passed, either way. */
 static void
 ifv_sawbulk(struct if_vke *ifv)
 {
-	ifv->ifv_sawbulk = true;
-	__atomic_store_n(&ifv->ifv_bulk, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ifv->ifv_bulkat, nanouptime(), __ATOMIC_RELAXED);
 }
 
 static void
@@ -214,20 +214,14 @@ ifv_next(struct if_vke *ifv, bool more)
 
 /*
  * A burst's rest, or a whole batch while bulk flows, on the tcpip thread
- * with the core lock held.  A batch that drained the host with no bulk
- * frame passing since the last one ended gives small frames back to the
- * CPU.
+ * with the core lock held.
  */
 static void
 ifv_rx(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	bool more = ifv_drain(ifv, false);
-	if (!more && !ifv->ifv_sawbulk)
-		__atomic_store_n(&ifv->ifv_bulk, 0, __ATOMIC_RELAXED);
-	ifv->ifv_sawbulk = false;
-	ifv_next(ifv, more);
+	ifv_next(ifv, ifv_drain(ifv, false));
 }
 
 /* Sends the bulk frames a CPU's batch left (the core lock held). */
@@ -264,9 +258,10 @@ ifv_tx(void *arg)
  * their checksum) and bulk frames the batch makes lwIP send (an ACK
  * that opens the window makes TCP send its queue: each writev of 64 KiB
  * runs the host's receive path).  While bulk flows (a bulk frame passed
- * either way since the tcpip thread's last batch ended), every batch is
- * the tcpip thread's, the CPU only hands it on, as the guest's own bulk
- * sends and the ACKs they bring want.  The source is one-shot, so until
+ * either way in the last IFV_BULK_NS), every batch is the tcpip
+ * thread's and the CPU only hands it on: a bulk sender's ACKs make
+ * lwIP send, and a flow that went back and forth between the two paths
+ * would queue the sender's own frames behind the tcpip thread's.  The source is one-shot, so until
  * ifv_next re-arms it no other interrupt or batch runs.
  */
 static void
@@ -274,7 +269,8 @@ ifv_rxready(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	if (__atomic_load_n(&ifv->ifv_bulk, __ATOMIC_RELAXED)) {
+	if ((int64_t)(nanouptime() - __atomic_load_n(&ifv->ifv_bulkat,
+	    __ATOMIC_RELAXED)) < IFV_BULK_NS) {
 		ifv_next(ifv, true);
 		return;
 	}
