@@ -261,8 +261,9 @@ ifv_tx(void *arg)
  * either way in the last IFV_BULK_NS), every batch is the tcpip
  * thread's and the CPU only hands it on: a bulk sender's ACKs make
  * lwIP send, and a flow that went back and forth between the two paths
- * would queue the sender's own frames behind the tcpip thread's.  The source is one-shot, so until
- * ifv_next re-arms it no other interrupt or batch runs.
+ * would queue the sender's own frames behind the tcpip thread's.  The
+ * source is one-shot, so until ifv_next re-arms it no other interrupt or
+ * batch runs.
  */
 static void
 ifv_rxready(void *arg)
