@@ -23,7 +23,8 @@
 # NBENCH_COLUMNS (native tap slirp uml) choose a part.  The last columns
 # are ratios, how many times faster vkernel's tap and slirp paths are
 # than UML's tap and vkernel's tap than native (throughput over
-# throughput, the other's time over vkernel's).
+# throughput, the other's time over vkernel's).  NBENCH_VKERNEL runs
+# another build's vkernel on the same images (two builds back to back).
 set -u
 build=${BUILD:-build}
 runs=${NBENCH_RUNS:-3}
@@ -32,7 +33,7 @@ n_rr=${NBENCH_RR:-2000}
 rows=${NBENCH_ROWS:-g2h h2g tcprr udprr unix ping}
 cols=" ${NBENCH_COLUMNS:-native tap slirp uml} "
 mtu=${NBENCH_MTU:-65517}
-vk=$build/vkernel
+vk=${NBENCH_VKERNEL:-$build/vkernel}
 table=$build/nbench.table
 stage=$build/nbench-root
 dir=$build/nbench-out

@@ -9,9 +9,10 @@
  *
  * Receive: the host event thread (tap) or slirp's thread posts
  * INTR_DEVICE; vke_intr finds the interfaces whose source fired and
- * calls the stack's rxready hook, which drains the frames on the stack's
- * own thread and re-arms with vke_rxdone.  One interrupt so takes every
- * frame that arrived, not one.  Transmit: vke_transmit hands the frame
+ * calls the stack's rxready hook, which drains the frames (the small
+ * ones on the CPU, a burst's bulk on the stack's own thread) and re-arms
+ * with vke_rxdone.  One interrupt so takes every frame that arrived,
+ * not one.  Transmit: vke_transmit hands the frame
  * to the back-end at once (one write for a tap; a copy into slirp's
  * ring), from the stack's thread, without the kernel's lock.
  */

@@ -2,16 +2,19 @@
  * The glue between vke (dev/vke.h) and lwIP's ethernet layer.
  *
  * Transmit: lwIP calls linkoutput with the core lock held, from its
- * tcpip thread or from a kernel thread sending on a socket; the frame
- * (one pbuf, LWIP_NETIF_TX_SINGLE_PBUF, or a chain) goes to
- * vke_transmit as one vector, with no copy here.
+ * tcpip thread, from a kernel thread sending on a socket, or from a
+ * CPU's receive batch; the frame (one pbuf, LWIP_NETIF_TX_SINGLE_PBUF,
+ * or a chain) goes to vke_transmit as one vector, with no copy here, or,
+ * if bulk and made by a CPU's receive batch, waits with a reference for
+ * the tcpip thread to send it.
  *
- * Receive, BSD's netisr shape: the interrupt handler only schedules the
- * interface's receive routine on the tcpip thread (a callback message
- * made once at attach, so posting allocates nothing), and that routine
- * drains what the host has, a batch of frames per interrupt, straight
- * into receive buffers and through ethernet_input under the core lock
- * the tcpip thread holds, then re-arms the interrupt.  The buffers are
+ * Receive: the interrupt handler, on the CPU, drains the small frames
+ * the host has, a batch per interrupt, straight into receive buffers
+ * and through ethernet_input under the core lock, wakes the sockets they
+ * reached, and re-arms the interrupt; from the first bulk frame on, the
+ * burst goes to the tcpip thread (a callback message made once at
+ * attach, so posting allocates nothing), BSD's netisr shape, which
+ * re-arms when done (ifv_rxready says why).  The buffers are
  * lwIP custom pbufs from a pool made at attach: a frame is read into its
  * final buffer, and freeing it (wherever lwIP or a socket lets it go)
  * puts it back, so the hot path neither copies nor allocates.  When the
@@ -30,6 +33,7 @@
 #include "dev/vke.h"
 #include "kern/kernel.h"
 #include "kern/kmem.h"
+#include "kern/thread.h"
 #include "net/if.h"
 #include "net/if_packet.h"
 #include "net/if_vke.h"
@@ -37,7 +41,10 @@
 
 #define IFV_NRXBUF	256	/* receive buffers per interface, at most */
 #define IFV_POOLMAX	(4 << 20) /* bytes of them, at most */
-#define IFV_BUDGET	64	/* frames per turn on the tcpip thread */
+#define IFV_BUDGET	64	/* frames per batch */
+#define IFV_SMALL	512	/* longest frame a CPU sends or takes in itself */
+#define IFV_TXQ		32	/* bulk frames a CPU's batch leaves to send */
+#define IFV_BULK_NS	20000000 /* bulk flows: one passed this recently */
 
 struct ifv_rxbuf {
 	struct pbuf_custom rb_pc;	/* first: lwIP frees through it */
@@ -46,21 +53,36 @@ struct ifv_rxbuf {
 	uint8_t rb_data[] __attribute__((aligned(8)));	/* 2 + ifv_framelen */
 };
 
+/* A bulk frame the CPU's batch made, for the tcpip thread to send. */
+struct ifv_txframe {
+	struct pbuf *tf_p;		/* a reference: lwIP leaves it alone */
+	int tf_nseg;
+	struct hostnet_seg tf_seg[HOSTNET_MAXSEG];
+};
+
+/* The fields below ifv_bulkat are the core lock's. */
 struct if_vke {
 	struct netif ifv_netif;
 	struct vke_softc *ifv_sc;
 	struct tcpip_callback_msg *ifv_rxmsg;
-	int ifv_rxsched;		/* atomic: ifv_rxmsg is posted */
+	struct tcpip_callback_msg *ifv_txmsg;
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
 	uint32_t ifv_framelen;		/* the longest frame received */
+	uint64_t ifv_bulkat;		/* atomic: uptime of the last bulk frame */
+	bool ifv_oncpu;			/* a CPU's batch runs */
+	bool ifv_txposted;		/* ifv_txmsg is posted */
+	struct pbuf *ifv_held;		/* a bulk frame for the tcpip thread */
+	int ifv_ntxq;
+	struct ifv_txframe ifv_txq[IFV_TXQ];
 };
 
 static struct if_vke *ifv_units[VKE_MAXUNITS];
 
 /*
  * The pool is a lock-free stack: any thread may push (a pbuf is freed
- * wherever its last reference goes), only the tcpip thread pops, so a
- * popped head cannot come back under the pop (no ABA).
+ * wherever its last reference goes), only the receive batch pops, under
+ * the core lock, one at a time, so a popped head cannot come back under
+ * the pop (no ABA).
  */
 static void
 ifv_rxbuf_put(struct ifv_rxbuf *rb)
@@ -125,44 +147,147 @@ ifv_read(struct if_vke *ifv)
 	return p;
 }
 
-/* The receive routine, on the tcpip thread with the core lock held. */
+/* A bulk frame passed, either way. */
+static void
+ifv_sawbulk(struct if_vke *ifv)
+{
+	__atomic_store_n(&ifv->ifv_bulkat, nanouptime(), __ATOMIC_RELAXED);
+}
+
+static void
+ifv_input(struct if_vke *ifv, struct pbuf *p)
+{
+	packet_tap(&ifv->ifv_netif, p, false);
+	if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
+		pbuf_free(p);
+}
+
+/*
+ * Takes in up to a budget of frames, with the core lock held: true if
+ * frames are left for the tcpip thread.  On a CPU (oncpu) only small
+ * frames are taken in: the first bulk one is held for the tcpip thread
+ * with the rest of the burst.
+ */
+static bool
+ifv_drain(struct if_vke *ifv, bool oncpu)
+{
+	if (ifv->ifv_held != NULL) {
+		ifv_input(ifv, ifv->ifv_held);
+		ifv->ifv_held = NULL;
+	}
+	for (int i = 0; i < IFV_BUDGET; i++) {
+		struct pbuf *p = ifv_read(ifv);
+		if (p == NULL)
+			return false;
+		if (p->tot_len > IFV_SMALL) {
+			ifv_sawbulk(ifv);
+			if (oncpu) {
+				ifv->ifv_held = p;
+				return true;
+			}
+		}
+		ifv_input(ifv, p);
+	}
+	return true;
+}
+
+/*
+ * After a batch: a burst's rest goes to the tcpip thread, which runs
+ * beside the CPU (the guest's sockets, lwIP's timers and this CPU's
+ * guests are not held up behind it); else the interrupt is re-armed.
+ */
+static void
+ifv_next(struct if_vke *ifv, bool more)
+{
+	if (more && tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) == ERR_OK)
+		return;
+	if (ifv->ifv_held != NULL) {
+		/* The stack's mailbox is full: a frame lost, as on a wire. */
+		LOCK_TCPIP_CORE();
+		pbuf_free(ifv->ifv_held);
+		ifv->ifv_held = NULL;
+		UNLOCK_TCPIP_CORE();
+		vke_rxdrop(ifv->ifv_sc);
+	}
+	vke_rxdone(ifv->ifv_sc);
+}
+
+/*
+ * A burst's rest, or a whole batch while bulk flows, on the tcpip thread
+ * with the core lock held.
+ */
 static void
 ifv_rx(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
-	for (int i = 0; i < IFV_BUDGET; i++) {
-		struct pbuf *p = ifv_read(ifv);
-		if (p == NULL) {
-			vke_rxdone(ifv->ifv_sc);
-			return;
-		}
-		packet_tap(&ifv->ifv_netif, p, false);
-		if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
-			pbuf_free(p);
-	}
-	/* More waits: let the stack's timers and sockets run first. */
-	if (!__atomic_exchange_n(&ifv->ifv_rxsched, 1, __ATOMIC_ACQ_REL) &&
-	    tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) != ERR_OK) {
-		__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
-		vke_rxdone(ifv->ifv_sc);
-	}
+	ifv_next(ifv, ifv_drain(ifv, false));
 }
 
-/* The interrupt: frames wait.  On a CPU, with the big lock; never blocks. */
+/* Sends the bulk frames a CPU's batch left (the core lock held). */
+static void
+ifv_txflush(struct if_vke *ifv)
+{
+	for (int i = 0; i < ifv->ifv_ntxq; i++) {
+		struct ifv_txframe *tf = &ifv->ifv_txq[i];
+		(void)vke_transmit(ifv->ifv_sc, tf->tf_seg, tf->tf_nseg);
+		pbuf_free(tf->tf_p);
+	}
+	ifv->ifv_ntxq = 0;
+}
+
+/* ifv_txflush on the tcpip thread, with the core lock held. */
+static void
+ifv_tx(void *arg)
+{
+	struct if_vke *ifv = arg;
+
+	ifv->ifv_txposted = false;
+	ifv_txflush(ifv);
+}
+
+/*
+ * The interrupt: frames wait.  On a CPU, with the big lock.  Small
+ * frames (a request, an answer, an ACK) are taken in right here under
+ * the core lock (held only while lwIP runs, as a system call holds it),
+ * and the sockets they made ready are woken before the interrupt
+ * returns: such a frame reaches its reader with no hand-off to the
+ * tcpip thread and back (each a host wake-up, tens of microseconds on a
+ * loaded host).  Bulk work stays on the tcpip thread, beside the CPU
+ * that copies to and from the guests: bulk frames received (their read,
+ * their checksum) and bulk frames the batch makes lwIP send (an ACK
+ * that opens the window makes TCP send its queue: each writev of 64 KiB
+ * runs the host's receive path).  While bulk flows (a bulk frame passed
+ * either way in the last IFV_BULK_NS), every batch is the tcpip
+ * thread's and the CPU only hands it on: a bulk sender's ACKs make
+ * lwIP send, and a flow that went back and forth between the two paths
+ * would queue the sender's own frames behind the tcpip thread's.  The
+ * source is one-shot, so until ifv_next re-arms it no other interrupt or
+ * batch runs.
+ */
 static void
 ifv_rxready(void *arg)
 {
 	struct if_vke *ifv = arg;
 
-	if (__atomic_exchange_n(&ifv->ifv_rxsched, 1, __ATOMIC_ACQ_REL))
+	if ((int64_t)(nanouptime() - __atomic_load_n(&ifv->ifv_bulkat,
+	    __ATOMIC_RELAXED)) < IFV_BULK_NS) {
+		ifv_next(ifv, true);
 		return;
-	if (tcpip_callbackmsg_trycallback(ifv->ifv_rxmsg) != ERR_OK) {
-		/* The stack's mailbox is full: ask again at the next interrupt. */
-		__atomic_store_n(&ifv->ifv_rxsched, 0, __ATOMIC_RELEASE);
-		vke_rxdone(ifv->ifv_sc);
 	}
+	LOCK_TCPIP_CORE();
+	ifv->ifv_oncpu = true;
+	bool more = ifv_drain(ifv, true);
+	ifv->ifv_oncpu = false;
+	if (ifv->ifv_ntxq > 0 && !ifv->ifv_txposted) {
+		if (tcpip_callbackmsg_trycallback(ifv->ifv_txmsg) == ERR_OK)
+			ifv->ifv_txposted = true;
+		else
+			ifv_txflush(ifv);	/* the mailbox is full: here */
+	}
+	UNLOCK_TCPIP_CORE();
+	ifv_next(ifv, more);
+	inet_lwip_deliver();
 }
 
 static err_t
@@ -179,6 +304,23 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 		seg[n++].hs_len = q->len;
 	}
 	packet_tap(nif, p, true);
+	if (p->tot_len > IFV_SMALL)
+		ifv_sawbulk(ifv);
+	/*
+	 * A CPU's receive batch leaves bulk frames to the tcpip thread, and
+	 * then every frame after them, in order; so does any sender while
+	 * some wait (lwIP sends nothing again that the queue references).
+	 */
+	if ((ifv->ifv_oncpu && p->tot_len > IFV_SMALL) || ifv->ifv_ntxq > 0) {
+		if (ifv->ifv_ntxq == IFV_TXQ)
+			ifv_txflush(ifv);
+		struct ifv_txframe *tf = &ifv->ifv_txq[ifv->ifv_ntxq++];
+		pbuf_ref(p);
+		tf->tf_p = p;
+		tf->tf_nseg = n;
+		memcpy(tf->tf_seg, seg, (size_t)n * sizeof(seg[0]));
+		return ERR_OK;
+	}
 	/* A frame the host refuses is counted and lost, as on a wire. */
 	(void)vke_transmit(ifv->ifv_sc, seg, n);
 	return ERR_OK;
@@ -235,7 +377,8 @@ ifv_attach_unit(struct vke_softc *sc, int unit, bool *have_default)
 		ifv_rxbuf_put(rb);
 	}
 	ifv->ifv_rxmsg = tcpip_callbackmsg_new(ifv_rx, ifv);
-	if (ifv->ifv_rxmsg == NULL)
+	ifv->ifv_txmsg = tcpip_callbackmsg_new(ifv_tx, ifv);
+	if (ifv->ifv_rxmsg == NULL || ifv->ifv_txmsg == NULL)
 		return -ENOMEM;
 
 	const struct vke_ifconfig *c = vke_ifconfig(sc);

@@ -6,10 +6,12 @@
  * to itself (netif_loop_output), which the tcpip thread then takes in as
  * received.  lo is an interface whose every packet goes that way.
  *
- * The network interrupt: lwIP's callbacks (on the tcpip thread) put the
- * inpcbs with news on a pending list and post INTR_DEVICE to CPU 0 once
- * (inet_posted); the handler, in kernel context, takes the list and wakes
- * each socket's readers or writers (inet_pcb.h).  INTR_DEVICE is shared
+ * The network interrupt: lwIP's callbacks (on the tcpip thread, or on a
+ * CPU whose driver takes frames in) put the inpcbs with news on a pending
+ * list and post INTR_DEVICE to CPU 0 once (inet_posted); the handler, in
+ * kernel context, takes the list and wakes each socket's readers or
+ * writers (inet_pcb.h); a driver on a CPU does so at once
+ * (inet_lwip_deliver).  INTR_DEVICE is shared
  * with the console and the network devices: the flag tells the handler
  * whether the interrupt was its own.
  */
@@ -71,15 +73,15 @@ inp_sync(struct inpcb *inp)
 }
 
 /*
- * The network interrupt: each pending socket's error to so_error, then
+ * The network interrupt's work, also done at once by a driver that took
+ * frames in on a CPU: each pending socket's error to so_error, then
  * its sleepers and pollers woken.  The wake-ups run without the core
  * lock (a poller's callback may poll the socket again, which takes it);
  * the big lock keeps the socket from going meanwhile.
  */
-static void
-inet_intr(void *arg, uint32_t bits)
+void
+inet_lwip_deliver(void)
 {
-	(void)arg, (void)bits;
 	if (__atomic_exchange_n(&inet_posted, 0, __ATOMIC_ACQ_REL) == 0)
 		return;
 	for (;;) {
@@ -101,6 +103,13 @@ inet_intr(void *arg, uint32_t bits)
 		if (events & INP_EV_WRITE)
 			sowakeup(&so->so_snd);
 	}
+}
+
+static void
+inet_intr(void *arg, uint32_t bits)
+{
+	(void)arg, (void)bits;
+	inet_lwip_deliver();
 }
 
 static err_t

@@ -5,9 +5,10 @@
  * (tcp_*, udp_*, raw_*, netif_*) between LOCK_TCPIP_CORE() and
  * UNLOCK_TCPIP_CORE(), never sleeping in between: the lock is a host
  * mutex, and a kernel thread that slept holding it would stall the stack
- * and, on the same virtual CPU, deadlock.  lwIP's own callbacks run on
- * the tcpip thread with the lock held; they never touch kernel state
- * beyond queueing for an interrupt (net/inet_*.c).
+ * and, on the same virtual CPU, deadlock.  lwIP's own callbacks run with
+ * the lock held, on the tcpip thread or on a CPU taking frames in
+ * (net/if_vke.c); they never touch kernel state beyond queueing for an
+ * interrupt (net/inet_*.c).
  *
  * This header is lwIP-free: files that call lwIP include its headers
  * themselves (compiled with its headers: the Makefile's LWIP_CFLAGS).
@@ -52,6 +53,14 @@ void inet_if_counts(struct netif *nif, uint64_t *rxpackets,
 typedef void inet_if_counts_fn(struct netif *nif, uint64_t *rxpackets,
     uint64_t *rxbytes, uint64_t *txpackets, uint64_t *txbytes);
 void inet_if_setcounts(struct netif *nif, inet_if_counts_fn *fn);
+
+/*
+ * The network interrupt's work, in kernel context with the big lock and
+ * without the core lock: wakes the sockets lwIP's callbacks queued news
+ * for.  A driver that ran the stack's input on a CPU calls it at once,
+ * rather than waiting for the interrupt those callbacks posted.
+ */
+void inet_lwip_deliver(void);
 
 /* The loopback interface; NULL before inet_lwip_start. */
 struct netif *inet_lwip_loif(void);

@@ -29,7 +29,7 @@
 #include "net/inet_pcb.h"
 
 
-/* lwIP's callbacks: the tcpip thread, the core lock held. */
+/* lwIP's callbacks: the tcpip thread or a CPU's receive, the core lock held. */
 
 static void
 rcvq_append(struct inpcb *inp, struct pbuf *p)
