@@ -2,9 +2,10 @@
  * The receive queue of the datagram protocols over lwIP (UDP, raw IP and
  * ping sockets): each datagram a pbuf with its sender and its IP hop
  * limit, bounded by SO_RCVBUF (beyond it they are dropped, as Linux drops
- * them) and by INET_RCVMAX together.  lwIP's callbacks queue on the
- * tcpip thread; the system calls take under the core lock and copy to
- * the guest without it (see inet_pcb.h).
+ * them) and by INET_RCVMAX together.  lwIP's callbacks queue wherever
+ * its input runs (the tcpip thread, or a CPU in vke's receive
+ * interrupt), under the core lock; the system calls take under the core
+ * lock and copy to the guest without it (see inet_pcb.h).
  */
 #include <errno.h>
 

@@ -59,7 +59,10 @@ icmp_quoted_udp(struct pbuf *p, uint16_t off, bool v6, ip_addr_t *src,
 	return true;
 }
 
-/* The tcpip thread, core lock held; p->payload at the IP header. */
+/*
+ * lwIP's input (tcpip thread or a CPU), core lock held; p->payload at
+ * the IP header.
+ */
 static u8_t
 icmp_err_input(void *arg, struct raw_pcb *pcb, struct pbuf *p,
     const ip_addr_t *addr)

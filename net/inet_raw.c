@@ -72,10 +72,10 @@ icmp_filtered(const struct inpcb *inp, int type)
 }
 
 /*
- * The tcpip thread, core lock held: a packet of the socket's protocol
- * for its address (lwIP matched the pcb's binding and connection), with
- * p->payload at its IP header.  A copy goes on the queue, and the packet
- * on to every other socket and to lwIP's ICMP.
+ * lwIP's input (tcpip thread or a CPU), core lock held: a packet of the
+ * socket's protocol for its address (lwIP matched the pcb's binding and
+ * connection), with p->payload at its IP header.  A copy goes on the
+ * queue, and the packet on to every other socket and to lwIP's ICMP.
  */
 static u8_t
 rip_input(void *arg, struct raw_pcb *pcb, struct pbuf *p,

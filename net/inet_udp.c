@@ -23,7 +23,7 @@
 #define UDP_LWIP6	65487		/* lwIP's 16-bit pbuf length counts the
 					 * IPv6 header too: 65535 - 40 - 8 */
 
-/* The tcpip thread, core lock held. */
+/* lwIP's input (tcpip thread or a CPU), core lock held. */
 static void
 udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
     const ip_addr_t *addr, u16_t port)
