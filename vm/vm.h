@@ -394,8 +394,29 @@ void vm_patch_reject(struct vmspace *vm, uint64_t site);
  * most 255; sites are remembered as vm_patch_rejected's, a few at once).
  */
 unsigned vm_patch_calls(struct vmspace *vm, uint64_t site);
-/* mremap moved [s, t) to to: the sites there move along. */
+/*
+ * A site's number: the call, and in bits 16-23 for a run site ("mov
+ * $nr,%eax", a few instructions, "syscall"; sys/sys_patch.c) the bytes
+ * between the mov and the syscall.  A run site's 5-byte mov became a
+ * relative jump.
+ */
+#define VM_PATCH_MOVLEN		5
+#define VM_PATCH_RUN(nr, len)	((uint32_t)(nr) | (uint32_t)(len) << 16)
+#define VM_PATCH_NR(n)		((n) & 0xffff)
+#define VM_PATCH_RUNLEN(n)	((n) == UINT32_MAX ? 0 : ((n) >> 16) & 0xff)
+/*
+ * mremap moved [s, t) to to: the sites there move along, but for run
+ * sites, whose relative jump is undone (the mov written back) and whose
+ * entry is dropped.
+ */
 void vm_patch_move(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to);
+/*
+ * Stores len (at most 16) bytes of new at p, a kernel pointer into a
+ * text page (vm_text_page), all at once when they lie in one aligned 16
+ * bytes (one cmpxchg16b, which every CPU's instruction fetch sees
+ * whole); the caller makes sure no other thread runs them otherwise.
+ */
+void vm_text_store(uint8_t *p, const uint8_t *new, size_t len);
 void vm_patch_free(struct vmspace *vm);
 
 /*

@@ -143,6 +143,8 @@ vm_patch_fork(struct vmspace *dst, const struct vmspace *src)
 	return 0;
 }
 
+static void undo_near(struct vmspace *vm, struct vm_patch_site *ps);
+
 /*
  * mremap moved [s, t) to `to`: a patched site there moved with its page
  * (the jump is in the page's own copy, which goes along), and its entry
@@ -157,9 +159,61 @@ vm_patch_move(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to)
 
 	if (p == NULL)
 		return;
-	for (unsigned k = 0; k < p->n; k++)
-		if (p->site[k].site >= s && p->site[k].site < t)
-			p->site[k].site = p->site[k].site - s + to;
+	for (unsigned k = 0; k < p->n; k++) {
+		struct vm_patch_site *ps = &p->site[k];
+		if (ps->site < s || ps->site >= t)
+			continue;
+		ps->site = ps->site - s + to;
+		if (VM_PATCH_RUNLEN(ps->nr) != 0)
+			undo_near(vm, ps);
+	}
+}
+
+/*
+ * A run site's jump is relative: moved, it no longer reaches its entry
+ * and would jump into whatever lies as far from the near page.  Its mov
+ * goes back (the bytes after it never changed) and the entry is dropped.
+ */
+static void
+undo_near(struct vmspace *vm, struct vm_patch_site *ps)
+{
+	uint8_t *page = vm_text_page(vm, ps->site);
+	uint32_t nr = VM_PATCH_NR(ps->nr);
+	uint8_t mov[VM_PATCH_MOVLEN] = { 0xb8 };
+
+	memcpy(mov + 1, &nr, 4);
+	if (page != NULL && page[ps->site & PAGE_MASK] == 0xe9 &&
+	    (ps->site & PAGE_MASK) + VM_PATCH_MOVLEN <= PAGE_SIZE)
+		vm_text_store(page + (ps->site & PAGE_MASK), mov, VM_PATCH_MOVLEN);
+	ps->site = 0;
+	ps->nr = 0;
+}
+
+void
+vm_text_store(uint8_t *p, const uint8_t *new, size_t len)
+{
+	uint8_t *blk = (uint8_t *)((uintptr_t)p & ~(uintptr_t)15);
+	size_t off = (size_t)(p - blk);
+	uint64_t lo, hi, nlo, nhi;
+	uint8_t want[16];
+	bool ok;
+
+	if (off + len > 16) {
+		memcpy(p, new, len);
+		return;
+	}
+	do {
+		memcpy(&lo, blk, 8);
+		memcpy(&hi, blk + 8, 8);
+		memcpy(want, &lo, 8);
+		memcpy(want + 8, &hi, 8);
+		memcpy(want + off, new, len);
+		memcpy(&nlo, want, 8);
+		memcpy(&nhi, want + 8, 8);
+		__asm__ volatile ("lock cmpxchg16b %1"
+		    : "=@ccz"(ok), "+m"(*(volatile __int128 *)blk), "+a"(lo), "+d"(hi)
+		    : "b"(nlo), "c"(nhi) : "memory");
+	} while (!ok);
 }
 
 void
