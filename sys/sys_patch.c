@@ -99,7 +99,6 @@ nr_patchable(uint64_t nr)
 	case SYS_execveat:
 	case SYS_restart_syscall:
 	case SYS_exit:
-	case SYS_exit_group:
 		return false;
 	}
 	return nr < SYS_MAXSYSCALL;
@@ -332,29 +331,62 @@ run_find(const uint8_t *b, size_t have, uint64_t nr, const struct trapframe *tf)
 	return 0;
 }
 
-void
-syspatch_syscall(struct lwp *lp)
+/*
+ * Counts a call by the signal path from the site ending at rip; whether
+ * it is to be patched now.  A forked child's calls also credit its
+ * parent, whose text every later child inherits: a site only children
+ * run (musl's gettid in _Fork's child, exit_group) is called once per
+ * child, and the parent patches it in its own text (syspatch_syscall,
+ * pending) once its children called it PATCH_AFTER times.
+ */
+static bool
+patch_due(struct proc *p, uint64_t rip, uint64_t nr)
 {
-	struct trapframe *tf = &lp->lwp_tf;
+	struct vmspace *vm = p->p_vmspace;
+	uint64_t key = rip - PATCH_LEN;
+
+	/*
+	 * A site is patched at its PATCH_AFTER-th call: the page's copy and
+	 * the invalidation of its host mapping cost some 15 calls' saving,
+	 * and a short process (a command of a shell script) makes few calls
+	 * from each site: patching them made a shell loop 15% slower.
+	 */
+	if (vm_patch_calls(vm, key) >= PATCH_AFTER)
+		return true;
+	struct vmspace *pvm = p->p_pptr != NULL ? p->p_pptr->p_vmspace : NULL;
+	struct vm_patch *o = vm_patch_origin(vm, pvm);
+	if (o != NULL && vm_patch_count(o, key) >= PATCH_AFTER)
+		vm_patch_pend(pvm, rip, (uint32_t)nr);
+	return false;
+}
+
+/*
+ * Patches the site whose syscall ends at rip, making call nr, if it is
+ * one of the patterns and is due (counted is false for a site the
+ * children asked for: already counted).
+ */
+static void
+patch_at(struct lwp *lp, uint64_t rip, uint64_t nr, bool counted)
+{
 	struct proc *p = lp->lwp_proc;
 	struct vmspace *vm = p->p_vmspace;
-	uint64_t table, nr = tf->tf_rip >= PATCH_LEN ? tf->tf_rax : 0;
-	uint64_t key = tf->tf_rip - PATCH_LEN, site;
+	struct trapframe *tf = &lp->lwp_tf;
+	uint64_t table, key = rip - PATCH_LEN, site;
 	unsigned n;
 	uint8_t win[RUN_WIN], new[PATCH_LEN];
 	uint32_t imm;
 	size_t len, run = 0;
 	bool cp;
 
-	if (tf->tf_rip < RUN_WIN || !vmspace_patch_table(&table, &n))
+	if (rip < RUN_WIN || !vmspace_patch_table(&table, &n))
 		return;
 	if (vm_patch_init(vm, n) != 0 || vm_patch_rejected(vm, key))
 		return;
 	/* The site in one page: the copy and the store see it all. */
-	uint64_t from = tf->tf_rip - RUN_WIN;
-	if ((from >> PAGE_SHIFT) != ((tf->tf_rip - 1) >> PAGE_SHIFT))
-		from = rounddown2(tf->tf_rip - 1, PAGE_SIZE);
-	size_t have = (size_t)(tf->tf_rip - from);
+	uint64_t from = rip - RUN_WIN;
+	if ((from >> PAGE_SHIFT) != ((rip - 1) >> PAGE_SHIFT))
+		from = rounddown2(rip - 1, PAGE_SIZE);
+	size_t have = (size_t)(rip - from);
 	if (copyin(from, win, have) != 0) {
 		vm_patch_reject(vm, key);
 		return;
@@ -376,7 +408,7 @@ syspatch_syscall(struct lwp *lp)
 		vm_patch_reject(vm, key);
 		return;
 	}
-	site = tf->tf_rip - len;
+	site = rip - len;
 	if (!cp && !nr_patchable(nr))
 		return;
 	/* A near jump reaches the near page from the low 2 GiB only. */
@@ -385,13 +417,7 @@ syspatch_syscall(struct lwp *lp)
 		vm_patch_reject(vm, key);
 		return;
 	}
-	/*
-	 * A site is patched at its PATCH_AFTER-th call: the page's copy and
-	 * the invalidation of its host mapping cost some 15 calls' saving,
-	 * and a short process (a command of a shell script) makes few calls
-	 * from each site: patching them made a shell loop 15% slower.
-	 */
-	if (vm_patch_calls(vm, key) < PATCH_AFTER)
+	if (counted && !patch_due(p, rip, nr))
 		return;
 	/*
 	 * A run site's 5 bytes must lie in one aligned 8 bytes when another
@@ -424,6 +450,18 @@ syspatch_syscall(struct lwp *lp)
 	else
 		memcpy(at, new, plen);	/* no other thread runs it */
 	syspatch_count++;
+}
+
+void
+syspatch_syscall(struct lwp *lp)
+{
+	struct vmspace *vm = lp->lwp_proc->p_vmspace;
+	uint64_t rip;
+	uint32_t nr;
+
+	while (vm_patch_pending(vm, &rip, &nr))
+		patch_at(lp, rip, nr, false);
+	patch_at(lp, lp->lwp_tf.tf_rip, lp->lwp_tf.tf_rax, true);
 }
 
 /*

@@ -394,6 +394,19 @@ void vm_patch_reject(struct vmspace *vm, uint64_t site);
  * most 255; sites are remembered as vm_patch_rejected's, a few at once).
  */
 unsigned vm_patch_calls(struct vmspace *vm, uint64_t site);
+/* The same on a table (vm_patch_origin's). */
+unsigned vm_patch_count(struct vm_patch *p, uint64_t site);
+/*
+ * A forked child's calls credit its parent: the table vm's was copied
+ * from if parent still has it (no exec since), else NULL.  A site the
+ * children together called often enough is left pending in the parent's
+ * table (vm_patch_pend, a few at once), for the parent to patch in its
+ * own text when it next enters the kernel (vm_patch_pending takes one:
+ * the address after its syscall and its number).
+ */
+struct vm_patch *vm_patch_origin(struct vmspace *vm, struct vmspace *parent);
+void vm_patch_pend(struct vmspace *vm, uint64_t rip, uint32_t nr);
+bool vm_patch_pending(struct vmspace *vm, uint64_t *rip, uint32_t *nr);
 /*
  * A site's number: the call, and in bits 16-23 for a run site ("mov
  * $nr,%eax", a few instructions, "syscall"; sys/sys_patch.c) the bytes

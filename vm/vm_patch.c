@@ -23,8 +23,16 @@ struct vm_patch_site {
 
 #define VM_PATCH_NREJECT	64	/* sites found not to match, remembered */
 
+static uint64_t vm_patch_ids;	/* the last table's id */
+
+#define VM_PATCH_NPEND		4	/* sites forked children asked for */
+
 struct vm_patch {
 	unsigned n, max;
+	uint64_t id;		/* this table's, for children's credit */
+	uint64_t from;		/* the id of the table fork copied, or 0 */
+	uint64_t pend_rip[VM_PATCH_NPEND];	/* where the syscall ends */
+	uint32_t pend_nr[VM_PATCH_NPEND];
 	uint64_t reject[VM_PATCH_NREJECT];	/* by address, direct-mapped */
 	uint64_t seen[VM_PATCH_NREJECT];	/* sites being counted */
 	uint8_t calls[VM_PATCH_NREJECT];	/* ... and their calls so far */
@@ -59,9 +67,12 @@ vm_patch_reject(struct vmspace *vm, uint64_t site)
 unsigned
 vm_patch_calls(struct vmspace *vm, uint64_t site)
 {
-	struct vm_patch *p = vm->vm_patch;
-	if (p == NULL)
-		return 0;
+	return vm->vm_patch != NULL ? vm_patch_count(vm->vm_patch, site) : 0;
+}
+
+unsigned
+vm_patch_count(struct vm_patch *p, uint64_t site)
+{
 	/*
 	 * Two ways per set, the one used last first: two sites of one set
 	 * called in turn (a read and a write in a loop) each keep their
@@ -103,6 +114,7 @@ vm_patch_init(struct vmspace *vm, unsigned max)
 	if (p == NULL)
 		return -ENOMEM;
 	p->max = max;
+	p->id = ++vm_patch_ids;
 	vm->vm_patch = p;
 	return 0;
 }
@@ -139,8 +151,62 @@ vm_patch_fork(struct vmspace *dst, const struct vmspace *src)
 	if (q == NULL)
 		return -ENOMEM;
 	memcpy(q, p, size);
+	q->from = p->id;
+	q->id = ++vm_patch_ids;
+	memset(q->pend_rip, 0, sizeof(q->pend_rip));
+	/* The child counts its own calls; those it makes credit the parent. */
+	memset(q->seen, 0, sizeof(q->seen));
+	memset(q->calls, 0, sizeof(q->calls));
 	dst->vm_patch = q;
 	return 0;
+}
+
+struct vm_patch *
+vm_patch_origin(struct vmspace *vm, struct vmspace *parent)
+{
+	struct vm_patch *p = vm->vm_patch, *q;
+
+	if (p == NULL || parent == NULL || parent == vm ||
+	    (q = parent->vm_patch) == NULL || p->from != q->id)
+		return NULL;
+	return q;
+}
+
+void
+vm_patch_pend(struct vmspace *vm, uint64_t rip, uint32_t nr)
+{
+	struct vm_patch *p = vm->vm_patch;
+	int free = -1;
+
+	if (p == NULL)
+		return;
+	for (int i = 0; i < VM_PATCH_NPEND; i++) {
+		if (p->pend_rip[i] == rip)
+			return;
+		if (p->pend_rip[i] == 0 && free < 0)
+			free = i;
+	}
+	if (free >= 0) {
+		p->pend_rip[free] = rip;
+		p->pend_nr[free] = nr;
+	}
+}
+
+bool
+vm_patch_pending(struct vmspace *vm, uint64_t *rip, uint32_t *nr)
+{
+	struct vm_patch *p = vm->vm_patch;
+
+	if (p == NULL)
+		return false;
+	for (int i = 0; i < VM_PATCH_NPEND; i++)
+		if (p->pend_rip[i] != 0) {
+			*rip = p->pend_rip[i];
+			*nr = p->pend_nr[i];
+			p->pend_rip[i] = 0;
+			return true;
+		}
+	return false;
 }
 
 static void undo_near(struct vmspace *vm, struct vm_patch_site *ps);
