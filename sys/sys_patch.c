@@ -45,11 +45,12 @@
  *   notice.  The file and every other process's text are untouched (the
  *   patch goes to the process's own copy, vm_text_page).
  *
- * - What stays on the signal path: anything not matching the pattern;
+ * - What stays on the signal path: anything not matching the patterns;
  *   calls that replace the whole register set or make a new context
  *   (rt_sigreturn, clone, clone3, fork, vfork, execve, execveat,
- *   restart_syscall) and those made once (exit, exit_group); and a
- *   site's first PATCH_AFTER - 1 calls.  The host resumes
+ *   restart_syscall) and exit (a thread's, made once); and a site's
+ *   first PATCH_AFTER - 1 calls, a forked child's counting for its
+ *   parent too (patch_due).  The host resumes
  *   a patched call by a jump only when the registers allow it; a signal
  *   frame, a sigreturn or anything needing the FPU state has the thread
  *   trap into its handler first.
@@ -601,4 +602,30 @@ syspatch_fault(struct lwp *lp)
 	}
 	tf->tf_rip = site;
 	return true;
+}
+
+void
+syspatch_near(struct lwp *lp)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	uint64_t table, near, site, off;
+	unsigned n;
+	uint32_t nr;
+	uint8_t want[VM_PATCH_MOVLEN], have[VM_PATCH_MOVLEN];
+	bool cp;
+
+	if (!vmspace_patch_table(&table, &n))
+		return;
+	near = VMSPACE_PATCH_NEAR(table);
+	off = tf->tf_rip - near;
+	if (off >= 8 * (uint64_t)n || off % 8 != 0)
+		return;
+	unsigned e = (unsigned)(off / 8);
+	if (!vm_patch_lookup(lp->lwp_proc->p_vmspace, site_of(e, n, &cp), &site,
+	    &nr) || cp || VM_PATCH_RUNLEN(nr) == 0)
+		return;
+	near_bytes(want, site, table, e);
+	if (copyin(site, have, sizeof(have)) == 0 &&
+	    memcmp(have, want, sizeof(have)) == 0)
+		tf->tf_rip = site;
 }
