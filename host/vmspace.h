@@ -121,6 +121,11 @@ struct vcpu;
  */
 #define SYSCALL_ABI_PATCHED	2
 #define VMSPACE_PATCH_NCP	128
+/*
+ * The page just below the table holds, at 8k, code that jumps through
+ * entry k: what a 5-byte "jmp rel32" from the guest's low 2 GiB reaches.
+ */
+#define VMSPACE_PATCH_NEAR(table)	((table) - 0x1000)
 
 /* User segment selectors (the host's GDT, Linux's layout), as in tf_cs/tf_ss. */
 #define GSEL_UCODE32		0x23	/* compatibility (32-bit) mode */

@@ -162,6 +162,7 @@ trap_dispatch(struct lwp *lp)
 		trap_pagefault(lp);
 		break;
 	case T_INTR:
+		syspatch_near(lp);
 		break;		/* userret takes the interrupts */
 	case T_DEAD:
 		/* The host killed or lost our stub: nothing of the guest is left. */

@@ -45,11 +45,12 @@
  *   notice.  The file and every other process's text are untouched (the
  *   patch goes to the process's own copy, vm_text_page).
  *
- * - What stays on the signal path: anything not matching the pattern;
+ * - What stays on the signal path: anything not matching the patterns;
  *   calls that replace the whole register set or make a new context
  *   (rt_sigreturn, clone, clone3, fork, vfork, execve, execveat,
- *   restart_syscall) and those made once (exit, exit_group); and a
- *   site's first PATCH_AFTER - 1 calls.  The host resumes
+ *   restart_syscall) and exit (a thread's, made once); and a site's
+ *   first PATCH_AFTER - 1 calls, a forked child's counting for its
+ *   parent too (patch_due).  The host resumes
  *   a patched call by a jump only when the registers allow it; a signal
  *   frame, a sigreturn or anything needing the FPU state has the thread
  *   trap into its handler first.
@@ -99,7 +100,6 @@ nr_patchable(uint64_t nr)
 	case SYS_execveat:
 	case SYS_restart_syscall:
 	case SYS_exit:
-	case SYS_exit_group:
 		return false;
 	}
 	return nr < SYS_MAXSYSCALL;
@@ -118,32 +118,173 @@ jump_bytes(uint8_t b[PATCH_LEN], uint64_t table, unsigned k)
 }
 
 /*
- * Stores new over the PATCH_LEN bytes at p, all at once: one cmpxchg16b
- * of the aligned 16 bytes holding them, which every CPU's instruction
- * fetch sees whole.  The kernel alone writes text (under its lock), so
- * the compare fails only if the guest's page changed under us: retried.
+ * Run sites: "mov $nr,%eax", then up to RUN_MAX bytes of instructions
+ * that neither branch, nor touch rax, rcx or r11 (the call's number and
+ * what the syscall clobbers, which the trampoline uses), nor depend on
+ * their own address, then "syscall" (musl's __block_all_sigs and
+ * __restore_sigs: "mov $14,%eax; xor %edx,%edx; mov $2,%edi; syscall";
+ * _Fork's gettid: "mov $186,%eax; mov %fs:0,%rdx; syscall").  Only the
+ * 5-byte mov becomes a jump, "jmp rel32" to the near page's entry
+ * (VMSPACE_PATCH_NEAR), so a site in the low 2 GiB only; the bytes after
+ * it stay, so a thread that ran the old mov, or a jump to any of the
+ * instructions after it, or a restart (rip - 2: the syscall), runs the
+ * original code and traps as before.  The kernel does the run's
+ * instructions itself on the registers the trampoline saved (run_insn),
+ * from bytes it reads at the site at each call: what the guest's own
+ * code would have done, nothing more.  Allowed: reg-reg mov and xor (32
+ * and 64 bits), mov of an immediate to a register, a load from
+ * %fs:disp32; anything else is no run site.
  */
-static void
-store_atomic(uint8_t *p, const uint8_t *new)
-{
-	uint8_t *blk = (uint8_t *)((uintptr_t)p & ~(uintptr_t)15);
-	size_t off = (size_t)(p - blk);
-	uint64_t lo, hi, nlo, nhi;
-	uint8_t want[16];
-	bool ok;
+#define RUN_MAX		16
+#define RUN_WIN		(VM_PATCH_MOVLEN + RUN_MAX + 2)
 
-	do {
-		memcpy(&lo, blk, 8);
-		memcpy(&hi, blk + 8, 8);
-		memcpy(want, &lo, 8);
-		memcpy(want + 8, &hi, 8);
-		memcpy(want + off, new, PATCH_LEN);
-		memcpy(&nlo, want, 8);
-		memcpy(&nhi, want + 8, 8);
-		__asm__ volatile ("lock cmpxchg16b %1"
-		    : "=@ccz"(ok), "+m"(*(volatile __int128 *)blk), "+a"(lo), "+d"(hi)
-		    : "b"(nlo), "c"(nhi) : "memory");
-	} while (!ok);
+/* A register a run may use, by its encoding, or NULL (rax rcx rsp r11). */
+static uint64_t *
+run_reg(struct trapframe *tf, unsigned r)
+{
+	switch (r) {
+	case 2: return &tf->tf_rdx;
+	case 3: return &tf->tf_rbx;
+	case 5: return &tf->tf_rbp;
+	case 6: return &tf->tf_rsi;
+	case 7: return &tf->tf_rdi;
+	case 8: return &tf->tf_r8;
+	case 9: return &tf->tf_r9;
+	case 10: return &tf->tf_r10;
+	case 12: return &tf->tf_r12;
+	case 13: return &tf->tf_r13;
+	case 14: return &tf->tf_r14;
+	case 15: return &tf->tf_r15;
+	}
+	return NULL;
+}
+
+/* xor's flags: CF OF AF clear, ZF SF PF from the result. */
+static void
+run_xor_flags(struct trapframe *tf, uint64_t v, bool w)
+{
+	uint64_t f = tf->tf_rflags & ~0x8d5UL;
+
+	if (v == 0)
+		f |= 0x40;
+	if (v >> (w ? 63 : 31))
+		f |= 0x80;
+	if (!__builtin_parity((unsigned)(v & 0xff)))
+		f |= 0x4;
+	tf->tf_rflags = f;
+}
+
+/*
+ * One instruction of a run at b (avail bytes), done on tf: its length,
+ * 0 if it is not one a run may hold, -1 if its %fs load faulted (with
+ * load false, a load is not made: the caller only decodes).
+ */
+static int
+run_insn(const uint8_t *b, size_t avail, struct trapframe *tf, uint64_t fsbase,
+    bool load)
+{
+	size_t i = 0;
+	bool fs = false;
+	unsigned rex = 0;
+
+	if (i < avail && b[i] == 0x64) {
+		fs = true;
+		i++;
+	}
+	if (i < avail && (b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (i + 2 > avail || (rex & 2))		/* REX.X: no index here */
+		return 0;
+	bool w = rex & 8;
+	uint8_t op = b[i++], modrm = b[i];
+	unsigned reg = ((modrm >> 3) & 7) | (rex & 4) << 1;
+	unsigned rm = (modrm & 7) | (rex & 1) << 3;
+	uint64_t *d, *sr, v;
+	uint32_t imm;
+
+	if (op >= 0xb8 && op <= 0xbf && !fs) {		/* mov $imm,%reg */
+		size_t n = w ? 8 : 4;
+		if ((d = run_reg(tf, (op & 7) | (rex & 1) << 3)) == NULL ||
+		    i + n > avail)
+			return 0;
+		v = 0;
+		memcpy(&v, b + i, n);
+		*d = v;
+		return (int)(i + n);
+	}
+	i++;					/* past modrm */
+	if (op == 0xc7 && !fs && (modrm & 0xf8) == 0xc0) {	/* mov $imm32,%reg */
+		if ((d = run_reg(tf, rm)) == NULL || i + 4 > avail)
+			return 0;
+		memcpy(&imm, b + i, 4);
+		*d = w ? (uint64_t)(int64_t)(int32_t)imm : imm;
+		return (int)(i + 4);
+	}
+	if (fs && op == 0x8b && (modrm & 0xc7) == 0x04) {	/* mov %fs:disp32,%reg */
+		if ((d = run_reg(tf, reg)) == NULL || i + 5 > avail ||
+		    b[i] != 0x25)
+			return 0;
+		memcpy(&imm, b + i + 1, 4);
+		if (load) {
+			v = 0;
+			if (copyin(fsbase + (uint64_t)(int64_t)(int32_t)imm, &v,
+			    w ? 8 : 4) != 0)
+				return -1;
+			*d = v;
+		}
+		return (int)(i + 5);
+	}
+	if (fs || (modrm & 0xc0) != 0xc0)
+		return 0;
+	switch (op) {
+	case 0x89:	/* mov %reg,%rm */
+	case 0x31:	/* xor %reg,%rm */
+		d = run_reg(tf, rm);
+		sr = run_reg(tf, reg);
+		break;
+	case 0x8b:	/* mov %rm,%reg */
+	case 0x33:	/* xor %rm,%reg */
+		d = run_reg(tf, reg);
+		sr = run_reg(tf, rm);
+		break;
+	default:
+		return 0;
+	}
+	if (d == NULL || sr == NULL)
+		return 0;
+	v = op == 0x89 || op == 0x8b ? *sr : *d ^ *sr;
+	if (!w)
+		v = (uint32_t)v;
+	if (op == 0x31 || op == 0x33)
+		run_xor_flags(tf, v, w);
+	*d = v;
+	return (int)i;
+}
+
+/* Whether b[0, len) is a run, wholly (done on a scratch frame). */
+static bool
+run_ok(const uint8_t *b, size_t len, const struct trapframe *tf)
+{
+	struct trapframe t = *tf;
+
+	for (size_t i = 0; i < len; ) {
+		int l = run_insn(b + i, len - i, &t, 0, false);
+		if (l <= 0)
+			return false;
+		i += (size_t)l;
+	}
+	return true;
+}
+
+/* The near jump from a run site to the near page's entry e. */
+static void
+near_bytes(uint8_t b[VM_PATCH_MOVLEN], uint64_t site, uint64_t table, unsigned e)
+{
+	int32_t rel = (int32_t)(VMSPACE_PATCH_NEAR(table) + 8 * (uint64_t)e -
+	    (site + VM_PATCH_MOVLEN));
+
+	b[0] = 0xe9;
+	memcpy(b + 1, &rel, 4);
 }
 
 /*
@@ -167,55 +308,129 @@ site_of(unsigned e, unsigned n, bool *cp)
 	return *cp ? n - 1 - e : e;
 }
 
-void
-syspatch_syscall(struct lwp *lp)
+/*
+ * The run site whose syscall ends at the end of b[0, have), if any: the
+ * nearest "mov $nr,%eax" from which allowed instructions lead exactly to
+ * the syscall.  Returns the run's length (bytes between the mov and the
+ * syscall), 0 if there is none.
+ */
+static size_t
+run_find(const uint8_t *b, size_t have, uint64_t nr, const struct trapframe *tf)
 {
-	struct trapframe *tf = &lp->lwp_tf;
-	struct proc *p = lp->lwp_proc;
-	struct vmspace *vm = p->p_vmspace;
-	uint64_t table, nr = tf->tf_rax, key = tf->tf_rip - PATCH_LEN, site;
-	unsigned n;
-	uint8_t old[CP_LEN], new[PATCH_LEN];
 	uint32_t imm;
-	bool cp;
 
-	if (tf->tf_rip < CP_LEN || !vmspace_patch_table(&table, &n))
-		return;
-	/* The site in one page: the copy and the store see it all. */
-	if (vm_patch_init(vm, n) != 0 || vm_patch_rejected(vm, key))
-		return;
-	if (copyin(tf->tf_rip - CP_LEN, old, CP_LEN) != 0) {
-		vm_patch_reject(vm, key);
-		return;
+	if (have < 2 || b[have - 2] != 0x0f || b[have - 1] != 0x05)
+		return 0;
+	for (size_t run = 1; run <= RUN_MAX && run + VM_PATCH_MOVLEN + 2 <= have;
+	    run++) {
+		const uint8_t *mov = b + have - 2 - run - VM_PATCH_MOVLEN;
+		memcpy(&imm, mov + 1, 4);
+		if (mov[0] == 0xb8 && imm == nr &&
+		    run_ok(mov + VM_PATCH_MOVLEN, run, tf))
+			return run;
 	}
-	memcpy(&imm, old + CP_LEN - PATCH_LEN + 1, 4);
-	if (old[3] == 0xb8 && imm == nr && old[8] == 0x0f && old[9] == 0x05) {
-		if (!nr_patchable(nr))
-			return;
-		cp = false;
-		site = key;
-	} else if (memcmp(old, cp_site, CP_LEN) == 0) {
-		cp = true;
-		site = tf->tf_rip - CP_LEN;
-	} else {
-		vm_patch_reject(vm, key);
-		return;
-	}
-	if ((site >> PAGE_SHIFT) != ((tf->tf_rip - 1) >> PAGE_SHIFT))
-		return;
+	return 0;
+}
+
+/*
+ * Counts a call by the signal path from the site ending at rip; whether
+ * it is to be patched now.  A forked child's calls also credit its
+ * parent, whose text every later child inherits: a site only children
+ * run (musl's gettid in _Fork's child, exit_group) is called once per
+ * child, and the parent patches it in its own text (syspatch_syscall,
+ * pending) once its children called it PATCH_AFTER times.
+ */
+static bool
+patch_due(struct proc *p, uint64_t rip, uint64_t nr)
+{
+	struct vmspace *vm = p->p_vmspace;
+	uint64_t key = rip - PATCH_LEN;
+
 	/*
 	 * A site is patched at its PATCH_AFTER-th call: the page's copy and
 	 * the invalidation of its host mapping cost some 15 calls' saving,
 	 * and a short process (a command of a shell script) makes few calls
 	 * from each site: patching them made a shell loop 15% slower.
 	 */
-	if (vm_patch_calls(vm, key) < PATCH_AFTER)
+	if (vm_patch_calls(vm, key) >= PATCH_AFTER)
+		return true;
+	struct vmspace *pvm = p->p_pptr != NULL ? p->p_pptr->p_vmspace : NULL;
+	struct vm_patch *o = vm_patch_origin(vm, pvm);
+	if (o != NULL && vm_patch_count(o, key) >= PATCH_AFTER)
+		vm_patch_pend(pvm, rip, (uint32_t)nr);
+	return false;
+}
+
+/*
+ * Patches the site whose syscall ends at rip, making call nr, if it is
+ * one of the patterns and is due (counted is false for a site the
+ * children asked for: already counted).
+ */
+static void
+patch_at(struct lwp *lp, uint64_t rip, uint64_t nr, bool counted)
+{
+	struct proc *p = lp->lwp_proc;
+	struct vmspace *vm = p->p_vmspace;
+	struct trapframe *tf = &lp->lwp_tf;
+	uint64_t table, key = rip - PATCH_LEN, site;
+	unsigned n;
+	uint8_t win[RUN_WIN], new[PATCH_LEN];
+	uint32_t imm;
+	size_t len, run = 0;
+	bool cp;
+
+	if (rip < RUN_WIN || !vmspace_patch_table(&table, &n))
 		return;
-	bool whole = (site & 15) + PATCH_LEN <= 16;
+	if (vm_patch_init(vm, n) != 0 || vm_patch_rejected(vm, key))
+		return;
+	/* The site in one page: the copy and the store see it all. */
+	uint64_t from = rip - RUN_WIN;
+	if ((from >> PAGE_SHIFT) != ((rip - 1) >> PAGE_SHIFT))
+		from = rounddown2(rip - 1, PAGE_SIZE);
+	size_t have = (size_t)(rip - from);
+	if (copyin(from, win, have) != 0) {
+		vm_patch_reject(vm, key);
+		return;
+	}
+	const uint8_t *end = win + have;
+	if (have >= PATCH_LEN)
+		memcpy(&imm, end - PATCH_LEN + 1, 4);
+	if (have >= PATCH_LEN && end[-PATCH_LEN] == 0xb8 && imm == nr &&
+	    end[-2] == 0x0f && end[-1] == 0x05) {
+		cp = false;
+		len = PATCH_LEN;
+	} else if (have >= CP_LEN && memcmp(end - CP_LEN, cp_site, CP_LEN) == 0) {
+		cp = true;
+		len = CP_LEN;
+	} else if ((run = run_find(win, have, nr, tf)) != 0) {
+		cp = false;
+		len = VM_PATCH_MOVLEN + run + 2;
+	} else {
+		vm_patch_reject(vm, key);
+		return;
+	}
+	site = rip - len;
+	if (!cp && !nr_patchable(nr))
+		return;
+	/* A near jump reaches the near page from the low 2 GiB only. */
+	if (run != 0 && site + VM_PATCH_MOVLEN - VMSPACE_PATCH_NEAR(table) >
+	    INT32_MAX) {
+		vm_patch_reject(vm, key);
+		return;
+	}
+	if (counted && !patch_due(p, rip, nr))
+		return;
+	/*
+	 * A run site's 5 bytes must lie in one aligned 8 bytes when another
+	 * thread may run them: an instruction fetch across 8 bytes is not
+	 * known to see one store whole.
+	 */
+	size_t plen = run != 0 ? VM_PATCH_MOVLEN : PATCH_LEN;
+	bool whole = run != 0 ? (site & 7) + plen <= 8 : (site & 15) + plen <= 16;
 	bool alone = vm->vm_refcnt == 1 && p->p_nlwps == 1;
 	if (!whole && !alone)
 		return;
-	int k = vm_patch_add(vm, site, cp ? CP_NR : (uint32_t)nr, n);
+	int k = vm_patch_add(vm, site, cp ? CP_NR : VM_PATCH_RUN(nr, run), n);
 	int e = k < 0 ? -1 : entry_of((unsigned)k, cp, n);
 	if (e < 0)
 		return;
@@ -225,14 +440,75 @@ syspatch_syscall(struct lwp *lp)
 		return;
 	}
 	uint8_t *at = page + (site & PAGE_MASK);
-	if (memcmp(at, cp ? old : old + CP_LEN - PATCH_LEN, PATCH_LEN) != 0)
+	if (memcmp(at, end - len, plen) != 0)
 		return;
-	jump_bytes(new, table, (unsigned)e);
-	if (whole)
-		store_atomic(at, new);
+	if (run != 0)
+		near_bytes(new, site, table, (unsigned)e);
 	else
-		memcpy(at, new, PATCH_LEN);	/* no other thread runs it */
+		jump_bytes(new, table, (unsigned)e);
+	if (whole)
+		vm_text_store(at, new, plen);
+	else
+		memcpy(at, new, plen);	/* no other thread runs it */
 	syspatch_count++;
+}
+
+void
+syspatch_syscall(struct lwp *lp)
+{
+	struct vmspace *vm = lp->lwp_proc->p_vmspace;
+	uint64_t rip;
+	uint32_t nr;
+
+	while (vm_patch_pending(vm, &rip, &nr))
+		patch_at(lp, rip, nr, false);
+	patch_at(lp, lp->lwp_tf.tf_rip, lp->lwp_tf.tf_rax, true);
+}
+
+/*
+ * A call through run site `site` (its number and run length in nr): the
+ * run's instructions done on the frame as the guest would do them, from
+ * the bytes at the site now, then the call from its syscall.  Returns 0
+ * to make the call, 1 to resume at the instruction after the mov instead
+ * (the run no longer decodes, or its load faulted: the guest's own code
+ * then does it, and its syscall traps), -1 if the site no longer holds
+ * the jump through entry e.
+ */
+static int
+enter_run(struct lwp *lp, uint64_t site, uint32_t nr, uint64_t table,
+    unsigned e)
+{
+	struct trapframe *tf = &lp->lwp_tf, t;
+	size_t run = VM_PATCH_RUNLEN(nr), len = VM_PATCH_MOVLEN + run + 2;
+	uint8_t have[RUN_WIN], want[VM_PATCH_MOVLEN];
+	uint64_t fsbase = lp->lwp_vf != NULL ? lp->lwp_vf->vx_fsbase : 0;
+
+	near_bytes(want, site, table, e);
+	if (copyin(site, have, len) != 0 ||
+	    memcmp(have, want, VM_PATCH_MOVLEN) != 0)
+		return -1;
+	tf->tf_err = SYSCALL_ABI_X86_64;
+	tf->tf_rax = VM_PATCH_NR(nr);
+	t = *tf;
+	for (size_t i = VM_PATCH_MOVLEN; i < len - 2; ) {
+		int l = run_insn(have + i, len - 2 - i, &t, fsbase,
+		    lp->lwp_vf != NULL);
+		if (l <= 0 || lp->lwp_vf == NULL)
+			goto own;
+		i += (size_t)l;
+	}
+	if (have[len - 2] != 0x0f || have[len - 1] != 0x05)
+		goto own;
+	*tf = t;
+	tf->tf_rip = site + len;
+	tf->tf_rcx = tf->tf_rip;
+	tf->tf_r11 = tf->tf_rflags;
+	return 0;
+own:
+	tf->tf_rip = site + VM_PATCH_MOVLEN;
+	tf->tf_rcx = tf->tf_rip;
+	tf->tf_r11 = tf->tf_rflags;
+	return 1;
 }
 
 int
@@ -257,6 +533,12 @@ syspatch_enter(struct lwp *lp)
 	if (!vm_patch_lookup(vm, site_of((unsigned)e, n, &cp), &site, &nr) ||
 	    (nr == CP_NR) != cp)
 		goto bad;
+	if (!cp && VM_PATCH_RUNLEN(nr) != 0) {
+		int r = enter_run(lp, site, nr, table, (unsigned)e);
+		if (r >= 0)
+			return r;
+		goto bad;
+	}
 	size_t len = cp ? CP_LEN : PATCH_LEN;
 	if (copyin(site, have, len) != 0 || memcmp(have, want, len) != 0)
 		goto bad;
@@ -306,7 +588,7 @@ syspatch_fault(struct lwp *lp)
 	bool cp;
 	unsigned k = site_of((unsigned)((disp - table) / 8), n, &cp);
 	if (!vm_patch_lookup(vm, k, &s, &nr) || s != site ||
-	    (nr == CP_NR) != cp)
+	    (nr == CP_NR) != cp || (!cp && VM_PATCH_RUNLEN(nr) != 0))
 		return false;
 	/* musl's site: the jump redoes the first mov, which changed nothing. */
 	if (!cp && tf->tf_rax == SYS_restart_syscall) {
@@ -320,4 +602,30 @@ syspatch_fault(struct lwp *lp)
 	}
 	tf->tf_rip = site;
 	return true;
+}
+
+void
+syspatch_near(struct lwp *lp)
+{
+	struct trapframe *tf = &lp->lwp_tf;
+	uint64_t table, near, site, off;
+	unsigned n;
+	uint32_t nr;
+	uint8_t want[VM_PATCH_MOVLEN], have[VM_PATCH_MOVLEN];
+	bool cp;
+
+	if (!vmspace_patch_table(&table, &n))
+		return;
+	near = VMSPACE_PATCH_NEAR(table);
+	off = tf->tf_rip - near;
+	if (off >= 8 * (uint64_t)n || off % 8 != 0)
+		return;
+	unsigned e = (unsigned)(off / 8);
+	if (!vm_patch_lookup(lp->lwp_proc->p_vmspace, site_of(e, n, &cp), &site,
+	    &nr) || cp || VM_PATCH_RUNLEN(nr) == 0)
+		return;
+	near_bytes(want, site, table, e);
+	if (copyin(site, have, sizeof(have)) == 0 &&
+	    memcmp(have, want, sizeof(have)) == 0)
+		tf->tf_rip = site;
 }

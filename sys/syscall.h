@@ -213,6 +213,13 @@ long prctl_caps(struct proc *p, const uint64_t *args);
 void syspatch_syscall(struct lwp *lp);
 int syspatch_enter(struct lwp *lp);
 bool syspatch_fault(struct lwp *lp);
+/*
+ * A thread stopped on the near page's entry (sys_patch.c), before its
+ * jump through the table: its rip goes back to the run site whose jump
+ * led there, the same next step, so that no address of ours shows in a
+ * signal frame or to a tracer.
+ */
+void syspatch_near(struct lwp *lp);
 extern uint64_t syspatch_count;
 
 #endif /* SYS_SYSCALL_H */

@@ -416,8 +416,42 @@ void vm_patch_reject(struct vmspace *vm, uint64_t site);
  * most 255; sites are remembered as vm_patch_rejected's, a few at once).
  */
 unsigned vm_patch_calls(struct vmspace *vm, uint64_t site);
-/* mremap moved [s, t) to to: the sites there move along. */
+/* The same on a table (vm_patch_origin's). */
+unsigned vm_patch_count(struct vm_patch *p, uint64_t site);
+/*
+ * A forked child's calls credit its parent: the table vm's was copied
+ * from if parent still has it (no exec since), else NULL.  A site the
+ * children together called often enough is left pending in the parent's
+ * table (vm_patch_pend, a few at once), for the parent to patch in its
+ * own text when it next enters the kernel (vm_patch_pending takes one:
+ * the address after its syscall and its number).
+ */
+struct vm_patch *vm_patch_origin(struct vmspace *vm, struct vmspace *parent);
+void vm_patch_pend(struct vmspace *vm, uint64_t rip, uint32_t nr);
+bool vm_patch_pending(struct vmspace *vm, uint64_t *rip, uint32_t *nr);
+/*
+ * A site's number: the call, and in bits 16-23 for a run site ("mov
+ * $nr,%eax", a few instructions, "syscall"; sys/sys_patch.c) the bytes
+ * between the mov and the syscall.  A run site's 5-byte mov became a
+ * relative jump.
+ */
+#define VM_PATCH_MOVLEN		5
+#define VM_PATCH_RUN(nr, len)	((uint32_t)(nr) | (uint32_t)(len) << 16)
+#define VM_PATCH_NR(n)		((n) & 0xffff)
+#define VM_PATCH_RUNLEN(n)	((n) == UINT32_MAX ? 0 : ((n) >> 16) & 0xff)
+/*
+ * mremap moved [s, t) to to: the sites there move along, but for run
+ * sites, whose relative jump is undone (the mov written back) and whose
+ * entry is dropped.
+ */
 void vm_patch_move(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to);
+/*
+ * Stores len (at most 16) bytes of new at p, a kernel pointer into a
+ * text page (vm_text_page), all at once when they lie in one aligned 16
+ * bytes (one cmpxchg16b, which every CPU's instruction fetch sees
+ * whole); the caller makes sure no other thread runs them otherwise.
+ */
+void vm_text_store(uint8_t *p, const uint8_t *new, size_t len);
 void vm_patch_free(struct vmspace *vm);
 
 /*

@@ -23,8 +23,16 @@ struct vm_patch_site {
 
 #define VM_PATCH_NREJECT	64	/* sites found not to match, remembered */
 
+static uint64_t vm_patch_ids;	/* the last table's id */
+
+#define VM_PATCH_NPEND		4	/* sites forked children asked for */
+
 struct vm_patch {
 	unsigned n, max;
+	uint64_t id;		/* this table's, for children's credit */
+	uint64_t from;		/* the id of the table fork copied, or 0 */
+	uint64_t pend_rip[VM_PATCH_NPEND];	/* where the syscall ends */
+	uint32_t pend_nr[VM_PATCH_NPEND];
 	uint64_t reject[VM_PATCH_NREJECT];	/* by address, direct-mapped */
 	uint64_t seen[VM_PATCH_NREJECT];	/* sites being counted */
 	uint8_t calls[VM_PATCH_NREJECT];	/* ... and their calls so far */
@@ -59,9 +67,12 @@ vm_patch_reject(struct vmspace *vm, uint64_t site)
 unsigned
 vm_patch_calls(struct vmspace *vm, uint64_t site)
 {
-	struct vm_patch *p = vm->vm_patch;
-	if (p == NULL)
-		return 0;
+	return vm->vm_patch != NULL ? vm_patch_count(vm->vm_patch, site) : 0;
+}
+
+unsigned
+vm_patch_count(struct vm_patch *p, uint64_t site)
+{
 	/*
 	 * Two ways per set, the one used last first: two sites of one set
 	 * called in turn (a read and a write in a loop) each keep their
@@ -103,6 +114,7 @@ vm_patch_init(struct vmspace *vm, unsigned max)
 	if (p == NULL)
 		return -ENOMEM;
 	p->max = max;
+	p->id = ++vm_patch_ids;
 	vm->vm_patch = p;
 	return 0;
 }
@@ -139,9 +151,65 @@ vm_patch_fork(struct vmspace *dst, const struct vmspace *src)
 	if (q == NULL)
 		return -ENOMEM;
 	memcpy(q, p, size);
+	q->from = p->id;
+	q->id = ++vm_patch_ids;
+	memset(q->pend_rip, 0, sizeof(q->pend_rip));
+	/* The child counts its own calls; those it makes credit the parent. */
+	memset(q->seen, 0, sizeof(q->seen));
+	memset(q->calls, 0, sizeof(q->calls));
 	dst->vm_patch = q;
 	return 0;
 }
+
+struct vm_patch *
+vm_patch_origin(struct vmspace *vm, struct vmspace *parent)
+{
+	struct vm_patch *p = vm->vm_patch, *q;
+
+	if (p == NULL || parent == NULL || parent == vm ||
+	    (q = parent->vm_patch) == NULL || p->from != q->id)
+		return NULL;
+	return q;
+}
+
+void
+vm_patch_pend(struct vmspace *vm, uint64_t rip, uint32_t nr)
+{
+	struct vm_patch *p = vm->vm_patch;
+	int free = -1;
+
+	if (p == NULL)
+		return;
+	for (int i = 0; i < VM_PATCH_NPEND; i++) {
+		if (p->pend_rip[i] == rip)
+			return;
+		if (p->pend_rip[i] == 0 && free < 0)
+			free = i;
+	}
+	if (free >= 0) {
+		p->pend_rip[free] = rip;
+		p->pend_nr[free] = nr;
+	}
+}
+
+bool
+vm_patch_pending(struct vmspace *vm, uint64_t *rip, uint32_t *nr)
+{
+	struct vm_patch *p = vm->vm_patch;
+
+	if (p == NULL)
+		return false;
+	for (int i = 0; i < VM_PATCH_NPEND; i++)
+		if (p->pend_rip[i] != 0) {
+			*rip = p->pend_rip[i];
+			*nr = p->pend_nr[i];
+			p->pend_rip[i] = 0;
+			return true;
+		}
+	return false;
+}
+
+static void undo_near(struct vmspace *vm, struct vm_patch_site *ps);
 
 /*
  * mremap moved [s, t) to `to`: a patched site there moved with its page
@@ -157,9 +225,61 @@ vm_patch_move(struct vmspace *vm, uint64_t s, uint64_t t, uint64_t to)
 
 	if (p == NULL)
 		return;
-	for (unsigned k = 0; k < p->n; k++)
-		if (p->site[k].site >= s && p->site[k].site < t)
-			p->site[k].site = p->site[k].site - s + to;
+	for (unsigned k = 0; k < p->n; k++) {
+		struct vm_patch_site *ps = &p->site[k];
+		if (ps->site < s || ps->site >= t)
+			continue;
+		ps->site = ps->site - s + to;
+		if (VM_PATCH_RUNLEN(ps->nr) != 0)
+			undo_near(vm, ps);
+	}
+}
+
+/*
+ * A run site's jump is relative: moved, it no longer reaches its entry
+ * and would jump into whatever lies as far from the near page.  Its mov
+ * goes back (the bytes after it never changed) and the entry is dropped.
+ */
+static void
+undo_near(struct vmspace *vm, struct vm_patch_site *ps)
+{
+	uint8_t *page = vm_text_page(vm, ps->site);
+	uint32_t nr = VM_PATCH_NR(ps->nr);
+	uint8_t mov[VM_PATCH_MOVLEN] = { 0xb8 };
+
+	memcpy(mov + 1, &nr, 4);
+	if (page != NULL && page[ps->site & PAGE_MASK] == 0xe9 &&
+	    (ps->site & PAGE_MASK) + VM_PATCH_MOVLEN <= PAGE_SIZE)
+		vm_text_store(page + (ps->site & PAGE_MASK), mov, VM_PATCH_MOVLEN);
+	ps->site = 0;
+	ps->nr = 0;
+}
+
+void
+vm_text_store(uint8_t *p, const uint8_t *new, size_t len)
+{
+	uint8_t *blk = (uint8_t *)((uintptr_t)p & ~(uintptr_t)15);
+	size_t off = (size_t)(p - blk);
+	uint64_t lo, hi, nlo, nhi;
+	uint8_t want[16];
+	bool ok;
+
+	if (off + len > 16) {
+		memcpy(p, new, len);
+		return;
+	}
+	do {
+		memcpy(&lo, blk, 8);
+		memcpy(&hi, blk + 8, 8);
+		memcpy(want, &lo, 8);
+		memcpy(want + 8, &hi, 8);
+		memcpy(want + off, new, len);
+		memcpy(&nlo, want, 8);
+		memcpy(&nhi, want + 8, 8);
+		__asm__ volatile ("lock cmpxchg16b %1"
+		    : "=@ccz"(ok), "+m"(*(volatile __int128 *)blk), "+a"(lo), "+d"(hi)
+		    : "b"(nlo), "c"(nhi) : "memory");
+	} while (!ok);
 }
 
 void

@@ -56,6 +56,13 @@
  * a page no one can map, which the kernel recognises (trap_patch.c).
  */
 #define STUB_UTRAP_TABLE	STUB_UL(0xe000)
+/*
+ * The page below the table holds, at 8k, "jmp *STUB_UTRAP_TABLE+8k":
+ * code a 5-byte "jmp rel32" reaches from a site in the guest's low 2 GiB
+ * (sys/sys_patch.c's run sites, "mov $nr,%eax; ...; syscall").  It does
+ * nothing a guest's own jump through the table does not.
+ */
+#define STUB_UTRAP_NEAR		(STUB_UTRAP_TABLE - STUB_UL(0x1000))
 #define STUB_UTRAP_N		512	/* entries: one page of pointers */
 /*
  * The last STUB_UTRAP_NCP entries stand for musl's cancellable-call site

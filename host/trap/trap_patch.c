@@ -39,6 +39,8 @@
 #define RFLAGS_FIXED	0x2UL
 
 _Static_assert(STUB_UTRAP_NCP == VMSPACE_PATCH_NCP, "musl's entries");
+_Static_assert(STUB_UTRAP_NEAR == VMSPACE_PATCH_NEAR(STUB_UTRAP_TABLE),
+    "the near page");
 
 static bool utrap_wanted;
 static int utrap_state = -1;	/* -1: not looked at yet */

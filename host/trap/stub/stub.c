@@ -46,6 +46,7 @@
 
 #define PROT_READ		1
 #define PROT_WRITE		2
+#define PROT_EXEC		4
 #define MAP_SHARED		0x01
 #define MAP_PRIVATE		0x02
 #define O_RDONLY		0
@@ -90,7 +91,7 @@ void stub_leave_host_stack(void) __attribute__((noreturn));
 extern char stub_restorer[];
 extern char __stub_end[];
 extern char stub_utrap_restore[], stub_utrap_trap[], stub_utrap_end[];
-extern char stub_utrap_table[];
+extern char stub_utrap_table[], stub_utrap_near[];
 int stub_utrap_wait(struct stub_thread *t);
 
 static inline long
@@ -399,7 +400,8 @@ stub_utrap_wait(struct stub_thread *t)
 
 /*
  * The trampoline table (stub_abi.h): one read-only page of pointers below
- * the guest's lowest address, entry k to trampoline entry k.  It is a
+ * the guest's lowest address, entry k to trampoline entry k, and below
+ * it the page of jumps through it that a near jump reaches.  It is a
  * page of our own image (stub_entry.S), mapped from the file we run: the
  * image maps from offset 0 at STUB_BASE.
  */
@@ -412,6 +414,10 @@ map_utrap_table(void)
 	if (fd < 0 || sys6(SYS_mmap, STUB_UTRAP_TABLE, STUB_PAGE, PROT_READ,
 	    MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd,
 	    (long)((uint64_t)stub_utrap_table - STUB_BASE)) != (long)STUB_UTRAP_TABLE)
+		die(STUB_EXIT_CTL);
+	if (sys6(SYS_mmap, STUB_UTRAP_NEAR, STUB_PAGE, PROT_READ | PROT_EXEC,
+	    MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd,
+	    (long)((uint64_t)stub_utrap_near - STUB_BASE)) != (long)STUB_UTRAP_NEAR)
 		die(STUB_EXIT_CTL);
 	sys1(SYS_close, fd);
 }

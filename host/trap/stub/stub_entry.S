@@ -409,6 +409,16 @@ stub_utrap_table:
 	.set	utk, utk + 1
 	.endr
 	.balign	STUB_PAGE
+/* The near page's jumps, mapped at STUB_UTRAP_NEAR (stub_abi.h). */
+	.globl	stub_utrap_near
+stub_utrap_near:
+	.set	utk, 0
+	.rept	STUB_UTRAP_N
+	jmp	*(STUB_UTRAP_TABLE + 8 * utk)
+	int3
+	.set	utk, utk + 1
+	.endr
+	.balign	STUB_PAGE
 
 /*
  * Continues the start on the top of the signal stack, so that the host's

@@ -4,7 +4,8 @@
  * into a jump to its trampoline once a site has run 16 times) is moved
  * elsewhere with mremap, and the calls made from the new place must
  * still be the same calls, as on Linux, in this process and in a child
- * it forks.  Grown in place, moved by MREMAP_MAYMOVE and moved back.
+ * it forks.  getuid's site is a run site ("mov $102,%eax; xor %edx,%edx;
+ * syscall"), whose patch is a relative jump.  Grown in place, moved by MREMAP_MAYMOVE and moved back.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -33,13 +34,19 @@ __asm__(".text\n"
 	"	mov $110, %eax\n"
 	"	syscall\n"
 	"	ret\n"
+	"	.balign 64\n"
+	"mv_getuid:\n"
+	"	mov $102, %eax\n"
+	"	xor %edx, %edx\n"
+	"	syscall\n"
+	"	ret\n"
 	".balign 4096\n");
-extern char mv_page[], mv_getpid[], mv_getppid[];
+extern char mv_page[], mv_getpid[], mv_getppid[], mv_getuid[];
 
 typedef long (*call_fn)(void);
 
 /*
- * Calls getpid, then getppid, n times each from the page at base; the
+ * Calls getpid, getppid, then getuid, n times each from the page at base; the
  * bad answers.  One site after the other: each is counted to its patch.
  */
 static int
@@ -47,12 +54,15 @@ calls(char *base, int n)
 {
 	call_fn gp = (call_fn)(void *)(base + (mv_getpid - mv_page));
 	call_fn gpp = (call_fn)(void *)(base + (mv_getppid - mv_page));
-	long pid = getpid(), ppid = getppid();
+	call_fn gu = (call_fn)(void *)(base + (mv_getuid - mv_page));
+	long pid = getpid(), ppid = getppid(), uid = getuid();
 	int bad = 0;
 	for (int i = 0; i < n; i++)
 		bad += gp() != pid;
 	for (int i = 0; i < n; i++)
 		bad += gpp() != ppid;
+	for (int i = 0; i < n; i++)
+		bad += gu() != uid;
 	return bad;
 }
 

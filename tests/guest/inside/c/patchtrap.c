@@ -19,7 +19,9 @@
  *                      through an unused table entry (SIGSEGV), through
  *                      a used one (the site's own call, nothing else),
  *                      and into every few bytes of the stub's trampoline
- *                      code (a signal, never more); the kernel lives on
+ *                      code (a signal, never more), and into every byte of
+ *                      the near page's first and last entries (the same);
+ *                      the kernel lives on
  *
  * Exit 0 when all holds; "off" as a first argument expects no patching.
  */
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #define TABLE		0xe000UL		/* STUB_UTRAP_TABLE */
+#define NEAR		0xd000UL		/* STUB_UTRAP_NEAR */
 #define TRAMPOLINE	0x7fff00002000UL	/* STUB_UTRAP_ENTRY0 */
 #define TRAMPOLINE_END	0x7fff00004400UL
 
@@ -275,6 +278,20 @@ abuse(void)
 		}
 	}
 	printf("%d jumps into the trampoline: %d ended otherwise than by a signal\n",
+	    n, odd);
+	fails += odd != 0;
+	/* The near page of run sites' jumps: its first and last entries, every byte. */
+	odd = n = 0;
+	for (uint64_t a = NEAR; a < NEAR + 4096; a++) {
+		if (a == NEAR + 64)
+			a = NEAR + 4096 - 64;
+		int s = jump_child(a, n & 1 ? 0x7fff00100000UL : 0x1234);
+		n++;
+		if (s != SIGSEGV && s != SIGILL && s != SIGTRAP && s != SIGKILL &&
+		    s != SIGBUS && s != SIGALRM && s != SIGSYS)
+			odd++;
+	}
+	printf("%d jumps into the near page: %d ended otherwise than by a signal\n",
 	    n, odd);
 	fails += odd != 0;
 	/* Still alive, and patched calls still right. */
