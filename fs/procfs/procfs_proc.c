@@ -36,10 +36,24 @@ proc_state(struct proc *p, struct lwp *lp)
 		return 'Z';
 	if (p->p_flags & P_STOPPED)
 		return 'T';
-	if (lp != NULL && (lp->lwp_thread->td_state == TDS_RUNNING ||
-	    lp->lwp_thread->td_state == TDS_RUNQ))
+	if (lp == NULL)
+		return 'S';
+	/*
+	 * As Linux: a thread created and not yet run is runnable, and one
+	 * asleep where a signal cannot end the sleep (a fault waiting for
+	 * a page, a lock) is D; only an interruptible sleep is S, which
+	 * is what a program polling for "blocked in futex_wait" expects.
+	 */
+	switch (lp->lwp_thread->td_state) {
+	case TDS_NEW:
+	case TDS_RUNQ:
+	case TDS_RUNNING:
 		return 'R';
-	return 'S';
+	case TDS_SLEEPING:
+		return (lp->lwp_thread->td_flags & TDF_SINTR) ? 'S' : 'D';
+	default:
+		return 'S';
+	}
 }
 
 static const char *
@@ -47,6 +61,7 @@ state_name(char c)
 {
 	switch (c) {
 	case 'R':	return "R (running)";
+	case 'D':	return "D (disk sleep)";
 	case 'T':	return "T (stopped)";
 	case 'Z':	return "Z (zombie)";
 	default:	return "S (sleeping)";
