@@ -14,8 +14,16 @@ kill -USR1 $$
 echo after trap
 sleep 0.2 & pid=$!
 echo started job; wait $pid; echo "job status $?"
-( sleep 5; echo should not print ) & victim=$!
-kill -TERM $victim; wait $victim; echo "killed status $?"
+# ash prints a killed job's "Terminated" only when the wait builtin's own
+# waitpid reaps it; the job dies while kill returns (on Linux too: a
+# woken victim preempting the shell), and the non-blocking reap after the
+# kill builtin takes it silently.  So the shell reaps it before waiting,
+# always: kill -0 finds a live child and its zombie alike, and fails only
+# once the SIGCHLD it sent has let the shell reap it (silently).
+( sleep 5 >/dev/null; echo should not print ) & victim=$!
+kill -TERM $victim
+while kill -0 $victim 2>/dev/null; do :; done
+wait $victim; echo "killed status $?"
 false; echo "false: $?"
 true && echo "and-list"
 false || echo "or-list"
