@@ -219,22 +219,24 @@ void
 lwp_main(void *arg)
 {
 	struct lwp *lp = arg;
+	/* Fixed for the vkernel's life: the loop pays one test when off. */
+	const bool stats = forkstat_enabled();
 
 	for (;;) {
 		userret(lp);
 		TRACE(TR_K_USERRET);
 		/* Looked up each time: exec replaces the address space. */
 		struct vmspace *vm = lp->lwp_proc->p_vmspace;
-		uint64_t t0 = forkstat_now();
-		if (t0 != 0 && lp->lwp_proc->p_stat_ns != 0) {
+		uint64_t t0 = 0;
+		if (stats && lp->lwp_proc->p_stat_ns != 0) {
 			/* a forked child's first run */
+			t0 = forkstat_now();
 			forkstat_stage(FST_CHILD_START, lp->lwp_proc->p_stat_ns);
 			lp->lwp_proc->p_stat_ns = 0;
-		} else {
-			t0 = 0;
 		}
 		int error = vmspace_activate(vm);
-		forkstat_stage(FST_ACTIVATE, t0);
+		if (t0 != 0)
+			forkstat_stage(FST_ACTIVATE, t0);
 		if (error < 0) {
 			kprintf("pid %d (%s): no host process for its address "
 			    "space (%d); killed\n", lp->lwp_proc->p_pid,
@@ -242,7 +244,7 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		void *vmid = vmspace_host_id(vm);
-		uint64_t trun = forkstat_now();
+		uint64_t trun = stats ? forkstat_now() : 0;
 		uint64_t now = nanouptime();
 		lwp_run_begin(lp, now);
 		sched_user_enter(now);
