@@ -120,7 +120,7 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 	switch (level == IPPROTO_IP ? name : -name) {
 	case IP_TTL:
 	case -IPV6_UNICAST_HOPS:
-		v = inp->inp_ttl != 0 ? inp->inp_ttl : (level == IPPROTO_IP ? 64 : 64);
+		v = inp->inp_ttl != 0 ? inp->inp_ttl : IP_DEFAULT_TTL;
 		if ((error = sockopt_int(set, val, len, &v)) < 0 || !set)
 			return error;
 		if (v < -1 || v == 0 || v > 255)
@@ -128,7 +128,8 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 		inp->inp_ttl = v == -1 ? 0 : v;
 		LOCK_TCPIP_CORE();
 		if (inp->inp_pcb.ip != NULL)
-			inp->inp_pcb.ip->ttl = (u8_t)(inp->inp_ttl ? inp->inp_ttl : 255);
+			inp->inp_pcb.ip->ttl = (u8_t)(inp->inp_ttl ? inp->inp_ttl :
+			    IP_DEFAULT_TTL);
 		UNLOCK_TCPIP_CORE();
 		return 0;
 	case IP_TOS:

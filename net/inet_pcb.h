@@ -94,6 +94,7 @@ struct inpcb {
 	int inp_error;			/* core: a positive errno for so_error */
 	bool inp_everconn;		/* a connection was made (reads end at 0) */
 	bool inp_finrcvd, inp_finsent;	/* core: TCP FINs that passed */
+	bool inp_lingering;		/* core: a close waits for the ACKs */
 	bool inp_connasync;		/* a connect said EINPROGRESS and no
 					 * connect has told its end yet */
 	ip_addr_t inp_laddr;		/* core: the local address, kept for */

@@ -83,9 +83,11 @@ tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 static err_t
 tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
+	struct inpcb *inp = arg;
+
 	(void)len;
-	if (arg != NULL && tcp_sndroom(pcb))
-		inp_notify(arg, INP_EV_WRITE);
+	if (inp != NULL && (tcp_sndroom(pcb) || inp->inp_lingering))
+		inp_notify(inp, INP_EV_WRITE);
 	return ERR_OK;
 }
 
@@ -245,12 +247,52 @@ tcp_attach(struct socket *so)
 	return 0;
 }
 
+/*
+ * SO_LINGER with a time, as Linux's close (sk_stream_wait_close): the
+ * FIN goes out and the closer waits until the peer acknowledged it and
+ * everything written before it, the time ran out or a signal came;
+ * either way the connection then ends as any closed one.  Unread data
+ * is no linger's business: detach resets that connection at once.
+ * Called and returns with the core lock.
+ */
+static void
+tcp_linger(struct socket *so, struct inpcb *inp)
+{
+	struct tcp_pcb *pcb = inp->inp_pcb.tcp;
+
+	if (!so->so_lingeron || so->so_linger == 0 || pcb == NULL ||
+	    inp->inp_state != INP_CONNECTED || inp->inp_rcvcc > 0)
+		return;
+	if (!(inp->inp_shut & INP_SNDSHUT)) {
+		inp->inp_shut |= INP_SNDSHUT;
+		if (tcp_shutdown(pcb, 0, 1) != ERR_OK)
+			return;
+		inet_lwip_loflush();
+		inp->inp_finsent = true;
+	}
+	uint64_t end = nanouptime() + (uint64_t)so->so_linger * 1000000000;
+	inp->inp_lingering = true;
+	while ((pcb = inp->inp_pcb.tcp) != NULL &&
+	    (pcb->unsent != NULL || pcb->unacked != NULL)) {
+		uint64_t now = nanouptime();
+		if (now >= end)
+			break;
+		UNLOCK_TCPIP_CORE();
+		int error = tsleep(&so->so_snd, PCATCH, "linger", end - now);
+		LOCK_TCPIP_CORE();
+		if (error == EINTR)
+			break;
+	}
+	inp->inp_lingering = false;
+}
+
 static void
 tcp_detach(struct socket *so)
 {
 	struct inpcb *inp = sotoinpcb(so), *e;
 
 	LOCK_TCPIP_CORE();
+	tcp_linger(so, inp);
 	inp_unpend(inp);
 	while ((e = inp->inp_acceptq) != NULL) {
 		inp->inp_acceptq = e->inp_qnext;

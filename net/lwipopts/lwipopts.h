@@ -66,6 +66,15 @@ void sys_unlock_tcpip_core(void);
  */
 #define PBUF_POOL_BUFSIZE		1536
 
+/*
+ * Linux's default TTL and hop limit (net.ipv4.ip_default_ttl and
+ * net.ipv6.conf.*.hop_limit), where lwIP's are 255: every pcb starts
+ * so, and so do its ICMP echo replies and errors (ICMP_TTL follows
+ * IP_DEFAULT_TTL).  Neighbour discovery keeps its own 255 (ND6_HOPLIM).
+ */
+#define IP_DEFAULT_TTL			64
+#define LWIP_ICMP6_HL			64
+
 /* Several packets leave during an ARP resolution. */
 #define ARP_QUEUEING			1
 #define ARP_QUEUE_LEN			10

@@ -128,8 +128,7 @@ wait_in(int s)
 }
 
 /* recvmsg with room for control messages: the bytes, and the hop limit
- * control message's level and type if one came (not its value: lwIP
- * answers echoes with TTL 255, Linux with 64). */
+ * control message if one came (Linux answers echoes with 64). */
 static long
 recv_ctl(int s, uint8_t *buf, size_t len, struct sockaddr_storage *from,
     socklen_t *fromlen, int flags)
@@ -146,9 +145,8 @@ recv_ctl(int s, uint8_t *buf, size_t len, struct sockaddr_storage *from,
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		int v;
 		memcpy(&v, CMSG_DATA(c), sizeof(v));
-		printf("  cmsg level %d type %d len %lu in range %d\n",
-		    c->cmsg_level, c->cmsg_type, (unsigned long)c->cmsg_len,
-		    v > 0 && v <= 255);
+		printf("  cmsg level %d type %d len %lu value %d\n",
+		    c->cmsg_level, c->cmsg_type, (unsigned long)c->cmsg_len, v);
 	}
 	if (mh.msg_flags & MSG_TRUNC)
 		printf("  MSG_TRUNC\n");
