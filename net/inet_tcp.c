@@ -252,16 +252,19 @@ tcp_attach(struct socket *so)
  * FIN goes out and the closer waits until the peer acknowledged it and
  * everything written before it, the time ran out or a signal came;
  * either way the connection then ends as any closed one.  Unread data
- * is no linger's business: detach resets that connection at once.
+ * is no linger's business: detach resets that connection at once; nor
+ * is a process's exit (Linux's PF_EXITING), which closes without waiting.
  * Called and returns with the core lock.
  */
 static void
 tcp_linger(struct socket *so, struct inpcb *inp)
 {
 	struct tcp_pcb *pcb = inp->inp_pcb.tcp;
+	struct proc *p = curproc;
 
 	if (!so->so_lingeron || so->so_linger == 0 || pcb == NULL ||
-	    inp->inp_state != INP_CONNECTED || inp->inp_rcvcc > 0)
+	    inp->inp_state != INP_CONNECTED || inp->inp_rcvcc > 0 ||
+	    p == NULL || (p->p_flags & P_WEXIT))
 		return;
 	if (!(inp->inp_shut & INP_SNDSHUT)) {
 		inp->inp_shut |= INP_SNDSHUT;

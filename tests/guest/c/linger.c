@@ -202,6 +202,43 @@ linger_zero(void)
 	close(r);
 }
 
+/* A process's exit closes without lingering, as Linux's. */
+static void
+linger_exit(void)
+{
+	int w, r;
+	printf("linger 10 s, the writer exits\n");
+	if (tcp_pair(&w, &r) < 0) {
+		report("pair", -1);
+		return;
+	}
+	long sent = fill(w);
+	set_linger(w, 1, 10);
+	int sync[2];
+	if (pipe(sync) < 0) {
+		report("pipe", -1);
+		return;
+	}
+	double t0 = now();
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* exits with the last copy of w, once the parent's is closed */
+		char c;
+		close(sync[1]);
+		read(sync[0], &c, 1);
+		_exit(0);
+	}
+	close(w);
+	close(sync[0]);
+	close(sync[1]);
+	waitpid(pid, NULL, 0);
+	printf("exit at once: %s\n", now() - t0 < 5 ? "yes" : "no");
+	long got = drain(r);
+	printf("reader got every byte and the end: %s\n",
+	    got == sent ? "yes" : "no");
+	close(r);
+}
+
 int
 main(void)
 {
@@ -210,5 +247,6 @@ main(void)
 	linger_drained();
 	no_linger();
 	linger_zero();
+	linger_exit();
 	return 0;
 }
