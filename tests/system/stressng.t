@@ -13,12 +13,15 @@
 # --sock --sock-domain unix asks AF_UNIX for protocol tcp, which Linux
 # refuses too), issue 11's shared memory and IPC (POSIX and System V
 # shared memory, semaphores and message queues, memfd), and the event
-# files (eventfd, timerfd, signalfd, inotify), and the POSIX timers (timer);
-# "waiting", those that do not pass yet (none); "all" (make
+# files (eventfd, timerfd, signalfd, inotify), the POSIX timers (timer),
+# and issue 12's sockets over lwIP's loopback (TCP connections, UDP and
+# its flood, epoll and poll servers, many sockets, abused sockets);
+# "waiting", those that do not pass yet (none; sockdiag asks for
+# NETLINK_SOCK_DIAG, which vkernel does not have); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify timer"
+today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify timer sock udp udp-flood epoll poll sockmany sockabuse"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;
