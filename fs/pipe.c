@@ -42,7 +42,7 @@ pipe_free(struct pipe *pi)
 	kfree(pi);
 }
 
-static int
+int
 pipe_lock(struct pipe *pi)
 {
 	while (pi->pi_busy)
@@ -52,7 +52,7 @@ pipe_lock(struct pipe *pi)
 	return 0;
 }
 
-static void
+void
 pipe_unlock(struct pipe *pi)
 {
 	pi->pi_busy = false;
@@ -72,18 +72,66 @@ pipe_wait(struct pipe *pi, const void *chan, const char *wmesg)
 	return pipe_lock(pi);
 }
 
-static void
+void
 pipe_wake_readers(struct pipe *pi)
 {
 	wakeup(&pi->pi_rsel);
 	selwakeup(&pi->pi_rsel);
 }
 
-static void
+void
 pipe_wake_writers(struct pipe *pi)
 {
 	wakeup(&pi->pi_wsel);
 	selwakeup(&pi->pi_wsel);
+}
+
+/* The ring's page under position pos, allocated if new; NULL: no memory. */
+static char *
+ring_page(struct pipe *pi, uint32_t pos)
+{
+	char **pg = &pi->pi_page[pos / PAGE_SIZE];
+	if (*pg == NULL) {
+		struct vm_page *m = vm_page_alloc(0, 0);
+		if (m == NULL)
+			return NULL;
+		*pg = VM_PAGE_TO_DMAP(m);
+	}
+	return *pg;
+}
+
+char *
+pipe_ring_data(struct pipe *pi, uint32_t off, size_t *n)
+{
+	uint32_t at = (pi->pi_head + off) % pi->pi_size;
+	*n = MIN(*n, MIN(pi->pi_count - off, PAGE_SIZE - at % PAGE_SIZE));
+	return pi->pi_page[at / PAGE_SIZE] + at % PAGE_SIZE;
+}
+
+char *
+pipe_ring_room(struct pipe *pi, size_t *n)
+{
+	uint32_t at = (pi->pi_head + pi->pi_count) % pi->pi_size;
+	*n = MIN(*n, MIN(pi->pi_size - pi->pi_count, PAGE_SIZE - at % PAGE_SIZE));
+	char *pg = ring_page(pi, at);
+	return pg != NULL ? pg + at % PAGE_SIZE : NULL;
+}
+
+void
+pipe_consume(struct pipe *pi, size_t n)
+{
+	pi->pi_head = (uint32_t)((pi->pi_head + n) % pi->pi_size);
+	pi->pi_count -= (uint32_t)n;
+	if (n > 0)
+		pipe_wake_writers(pi);
+}
+
+void
+pipe_commit(struct pipe *pi, size_t n)
+{
+	pi->pi_count += (uint32_t)n;
+	if (n > 0)
+		pipe_wake_readers(pi);
 }
 
 /*
@@ -98,16 +146,12 @@ ring_copy(struct pipe *pi, uint32_t pos, size_t n, struct uio *uio,
 	*done = 0;
 	while (*done < n) {
 		uint32_t at = (pos + *done) % pi->pi_size;
-		char **pg = &pi->pi_page[at / PAGE_SIZE];
 		size_t chunk = MIN(n - *done, PAGE_SIZE - at % PAGE_SIZE);
-		if (*pg == NULL) {
-			struct vm_page *m = vm_page_alloc(0, 0);
-			if (m == NULL)
-				return -ENOMEM;
-			*pg = VM_PAGE_TO_DMAP(m);
-		}
+		char *pg = ring_page(pi, at);
+		if (pg == NULL)
+			return -ENOMEM;
 		uint64_t resid0 = uio->uio_resid;
-		int error = uiomove(*pg + at % PAGE_SIZE, chunk, uio);
+		int error = uiomove(pg + at % PAGE_SIZE, chunk, uio);
 		*done += resid0 - uio->uio_resid;
 		if (error < 0)
 			return error;
@@ -139,8 +183,8 @@ ring_append(struct pipe *pi, size_t n, struct uio *uio)
 	return 0;
 }
 
-static int
-pipe_read(struct file *fp, struct uio *uio)
+int
+pipe_readu(struct file *fp, struct uio *uio, bool nonblock)
 {
 	struct pipe *pi = fp->f_data;
 	int error = pipe_lock(pi);
@@ -158,7 +202,7 @@ pipe_read(struct file *fp, struct uio *uio)
 		}
 		if (pi->pi_writers == 0)
 			break;		/* end of file */
-		if (fp->f_flag & O_NONBLOCK) {
+		if (nonblock) {
 			error = -EAGAIN;
 			break;
 		}
@@ -171,7 +215,13 @@ out:
 }
 
 static int
-pipe_write(struct file *fp, struct uio *uio)
+pipe_read(struct file *fp, struct uio *uio)
+{
+	return pipe_readu(fp, uio, (fp->f_flag & O_NONBLOCK) != 0);
+}
+
+int
+pipe_writeu(struct file *fp, struct uio *uio, bool nonblock)
 {
 	struct pipe *pi = fp->f_data;
 	/* Writes of PIPE_BUF bytes or fewer never interleave with others. */
@@ -194,7 +244,7 @@ pipe_write(struct file *fp, struct uio *uio)
 				break;
 			continue;
 		}
-		if (fp->f_flag & O_NONBLOCK) {
+		if (nonblock) {
 			error = -EAGAIN;
 			break;
 		}
@@ -203,6 +253,12 @@ pipe_write(struct file *fp, struct uio *uio)
 	}
 	pipe_unlock(pi);
 	return error;
+}
+
+static int
+pipe_write(struct file *fp, struct uio *uio)
+{
+	return pipe_writeu(fp, uio, (fp->f_flag & O_NONBLOCK) != 0);
 }
 
 static const struct ioctl_cmd pipe_ioctls[] = {

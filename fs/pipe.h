@@ -25,6 +25,8 @@
 
 struct vnode;
 struct file;
+struct fsproc;
+struct uio;
 
 struct pipe {
 	char *pi_page[PIPE_MAX_PAGES];	/* the ring's pages, NULL until used */
@@ -67,5 +69,46 @@ int pipe_reopen(struct file *pfp, int fflags, struct file **fpp);
  */
 int pipe_getsize(struct file *fp);
 int pipe_setsize(struct file *fp, uint64_t size);
+
+/*
+ * Reads and writes pipe end fp with uio as read and write do, except
+ * that nonblock, not the file's O_NONBLOCK, says whether they wait
+ * (vmsplice's SPLICE_F_NONBLOCK).  0 or a negative errno.
+ */
+int pipe_readu(struct file *fp, struct uio *uio, bool nonblock);
+int pipe_writeu(struct file *fp, struct uio *uio, bool nonblock);
+
+/*
+ * The ring, for splice and tee (pipe_splice.c), which move bytes into
+ * and out of it in place.  pipe_lock takes the pipe's sleep lock (0, or
+ * -ERESTARTSYS if a signal came); the rest are called holding it.
+ * pipe_ring_data: the bytes at off past the head, a piece within one
+ * page, *n cut to its length.  pipe_ring_room: the free space at the
+ * tail, the same way, its page allocated if new (NULL: no memory).
+ * pipe_consume takes n bytes off the head, pipe_commit adds n filled at
+ * the tail; each wakes the other side.
+ */
+int pipe_lock(struct pipe *pi);
+void pipe_unlock(struct pipe *pi);
+void pipe_wake_readers(struct pipe *pi);
+void pipe_wake_writers(struct pipe *pi);
+char *pipe_ring_data(struct pipe *pi, uint32_t off, size_t *n);
+char *pipe_ring_room(struct pipe *pi, size_t *n);
+void pipe_consume(struct pipe *pi, size_t n);
+void pipe_commit(struct pipe *pi, size_t n);
+
+/*
+ * splice(2) and tee(2) (pipe_splice.c): fd numbers of fsp, offsets
+ * (NULL: the file's own) in and out as Linux's, flags SPLICE_F_*.
+ * The bytes moved, 0 at the input's end, or a negative errno (-EPIPE:
+ * the caller sends SIGPIPE).
+ */
+int64_t kern_splice(struct fsproc *fsp, int in, int64_t *offin, int out,
+    int64_t *offout, size_t len, unsigned flags);
+int64_t kern_tee(struct fsproc *fsp, int in, int out, size_t len,
+    unsigned flags);
+/* vmsplice(2)'s work: uio into pipe end fd's pipe, or out of it. */
+int64_t kern_vmsplice(struct fsproc *fsp, int fd, struct uio *uio,
+    unsigned flags);
 
 #endif /* FS_PIPE_H */

@@ -7,6 +7,7 @@
 #include <linux/close_range.h>
 
 #include "fs/file.h"
+#include "fs/pipe.h"
 #include "fs/vfs.h"
 #include "kern/signal.h"
 #include "sys/syscall.h"
@@ -270,6 +271,56 @@ sys_copy_file_range(struct lwp *lp, const uint64_t *args)
 	if (args[3] == 0)
 		(void)kern_lseek(fsp, out, pout, SEEK_SET);
 	return (long)done;
+}
+
+/*
+ * splice(fd_in, off_in, fd_out, off_out, len, flags): moves bytes to or
+ * from a pipe (fs/pipe_splice.c); an offset pointer given is read first
+ * and advanced by what moved.
+ */
+long
+sys_splice(struct lwp *lp, const uint64_t *args)
+{
+	int64_t offin, offout;
+	if (args[1] != 0 && copyin(args[1], &offin, sizeof(offin)) < 0)
+		return -EFAULT;
+	if (args[3] != 0 && copyin(args[3], &offout, sizeof(offout)) < 0)
+		return -EFAULT;
+	int64_t r = kern_splice(&lp->lwp_proc->p_fs, (int)args[0],
+	    args[1] != 0 ? &offin : NULL, (int)args[2],
+	    args[3] != 0 ? &offout : NULL, args[4], (unsigned)args[5]);
+	if (r > 0 && ((args[1] != 0 &&
+	    copyout(&offin, args[1], sizeof(offin)) < 0) || (args[3] != 0 &&
+	    copyout(&offout, args[3], sizeof(offout)) < 0)))
+		return -EFAULT;
+	return syscall_write_result(lp, r);
+}
+
+/* tee(fd_in, fd_out, len, flags): copies a pipe's bytes to another pipe. */
+long
+sys_tee(struct lwp *lp, const uint64_t *args)
+{
+	return syscall_write_result(lp, kern_tee(&lp->lwp_proc->p_fs,
+	    (int)args[0], (int)args[1], args[2], (unsigned)args[3]));
+}
+
+/*
+ * vmsplice(fd, iov, nr_segs, flags): the iovec's bytes into the pipe
+ * whose write end fd is, or its bytes into them from a read end: as
+ * writev and readv, since the pipe copies (SPLICE_F_GIFT gives nothing).
+ */
+long
+sys_vmsplice(struct lwp *lp, const uint64_t *args)
+{
+	struct uio uio;
+	struct kiovec *iov;
+	int error = uio_userv(&uio, &iov, lp, args[1], args[2], UIO_WRITE);
+	if (error < 0)
+		return error;
+	int64_t r = kern_vmsplice(&lp->lwp_proc->p_fs, (int)args[0], &uio,
+	    (unsigned)args[3]);
+	kfree(iov);
+	return syscall_write_result(lp, r);
 }
 
 long
