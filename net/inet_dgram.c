@@ -96,7 +96,9 @@ inp_dgram_detach(struct socket *so)
 
 	LOCK_TCPIP_CORE();
 	inp_unpend(inp);
-	if (inp->inp_pcb.any != NULL && inp->inp_proto == IPPROTO_UDP)
+	/* Raw sockets of any protocol, UDP's too, have a raw pcb. */
+	if (inp->inp_pcb.any != NULL && so->so_type != SOCK_RAW &&
+	    inp->inp_proto == IPPROTO_UDP)
 		udp_remove(inp->inp_pcb.udp);
 	else if (inp->inp_pcb.any != NULL)
 		raw_remove(inp->inp_pcb.raw);

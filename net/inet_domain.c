@@ -177,7 +177,9 @@ inet_ctloutput_ip(struct socket *so, bool set, int level, int name,
 /*
  * socket(family, type, protocol): the protocols a type takes, as Linux
  * answers: a raw socket of any protocol but 0 needs CAP_NET_RAW (EPERM)
- * before the protocol is looked at; ICMP datagrams are ping sockets.
+ * before the protocol is looked at, and takes any IP protocol number
+ * (an IPv6 one but IPPROTO_RAW, whose header-included sends lwIP's IPv6
+ * does not do); ICMP datagrams are ping sockets.
  */
 static int
 inet_protocol_of(int type, int protocol, int icmp)
@@ -196,8 +198,8 @@ inet_protocol_of(int type, int protocol, int icmp)
 			return -EPROTONOSUPPORT;
 		if (!(curproc->p_ucred->cr_capeff & (1ULL << CAP_NET_RAW)))
 			return -EPERM;
-		if (protocol != icmp && !(protocol == IPPROTO_RAW &&
-		    icmp == IPPROTO_ICMP)) {
+		if (protocol > IPPROTO_RAW || (protocol == IPPROTO_RAW &&
+		    icmp == IPPROTO_ICMPV6)) {
 			kprintf_ratelimited("inet: raw sockets of protocol %d "
 			    "not implemented\n", protocol);
 			return -EPROTONOSUPPORT;
@@ -224,15 +226,14 @@ static const struct protosw inetsw[] = {
 	{ SOCK_STREAM, AF_INET, IPPROTO_TCP, PR_CONNREQUIRED, &tcp_usrreqs },
 	{ SOCK_DGRAM, AF_INET, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
 	{ SOCK_DGRAM, AF_INET, IPPROTO_ICMP, PR_ATOMIC, &rip_usrreqs },
-	{ SOCK_RAW, AF_INET, IPPROTO_ICMP, PR_ATOMIC, &rip_usrreqs },
-	{ SOCK_RAW, AF_INET, IPPROTO_RAW, PR_ATOMIC, &rip_usrreqs },
+	{ SOCK_RAW, AF_INET, 0, PR_ATOMIC, &rip_usrreqs },	/* any */
 };
 
 static const struct protosw inet6sw[] = {
 	{ SOCK_STREAM, AF_INET6, IPPROTO_TCP, PR_CONNREQUIRED, &tcp_usrreqs },
 	{ SOCK_DGRAM, AF_INET6, IPPROTO_UDP, PR_ATOMIC, &udp_usrreqs },
 	{ SOCK_DGRAM, AF_INET6, IPPROTO_ICMPV6, PR_ATOMIC, &rip_usrreqs },
-	{ SOCK_RAW, AF_INET6, IPPROTO_ICMPV6, PR_ATOMIC, &rip_usrreqs },
+	{ SOCK_RAW, AF_INET6, 0, PR_ATOMIC, &rip_usrreqs },	/* any */
 };
 
 const struct domain inetdomain = {

@@ -136,6 +136,7 @@ struct inpcb {
 					 * yet */
 	uint32_t inp_icmpfilt[8];	/* core: ICMP(6)_FILTER, a bit set
 					 * for each type not to receive */
+	bool inp_hdrincl;		/* IP_HDRINCL: the guest's IPv4 header */
 	int inp_cksumoff;		/* core: IPV6_CHECKSUM's offset, -1:
 					 * none (lwIP's chksum_offset has 16
 					 * bits; Linux keeps an int) */

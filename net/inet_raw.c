@@ -1,12 +1,17 @@
 /*
- * ICMP sockets over lwIP's raw pcbs (see inet_pcb.h for who runs what):
+ * Raw and ICMP sockets over lwIP's raw pcbs (see inet_pcb.h for who runs
+ * what):
  *
- * - SOCK_RAW, IPPROTO_ICMP or IPPROTO_ICMPV6 (CAP_NET_RAW; inet_domain.c
- *   checks): every ICMP packet the stack takes in for the socket's
+ * - SOCK_RAW of any IP protocol (CAP_NET_RAW; inet_domain.c checks):
+ *   every packet of that protocol the stack takes in for the socket's
  *   address, an IPv4 one whole with its IP header, an IPv6 one without
- *   (Linux's answers), less the types ICMP_FILTER or ICMP6_FILTER block.
- *   What the guest sends is the ICMP message; lwIP adds the IP header
- *   and, for ICMPv6, the checksum (IPV6_CHECKSUM, offset 2).
+ *   (Linux's answers); of ICMP, less the types ICMP_FILTER or
+ *   ICMP6_FILTER block.  What the guest sends is the protocol's message;
+ *   lwIP adds the IP header and, for ICMPv6, the checksum (IPV6_CHECKSUM,
+ *   offset 2; other protocols' only when that option asks).  IPv4's
+ *   IP_HDRINCL has the guest write the header, as IPPROTO_RAW always
+ *   does: the kernel fills in what Linux's raw_send_hdrinc does (the
+ *   length and checksum, a zero source and identifier).
  * - Linux's ping sockets, SOCK_DGRAM with IPPROTO_ICMP or IPPROTO_ICMPV6,
  *   for members of ping_group_range: the kernel owns the echo
  *   identifier.  A socket's identifier is its "port" (bind's, or a free
@@ -14,8 +19,8 @@
  *   its checksum, and the socket receives the echo replies that carry
  *   it, without the IP header.
  *
- * - SOCK_RAW, IPPROTO_RAW (IPv4, CAP_NET_RAW): sends whole IP packets
- *   as the guest made them (busybox udhcpc makes one for its ioctls).
+ * - SOCK_RAW, IPPROTO_RAW (IPv4): sends whole IP packets and receives
+ *   nothing (busybox udhcpc makes one for its ioctls).
  *
  * Each socket has its own raw pcb from creation, so an unbound raw socket
  * hears everything as on Linux.  The receive callback never eats a
@@ -64,8 +69,17 @@ echo_request_type(const struct inpcb *inp)
 }
 
 static bool
+is_icmp(const struct inpcb *inp)
+{
+	return inp->inp_proto == (inp->inp_family == AF_INET ? IPPROTO_ICMP :
+	    IPPROTO_ICMPV6);
+}
+
+static bool
 icmp_filtered(const struct inpcb *inp, int type)
 {
+	if (!is_icmp(inp))
+		return false;
 	if (inp->inp_family == AF_INET && type >= 32)
 		return false;	/* ICMP_FILTER has 32 bits */
 	return (inp->inp_icmpfilt[type >> 5] >> (type & 31)) & 1;
@@ -113,7 +127,7 @@ static int
 rip_attach(struct socket *so)
 {
 	bool v6 = so->so_family == AF_INET6;
-	int proto = so->so_proto->pr_protocol;	/* ICMP(V6) or IPPROTO_RAW */
+	int proto = so->so_protocol;
 
 	if (so->so_type == SOCK_DGRAM) {
 		/* Linux's ping_init_sock: the effective or a supplementary
@@ -138,17 +152,18 @@ rip_attach(struct socket *so)
 	struct raw_pcb *pcb = raw_new_ip_type(v6 ? IPADDR_TYPE_V6 :
 	    IPADDR_TYPE_V4, (u8_t)proto);
 	if (pcb != NULL) {
-		if (v6) {
+		bool icmp6 = v6 && proto == IPPROTO_ICMPV6;
+		if (icmp6) {
 			/* Linux computes every ICMPv6 checksum. */
 			pcb->chksum_reqd = 1;
 			pcb->chksum_offset = 2;
 		}
-		inp->inp_cksumoff = v6 ? 2 : -1;
-		/* IPPROTO_RAW: the guest writes the IP header (Linux's
-		 * IP_HDRINCL, though lwIP fills in nothing of it) and
-		 * receives nothing. */
-		if (proto == IPPROTO_RAW)
+		inp->inp_cksumoff = icmp6 ? 2 : -1;
+		/* IPPROTO_RAW: the guest writes the IP header, always. */
+		if (proto == IPPROTO_RAW) {
+			inp->inp_hdrincl = true;
 			raw_setflags(pcb, RAW_FLAGS_HDRINCL);
+		}
 		raw_recv(pcb, rip_input, inp);
 		TAILQ_INSERT_TAIL(&rip_all, inp, inp_riplink);
 	}
@@ -297,6 +312,36 @@ rip_cksum_place(struct inpcb *inp, struct pbuf *pb, uint64_t len)
 }
 
 /*
+ * IP_HDRINCL: what Linux's raw_send_hdrinc fills in of the guest's IPv4
+ * header, a header of at least 20 bytes within the packet (else
+ * -EINVAL; a shorter IHL is sent as it is): the total length, a source
+ * from the route to to if 0, an identifier if 0, and the checksum.
+ * Core lock held.
+ */
+static int
+rip_hdrincl_fill(struct pbuf *pb, uint64_t len, const ip_addr_t *to)
+{
+	struct ip_hdr *iph = pb->payload;
+	static uint16_t ident;
+
+	if (len < IP_HLEN || (uint64_t)IPH_HL_BYTES(iph) > len)
+		return -EINVAL;
+	if (IPH_HL_BYTES(iph) < IP_HLEN)
+		return 0;
+	if (ip4_addr_isany_val(iph->src) && to != NULL) {
+		struct netif *nif = ip4_route(ip_2_ip4(to));
+		if (nif != NULL)
+			ip4_addr_copy(iph->src, *netif_ip4_addr(nif));
+	}
+	IPH_LEN_SET(iph, lwip_htons((u16_t)len));
+	if (IPH_ID(iph) == 0)
+		IPH_ID_SET(iph, lwip_htons(++ident != 0 ? ident : ++ident));
+	IPH_CHKSUM_SET(iph, 0);
+	IPH_CHKSUM_SET(iph, inet_chksum(iph, IPH_HL_BYTES(iph)));
+	return 0;
+}
+
+/*
  * inp_output_t of raw and ping sockets: a ping socket's echo request
  * takes its identifier (the socket's, bound on the first one) and
  * checksum; an IPv6 checksum's place is zeroed for lwIP.
@@ -317,6 +362,9 @@ rip_output(struct socket *so, struct pbuf *pb, uint64_t len,
 		return error;
 	if ((error = rip_cksum_place(inp, pb, len)) < 0)
 		return error;
+	if (inp->inp_hdrincl && (error = rip_hdrincl_fill(pb, len,
+	    to != NULL ? to : &pcb->remote_ip)) < 0)
+		return error;
 	return -inet_errno(to != NULL ? raw_sendto(pcb, pb, to) :
 	    raw_send(pcb, pb));
 }
@@ -332,8 +380,7 @@ static uint64_t
 rip_maxlen(const struct inpcb *inp)
 {
 	if (inp->inp_family == AF_INET)
-		return inp->inp_proto == IPPROTO_RAW ? IP_MAXPACKET :
-		    IP_MAXPACKET - IP_HLEN;
+		return inp->inp_hdrincl ? IP_MAXPACKET : IP_MAXPACKET - IP_HLEN;
 	return IP_MAXPACKET - IP6_HLEN;
 }
 
@@ -444,6 +491,23 @@ rip_checksum(struct inpcb *inp, bool set, void *val, socklen_t *len)
 	return 0;
 }
 
+/* IP_HDRINCL (IPv4 raw sockets): whether the guest writes the header. */
+static int
+rip_hdrincl(struct inpcb *inp, bool set, void *val, socklen_t *len)
+{
+	int v = inp->inp_hdrincl;
+	int error = sockopt_int(set, val, len, &v);
+	if (error < 0 || !set)
+		return error;
+	struct raw_pcb *pcb = inp->inp_pcb.raw;
+	LOCK_TCPIP_CORE();
+	inp->inp_hdrincl = v != 0;
+	raw_setflags(pcb, v != 0 ? raw_flags(pcb) | RAW_FLAGS_HDRINCL :
+	    raw_flags(pcb) & ~RAW_FLAGS_HDRINCL);
+	UNLOCK_TCPIP_CORE();
+	return 0;
+}
+
 static int
 rip_ctloutput(struct socket *so, bool set, int level, int name, void *val,
     socklen_t *len)
@@ -451,12 +515,18 @@ rip_ctloutput(struct socket *so, bool set, int level, int name, void *val,
 	struct inpcb *inp = sotoinpcb(so);
 	bool raw = !inp->inp_ping;
 
+	/* Linux's: a filter is for ICMP sockets, EOPNOTSUPP on the others. */
 	if (raw && level == IPPROTO_RAW && name == ICMP_FILTER &&
 	    so->so_family == AF_INET)
-		return rip_filter(inp, set, val, len);
+		return is_icmp(inp) ? rip_filter(inp, set, val, len) :
+		    -EOPNOTSUPP;
 	if (raw && level == IPPROTO_ICMPV6 && name == ICMP6_FILTER &&
 	    so->so_family == AF_INET6)
-		return rip_filter(inp, set, val, len);
+		return is_icmp(inp) ? rip_filter(inp, set, val, len) :
+		    -EOPNOTSUPP;
+	if (raw && level == IPPROTO_IP && name == IP_HDRINCL &&
+	    so->so_family == AF_INET)
+		return rip_hdrincl(inp, set, val, len);
 	if (raw && so->so_family == AF_INET6 && name == IPV6_CHECKSUM &&
 	    (level == IPPROTO_RAW || level == IPPROTO_IPV6)) {
 		/* RFC 3542: not to be set at IPPROTO_IPV6 on ICMPv6 sockets,

@@ -119,7 +119,10 @@ sogetopt(struct socket *so, int name, void *val, socklen_t *len)
 	} else {
 		switch (name) {
 		case SO_TYPE:		u.i = so->so_type; break;
-		case SO_PROTOCOL:	u.i = so->so_proto->pr_protocol; break;
+		case SO_PROTOCOL:	/* an entry of 0 takes any: the caller's */
+			u.i = so->so_proto->pr_protocol != 0 ?
+			    so->so_proto->pr_protocol : so->so_protocol;
+			break;
 		case SO_DOMAIN:		u.i = so->so_family; break;
 		case SO_ERROR:
 			u.i = so->so_error;
