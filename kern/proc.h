@@ -149,6 +149,7 @@ struct proc {
 	int p_exitsig;			/* sent to the parent: SIGCHLD */
 	int p_pdeathsig;		/* PR_SET_PDEATHSIG: sent when the parent exits */
 	int p_flags;
+	unsigned int p_personality;	/* personality(2): kept, not acted on */
 	struct rlimit p_rlimit[RLIM_NLIMITS];
 	uint64_t p_start;		/* nanouptime at fork */
 	uint64_t p_stat_ns;		/* fork_stat.h: at fork, then at exit */

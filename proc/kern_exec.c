@@ -302,6 +302,9 @@ kern_execve(struct lwp *lp, const char *path, struct exec_args *ea)
 	if (cr != NULL) {
 		crfree(p->p_ucred);
 		p->p_ucred = cr;
+		/* Linux's PER_CLEAR_ON_SETID: ADDR_NO_RANDOMIZE,
+		 * ADDR_COMPAT_LAYOUT, MMAP_PAGE_ZERO, READ_IMPLIES_EXEC. */
+		p->p_personality &= ~0x0740000u;
 	}
 	p->p_flags |= P_EXEC;
 	p->p_flags &= ~P_NOTDUMPABLE;	/* as Linux for an exec that gains nothing */

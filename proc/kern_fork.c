@@ -220,6 +220,7 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 	}
 	memcpy(p2->p_rlimit, p->p_rlimit, sizeof(p2->p_rlimit));
 	p2->p_flags |= p->p_flags & P_INHERITED;
+	p2->p_personality = p->p_personality;
 	/* Its one thread is a copy of ours, name included. */
 	memcpy(p2->p_comm, lp->lwp_comm, sizeof(p2->p_comm));
 	/* /proc/PID/exe; only that link is lost if memory is short. */

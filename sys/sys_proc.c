@@ -158,6 +158,31 @@ sys_setpgid(struct lwp *lp, const uint64_t *args)
 	return enterpgrp(p, pgid, false);
 }
 
+#define READ_IMPLIES_EXEC	0x0400000
+
+/*
+ * personality(persona): the old persona, and persona kept unless it is
+ * 0xffffffff (a query), as Linux; fork passes it on, a set-id exec drops
+ * the flags Linux drops there.  None acts: vkernel has no address
+ * randomization to turn off (ADDR_NO_RANDOMIZE is how it runs anyway),
+ * no 32-bit layouts, UNAME26 leaves uname's release alone, and
+ * READ_IMPLIES_EXEC makes nothing executable (logged).
+ */
+long
+sys_personality(struct lwp *lp, const uint64_t *args)
+{
+	struct proc *p = lp->lwp_proc;
+	unsigned int old = p->p_personality, persona = (unsigned int)args[0];
+
+	if (persona == 0xffffffffu)
+		return old;
+	if ((persona & READ_IMPLIES_EXEC) && !(old & READ_IMPLIES_EXEC))
+		kprintf_ratelimited("pid %d: personality READ_IMPLIES_EXEC is "
+		    "kept but not applied\n", p->p_pid);
+	p->p_personality = persona;
+	return old;
+}
+
 /* An int result of a prctl query, stored at uaddr. */
 static long
 prctl_putint(uint64_t uaddr, int v)

@@ -161,7 +161,7 @@ SYSCALL(131, sigaltstack,      sys_sigaltstack,   SY_SIG,          RV_DEC, AK_PT
 SYSCALL(132, utime,            sys_nosys,         SY_FILE,         RV_DEC, AK_HEX, AK_HEX)
 SYSCALL(133, mknod,            sys_mknod,         SY_FILE,         RV_DEC, AK_PATH, AK_MODET, AK_HEX)
 SYSCALL(134, uselib,           sys_nosys,         SY_FILE,         RV_DEC, AK_HEX)
-SYSCALL(135, personality,      sys_nosys,         0,               RV_DEC, AK_HEX)
+SYSCALL(135, personality,      sys_personality,   0,               RV_HEX, AK_HEX)
 SYSCALL(136, ustat,            sys_nosys,         0,               RV_DEC, AK_HEX, AK_HEX)
 SYSCALL(137, statfs,           sys_statfs,        SY_FILE,         RV_DEC, AK_PATH, AK_PTR)
 SYSCALL(138, fstatfs,          sys_fstatfs,       SY_DESC,         RV_DEC, AK_FD, AK_PTR)
