@@ -53,6 +53,13 @@ struct proc *pidfd_proc(struct fsproc *p, int fd, bool *nonblock,
     int *error);
 
 /*
+ * pidfd_send_signal's target: pidfd_proc's, or as Linux the process of
+ * a /proc/PID directory open on fd (one whose pid was reused is taken
+ * for the new process: a directory holds only the number).
+ */
+struct proc *pidfd_signal_proc(struct fsproc *p, int fd, int *error);
+
+/*
  * The pid of the process pidfd fd names, even reaped, for waitid: or
  * -EBADF.
  */

@@ -13,6 +13,7 @@
 #include "fs/anon_file.h"
 #include "fs/event_files.h"
 #include "fs/poll.h"
+#include "fs/procfs/procfs.h"
 #include "kern/proc.h"
 #include "kern/kmem.h"
 
@@ -134,6 +135,25 @@ pidfd_proc(struct fsproc *fsp, int fd, bool *nonblock, int *error)
 	*nonblock = (fp->f_flag & O_NONBLOCK) != 0;
 	fdrop(fp);
 	if (p == NULL)
+		*error = -ESRCH;
+	return p;
+}
+
+struct proc *
+pidfd_signal_proc(struct fsproc *fsp, int fd, int *error)
+{
+	bool nonblock;
+	struct proc *p = pidfd_proc(fsp, fd, &nonblock, error);
+	if (p != NULL || *error != -EBADF)
+		return p;
+	struct file *fp = fget(fsp, fd);
+	if (fp == NULL)
+		return NULL;
+	pid_t pid = procfs_dir_pid(fp);
+	fdrop(fp);
+	if (pid == 0)
+		return NULL;		/* -EBADF */
+	if ((p = procfs_proc(pid)) == NULL)
 		*error = -ESRCH;
 	return p;
 }

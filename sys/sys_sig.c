@@ -341,22 +341,22 @@ sys_rt_tgsigqueueinfo(struct lwp *lp, const uint64_t *args)
 
 /*
  * pidfd_send_signal(pidfd, sig, info, flags): kill, or rt_sigqueueinfo
- * with info, to the process a pidfd names (fs/pidfd.c), or with flags
- * (one at most) to its leader thread only or to its process group.
+ * with info, to the process a pidfd or a /proc/PID directory names
+ * (fs/pidfd.c), or with flags (one at most) to its leader thread only
+ * or to its process group.
  */
 long
 sys_pidfd_send_signal(struct lwp *lp, const uint64_t *args)
 {
 	int sig = (int)args[1], error;
 	unsigned flags = (unsigned)args[3];
-	bool nonblock;
 	siginfo_t si;
 
 	if ((flags & ~(PIDFD_SIGNAL_THREAD | PIDFD_SIGNAL_THREAD_GROUP |
 	    PIDFD_SIGNAL_PROCESS_GROUP)) || (flags & (flags - 1)))
 		return -EINVAL;
-	struct proc *p = pidfd_proc(&lp->lwp_proc->p_fs, (int)args[0],
-	    &nonblock, &error);
+	struct proc *p = pidfd_signal_proc(&lp->lwp_proc->p_fs, (int)args[0],
+	    &error);
 	if (p == NULL)
 		return error;
 	if (args[2] == 0) {

@@ -108,6 +108,9 @@ const struct pfsent *procfs_dir_table(enum pfstype dir, size_t *n);
 /* The process of pid if it exists (zombies included), else NULL. */
 struct proc *procfs_proc(pid_t pid);
 
+/* The pid whose /proc/PID directory fp is open on, else 0. */
+pid_t procfs_dir_pid(struct file *fp);
+
 /* Thread tid of process p if it lives, else NULL. */
 struct lwp *procfs_task(struct proc *p, pid_t tid);
 

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 
+#include "fs/file.h"
 #include "fs/procfs/procfs.h"
 #include "kern/proc.h"
 #include "kern/ucred.h"
@@ -135,6 +136,15 @@ procfs_proc(pid_t pid)
 {
 	struct proc *p = pid > 0 ? pfind(pid) : NULL;
 	return p != NULL && p->p_state != PRS_NEW ? p : NULL;
+}
+
+pid_t
+procfs_dir_pid(struct file *fp)
+{
+	if (fp->f_type != DTYPE_VNODE || fp->f_vnode->v_op != &procfs_vnops)
+		return 0;
+	const struct pfsnode *pn = fp->f_vnode->v_data;
+	return pn->pn_type == PFS_PID ? pn->pn_pid : 0;
 }
 
 struct lwp *

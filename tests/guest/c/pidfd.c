@@ -1,7 +1,7 @@
 /*
  * pidfd: pidfd_open, poll readiness at exit, waitid(P_PIDFD) blocking
- * and not, pidfd_send_signal with and without a siginfo, pidfd_getfd,
- * and the errors of each.
+ * and not, pidfd_send_signal with and without a siginfo (to a pidfd and
+ * to a /proc/PID directory), pidfd_getfd, and the errors of each.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,5 +134,28 @@ main(void)
 	pidfd_send_signal(fd, SIGKILL, NULL, 0);
 	waitid(P_PIDFD, fd, &si, WEXITED);
 	printf("  killed: code %d status %d\n", si.si_code, si.si_status);
+
+	printf("a /proc/PID directory as a pidfd\n");
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	int dir = open(path, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)pid);
+	int task = open(path, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int status = open(path, O_RDONLY);
+	printf("  signal 0: %s\n", err(pidfd_send_signal(dir, 0, NULL, 0)));
+	printf("  to task/TID: %s\n", err(pidfd_send_signal(task, 0, NULL, 0)));
+	printf("  to its status: %s\n", err(pidfd_send_signal(status, 0, NULL, 0)));
+	printf("  waitid on it: %s\n", err(waitid(P_PIDFD, dir, &si, WEXITED)));
+	printf("  SIGTERM: %s\n", err(pidfd_send_signal(dir, SIGTERM, NULL, 0)));
+	int st;
+	waitpid(pid, &st, 0);
+	printf("  ended by signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	printf("  signal the reaped: %s\n", err(pidfd_send_signal(dir, 0, NULL, 0)));
 	return 0;
 }
