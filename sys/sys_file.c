@@ -405,6 +405,59 @@ sys_utimensat(struct lwp *lp, const uint64_t *args)
 }
 
 /*
+ * The old forms of utimensat: utime(path, utimbuf) in seconds, utimes
+ * (path, timeval[2]) and futimesat(dirfd, path, timeval[2]) in
+ * microseconds (EINVAL past 999999, as Linux); no times means now.
+ */
+static long
+utimes1(struct lwp *lp, int dirfd, uint64_t upath, uint64_t utimes, bool tv)
+{
+	struct timespec ts[2];
+	int error;
+	if (utimes != 0 && tv) {
+		struct timeval t[2];
+		if (copyin(utimes, t, sizeof(t)) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (t[i].tv_usec < 0 || t[i].tv_usec >= 1000000)
+				return -EINVAL;
+			ts[i] = (struct timespec){ t[i].tv_sec,
+			    t[i].tv_usec * 1000 };
+		}
+	} else if (utimes != 0) {
+		int64_t t[2];		/* struct utimbuf: actime, modtime */
+		if (copyin(utimes, t, sizeof(t)) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++)
+			ts[i] = (struct timespec){ t[i], 0 };
+	}
+	char *path = NULL;
+	if (upath != 0 && (path = copyin_path(upath, &error)) == NULL)
+		return error;
+	error = kern_utimensat(P, CR, dirfd, path, utimes != 0 ? ts : NULL, 0);
+	kfree(path);
+	return error;
+}
+
+long
+sys_utime(struct lwp *lp, const uint64_t *args)
+{
+	return utimes1(lp, AT_FDCWD, args[0], args[1], false);
+}
+
+long
+sys_utimes(struct lwp *lp, const uint64_t *args)
+{
+	return utimes1(lp, AT_FDCWD, args[0], args[1], true);
+}
+
+long
+sys_futimesat(struct lwp *lp, const uint64_t *args)
+{
+	return utimes1(lp, (int)args[0], args[1], args[2], true);
+}
+
+/*
  * select and pselect6, over kern_poll: each descriptor in the sets
  * becomes a pollfd, and the results go back into the sets.
  */
