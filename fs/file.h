@@ -88,7 +88,14 @@ struct file {
 	void *f_devpriv;	/* a device's state for this open (d_open, d_close) */
 	struct epitem *f_epitems;	/* its epoll registrations (eventpoll.c) */
 	struct inotify_fileref *f_inotify;	/* its name, for inotify.c */
+	struct fasync *f_async;	/* its owner for O_ASYNC (fasync.c) */
 };
+
+/*
+ * Set by fs/fasync.c, above this layer, when it gives a file an entry:
+ * fdrop calls it at the last close of a file that has one.
+ */
+extern void (*file_async_close)(struct file *fp);
 
 /* f_flag bits that fcntl(F_SETFL) may change (Linux's SETFL_MASK). */
 #define FSETFL_MASK	(O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME | O_ASYNC)

@@ -40,6 +40,8 @@ fhold(struct file *fp)
 	return fp;
 }
 
+void (*file_async_close)(struct file *fp);
+
 void
 fdrop(struct file *fp)
 {
@@ -50,6 +52,8 @@ fdrop(struct file *fp)
 		vfs_lock_release(fp->f_vnode, fp);
 	if (fp->f_epitems != NULL)
 		eventpoll_release(fp);
+	if (fp->f_async != NULL)
+		file_async_close(fp);
 	if (fp->f_vnode != NULL)
 		inotify_close(fp);
 	fp->f_ops->fo_close(fp);

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sys/select.h>
 
+#include "fs/fasync.h"
 #include "fs/file.h"
 #include "fs/lockf.h"
 #include "fs/poll.h"
@@ -62,6 +63,54 @@ fcntl_lock(struct lwp *lp, int fd, int cmd, uint64_t ufl)
 	return error;
 }
 
+/*
+ * fcntl's owner and signal for O_ASYNC (fs/fasync.h): F_SETOWN's
+ * negative pid is a process group; F_*OWN_EX copy a struct f_owner_ex.
+ */
+static long
+fcntl_owner(struct lwp *lp, int fd, int cmd, uint64_t arg)
+{
+	struct file *fp = fget(P, fd);
+	struct f_owner_ex ox;
+	int type;
+	pid_t pid;
+	long r = 0;
+
+	if (fp == NULL)
+		return -EBADF;
+	switch (cmd) {
+	case F_SETOWN:
+		pid = (int)arg;
+		r = fasync_setown(fp, fd, pid < 0 ? FOWNER_PGRP : FOWNER_PID,
+		    pid < 0 ? -pid : pid, CR);
+		break;
+	case F_GETOWN:
+		fasync_getown(fp, &type, &pid);
+		r = type == FOWNER_PGRP ? -pid : pid;
+		break;
+	case F_SETOWN_EX:
+		if (copyin(arg, &ox, sizeof(ox)) < 0)
+			r = -EFAULT;
+		else
+			r = fasync_setown(fp, fd, (int)ox.type, ox.pid, CR);
+		break;
+	case F_GETOWN_EX:
+		fasync_getown(fp, &type, &pid);
+		ox.type = (enum __pid_type)type;
+		ox.pid = pid;
+		r = copyout(&ox, arg, sizeof(ox));
+		break;
+	case F_SETSIG:
+		r = fasync_setsig(fp, fd, (int)arg);
+		break;
+	case F_GETSIG:
+		r = fasync_getsig(fp);
+		break;
+	}
+	fdrop(fp);
+	return r;
+}
+
 long
 sys_fcntl(struct lwp *lp, const uint64_t *args)
 {
@@ -70,6 +119,9 @@ sys_fcntl(struct lwp *lp, const uint64_t *args)
 	case F_GETLK: case F_SETLK: case F_SETLKW:
 	case F_OFD_GETLK: case F_OFD_SETLK: case F_OFD_SETLKW:
 		return fcntl_lock(lp, (int)args[0], cmd, args[2]);
+	case F_SETOWN: case F_GETOWN: case F_SETOWN_EX: case F_GETOWN_EX:
+	case F_SETSIG: case F_GETSIG:
+		return fcntl_owner(lp, (int)args[0], cmd, args[2]);
 	}
 	return kern_fcntl(P, (int)args[0], cmd, args[2]);
 }

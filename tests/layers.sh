@@ -30,7 +30,8 @@ fi
 
 # Layers by path, low to high: host < kern < vm < fs, dev < net < proc < the
 # file system and the devices that show or drive processes (procfs;
-# pidfds and signalfds, files of a process and of its signals; the tty
+# pidfds and signalfds, files of a process and of its signals; the
+# owners that signal-driven I/O signals; the tty
 # and the console, which signal process groups) < sys < boot and ddb,
 # which look into every layer (ddb is reached from below only through
 # kdb_hook).  fs and dev may use each other; tests/ tools/ bench/ may
@@ -40,7 +41,7 @@ rank() {
 	host/*) echo 0 ;;
 	kern/*) echo 1 ;;
 	vm/*) echo 2 ;;
-	fs/procfs/*|fs/pidfd*|fs/signalfd*|dev/tty*|dev/console*) echo 6 ;;
+	fs/procfs/*|fs/pidfd*|fs/signalfd*|fs/fasync*|dev/tty*|dev/console*) echo 6 ;;
 	fs/*|dev/*) echo 3 ;;
 	net/*) echo 4 ;;
 	proc/*) echo 5 ;;
@@ -49,7 +50,7 @@ rank() {
 	*) echo 9 ;;
 	esac
 }
-order='host < kern < vm < fs, dev < net < proc < fs/procfs, fs/pidfd, fs/signalfd, dev/tty*, dev/console < sys < boot, ddb'
+order='host < kern < vm < fs, dev < net < proc < fs/procfs, fs/pidfd, fs/signalfd, fs/fasync, dev/tty*, dev/console < sys < boot, ddb'
 
 # The includes that still point up, one "file folder" each with the
 # reason.  The list may only shrink: a new upward include fails the check.
