@@ -81,6 +81,7 @@ struct vmspace {
 	int vm_nfirst;
 	/* what children touch first (vm_forkhint.c): ours, our parent's */
 	struct vm_forkhint *vm_forkhint, *vm_forkhint_parent;
+	struct vmspace *vm_reapnext;	/* released in the background (vmspace_free) */
 };
 
 /*
@@ -113,9 +114,18 @@ void vmspace_ref(struct vmspace *vm);
 /*
  * Drops a reference; the last one destroys the host vmspace first (so no
  * guest thread of it can run again), then every mapping, page-table page
- * and object reference.
+ * and object reference.  When the host takes its vmspace down in the
+ * background and every mapping is private, a kernel thread does all that
+ * once the host is done, and the caller goes on at once.
  */
 void vmspace_free(struct vmspace *vm);
+
+/*
+ * Waits until every address space vmspace_free released in the
+ * background is gone, with its references to files: before an unmount
+ * decides a file system is busy.
+ */
+void vmspace_drain(void);
 
 /*
  * fork: a new address space that copies vm1 as Linux fork does.  Private
