@@ -114,7 +114,9 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 		return trap_kill_async(vh, cpu);
 	VMSTAT_ADD(wipes, 1);
 	bool spare = trap_pool_recycling(&vh->params, 1) > 0;
-	if (!spare || trap_wipe_async(vh, cpu) < 0)
+	if (spare && trap_wipe_async(vh, cpu) == 0)
+		VMSTAT_ADD(wipes_reaper, 1);
+	else
 		(void)trap_wipe(vh);
 	return 0;
 }
