@@ -121,11 +121,12 @@ void vmspace_ref(struct vmspace *vm);
 void vmspace_free(struct vmspace *vm);
 
 /*
- * Waits until every address space vmspace_free released in the
- * background is gone, with its references to files: before an unmount
- * decides a file system is busy.
+ * Waits until every address space vmspace_free releases in the
+ * background is released, with its references to files and its RAM:
+ * before an unmount decides a file system is busy, before free memory is
+ * counted, before a fault short of RAM gives up.  True if it waited.
  */
-void vmspace_drain(void);
+bool vmspace_drain(void);
 
 /*
  * fork: a new address space that copies vm1 as Linux fork does.  Private

@@ -4,6 +4,7 @@
  */
 #include "kern/kmem.h"
 #include "kern/thread.h"
+#include "kern/vm_page.h"
 #include "vm/vm.h"
 #include "vm/vm_map.h"
 #include "vm/vm_object.h"
@@ -82,10 +83,13 @@ vmspace_release(struct vmspace *vm)
  * stub's end) before its parent may collect it.  Only an address space
  * whose every mapping is private waits so (reap_may_wait): its release
  * changes nothing another process can see (no System V segment's attach
- * count, no shared object's pages moving) except the references to the
- * files it mapped, which vmspace_drain lets unmount wait out.  Its pages
+ * count, no shared object's pages moving) but the references to the
+ * files it mapped and the RAM it frees, which vmspace_drain lets unmount,
+ * the free-memory counts and a fault short of RAM wait out.  Its pages
  * stay its own meanwhile, out of every other process's reach.
  */
+#define REAP_FREE_PART	4	/* free RAM below 1/4: released at once */
+
 static struct vmspace *reapq;
 static struct thread *reap_td;
 static char reap_idle;		/* what the thread sleeps on with none queued */
@@ -117,22 +121,37 @@ vmreap(void *arg)
 	}
 }
 
-/* True if vm's release may wait for its host vmspace in vmreap. */
+/*
+ * True if vm's release may wait for its host vmspace in vmreap: in a
+ * kernel thread, with RAM to spare (a process that took most of it gives
+ * it back before its parent learns it ended, as before).
+ */
 static bool
 reap_may_wait(struct vmspace *vm)
 {
-	if (curthread == NULL)
+	if (curthread == NULL ||
+	    vmstats.v_free_count < vmstats.v_page_count / REAP_FREE_PART)
 		return false;
 	for (struct vm_map_entry *e = VM_MAP_FIRST(&vm->vm_map);
 	    e != VM_MAP_END(&vm->vm_map); e = e->next)
 		if (e->object != NULL && !(e->eflags & MAP_ENTRY_COW))
 			return false;
+	return true;
+}
+
+/* Queues vm for vmreap; false if that thread cannot start. */
+static bool
+reap_queue(struct vmspace *vm)
+{
 	if (reap_td == NULL) {
 		reap_td = thread_create("vmreap", vmreap, NULL);
 		if (reap_td == NULL)
 			return false;
 		thread_start(reap_td);
 	}
+	vm->vm_reapnext = reapq;
+	reapq = vm;
+	wakeup(&reap_idle);
 	return true;
 }
 
@@ -143,21 +162,19 @@ vmspace_free(struct vmspace *vm)
 	if (--vm->vm_refcnt > 0)
 		return;
 	if (reap_may_wait(vm) && pmap_unhost_start(&vm->vm_pmap) &&
-	    !pmap_unhost_gone(&vm->vm_pmap)) {
-		vm->vm_reapnext = reapq;
-		reapq = vm;
-		wakeup(&reap_idle);
+	    !pmap_unhost_gone(&vm->vm_pmap) && reap_queue(vm))
 		return;
-	}
 	pmap_unhost(&vm->vm_pmap);
 	vmspace_release(vm);
 }
 
-void
+bool
 vmspace_drain(void)
 {
+	bool waited = reapq != NULL;
 	while (reapq != NULL)
 		tsleep(&reapq, 0, "vmdrain", 10000000);
+	return waited;
 }
 
 /* The host maps va's group at vm's first run (vmspace_activate). */

@@ -95,7 +95,6 @@ struct trap_thread {
 	 */
 	bool req_held;
 	bool fresh;			/* not run yet: load the FPU state */
-	bool quitting;			/* told to quit (trap_recycle.c) */
 	int core;			/* host core it is pinned to, or -1 */
 
 	/* vmspace_audit: is a parked thread really asleep in its handler? */

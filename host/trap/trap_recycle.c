@@ -61,8 +61,6 @@
 
 #define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to quit is gone by then */
 
-static void t0_quit_start(struct vmspace_host *vh);
-
 /* True if vh's process ended cleanly enough to recycle its stub. */
 static bool
 recyclable(struct vmspace_host *vh)
@@ -80,16 +78,14 @@ bool
 trap_wipe(struct vmspace_host *vh)
 {
 	/*
-	 * Recycled as soon as wiped, its thread 0 quits meanwhile (the
-	 * guest's registers are nothing to the wipe): the two waits overlap.
-	 * The mapper's munmaps run on a core no CPU runs guests on, if there
-	 * is one, where recycle() puts it anyway.
+	 * A reaper's wipe: the mapper's munmaps run on a core no CPU runs
+	 * guests on, if there is one, where recycle() puts it anyway.  (Its
+	 * thread 0 is told to quit only after: one that forged its last
+	 * report and still runs would miss a quit posted before it traps.)
 	 */
-	if (__atomic_load_n(&vh->early, __ATOMIC_ACQUIRE)) {
-		t0_quit_start(vh);
-		if (vh->params.stub_core >= 0)
-			(void)cpu_pin_spare(vh->mapper_tid);
-	}
+	if (__atomic_load_n(&vh->early, __ATOMIC_ACQUIRE) &&
+	    vh->params.stub_core >= 0)
+		(void)cpu_pin_spare(vh->mapper_tid);
 	host_mutex_lock(&vh->lock);
 	(void)trap_inval(vh, 0, VM_MAX_USER_ADDRESS);
 	/* A wipe that failed killed the stub and waited for its end. */
@@ -122,27 +118,6 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 }
 
 /*
- * Tells thread 0 to quit, once.  It quits on a core no CPU runs guests
- * on, if there is one: on its stub core it waited for the guests and the
- * CPU there (150 us per recycle in density, and the fork loop's pool ran
- * dry meanwhile).
- */
-static void
-t0_quit_start(struct vmspace_host *vh)
-{
-	struct trap_thread *t = &vh->t0;
-
-	if (t->quitting)
-		return;
-	t->quitting = true;
-	if (vh->params.stub_core >= 0)
-		(void)cpu_pin_spare(t->tid);
-	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
-	trap_reply_post(t);
-}
-
-/*
  * Tells thread 0 to quit and waits until the host shows it exited.  The
  * word the host clears as it exits (set_tid_address's: the request word
  * for the stub's first thread 0, the id word for one cloned later) is
@@ -155,7 +130,16 @@ t0_quit(struct vmspace_host *vh)
 	uint32_t *w = t->tid == vh->pid ? &t->thr->req : &t->thr->tid;
 	uint64_t start = host_nanotime();
 
-	t0_quit_start(vh);
+	/*
+	 * It quits on a core no CPU runs guests on, if there is one: on its
+	 * stub core it waited for the guests and the CPU there (150 us per
+	 * recycle in density, and the fork loop's pool ran dry meanwhile).
+	 */
+	if (vh->params.stub_core >= 0)
+		(void)cpu_pin_spare(t->tid);
+	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+	trap_reply_post(t);
 	while (!trap_task_exited(vh->pid, t->tid)) {
 		if (host_nanotime() - start > RECYCLE_WAIT_NS || !trap_alive(vh))
 			return false;
