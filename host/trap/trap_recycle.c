@@ -13,8 +13,9 @@
  *    thread of the stub can reach a page of RAM: the stub counts as gone
  *    (trap_gone), with the guarantee the wait for a killed stub's end
  *    gives (trap_pool.c, trap_reaper.c).  When a stub is ready in the pool
- *    for the next fork, a reaper thread wipes it while the exiting CPU
- *    goes on, and posts INTR_VMSPACE once it is done; until then it is a
+ *    for the next fork and a core has no CPU (density placement: the
+ *    reapers' core), a reaper thread wipes it while the exiting CPU goes
+ *    on, and posts INTR_VMSPACE once it is done; until then it is a
  *    killed stub's case: the kernel keeps the dead process's pages
  *    (vmspace_kill's contract; vm_vmspace.c's vmreap releases them), and
  *    its guest, if it still runs, reaches only those.  "Never later"
@@ -22,7 +23,9 @@
  *    code before it is clean.  With none ready, the next fork waits for a
  *    recycle anyway and the reapers are behind: the exiting CPU wipes it
  *    itself, a mapper round trip (50-60 us in density) that overlaps
- *    that wait and leaves the reapers to recycling.
+ *    that wait and leaves the reapers to recycling.  With no spare core
+ *    (latency placement on this host) the reapers share the cores of
+ *    spinning CPUs and guests, and the CPU wipes it too.
  *
  * 2. On the reaper thread (trap_recycle), off the critical path.  Thread
  *    0 may have forged its last report and still run: stub code only (no
@@ -109,8 +112,8 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 	if (!ok)
 		return trap_kill_async(vh, cpu);
 	VMSTAT_ADD(wipes, 1);
-	bool spare = trap_pool_recycling(&vh->params, 1) > 0;
-	if (spare && trap_wipe_async(vh, cpu) == 0)
+	bool ready = trap_pool_recycling(&vh->params, 1) > 0;
+	if (ready && cpu_has_spare() && trap_wipe_async(vh, cpu) == 0)
 		VMSTAT_ADD(wipes_reaper, 1);
 	else
 		(void)trap_wipe(vh);
