@@ -270,8 +270,10 @@ pmap_unhost_finish(struct pmap *pm)
 void
 pmap_unhost_sleep(const char *wmesg)
 {
-	/* The timeout only guards against a lost interrupt (a kernel
-	 * without the dispatch, in tests). */
+	/*
+	 * The timeout only guards against a lost interrupt (a kernel
+	 * without the dispatch, in tests).
+	 */
 	tsleep(&pmap_reap_chan, 0, wmesg, 10000000);
 }
 

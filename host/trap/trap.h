@@ -252,8 +252,10 @@ void trap_reaper_wait(struct vmspace_host *vh);
 /*
  * trap_recycle.c.  trap_exit is the backend's kill: the stub of a process
  * that exited and can be recycled is wiped (every host mapping dropped,
- * proven) by a reaper thread, and counts as gone once it is (INTR_VMSPACE
- * to cpu then); any other is killed as trap_kill_async.  trap_wipe does
+ * proven), by a reaper thread when a stub is ready for the next fork and
+ * a core is spare (INTR_VMSPACE to cpu once done), else at once; it
+ * counts as gone once wiped.  Any other is killed as trap_kill_async.
+ * trap_wipe does
  * the wipe and makes vh gone: true if wiped, false if that failed and
  * the stub was killed and waited for instead.  trap_recycle (the
  * reaper's) makes a wiped stub as clean as a new one and gives it to the
