@@ -50,15 +50,11 @@ trap_cmd_proved(struct vmspace_host *vh, uint64_t n)
  * How long a wait spins before it sleeps: a mapper on a core of its own
  * (latency) is done sooner than a sleep and a wake-up would take; one
  * that shares our core (density) runs only once we stop, so spinning
- * against it only delays it.  An unplaced stub may be either.  A thread
- * that is no CPU's never spins.
+ * against it only delays it.  An unplaced stub may be either.
  */
 static uint64_t
 trap_cmd_spin_ns(const struct vmspace_host *vh)
 {
-	/* A reaper's or keeper's wait is off every path worth a core. */
-	if (cpu_self() == NULL)
-		return 0;
 	if (vh->spin_ns > 0)
 		return vh->spin_ns + TRAP_NUDGE_NS;
 	return vh->params.stub_core < 0 ? TRAP_NUDGE_NS : 0;
