@@ -34,7 +34,7 @@
 #include "sys/sys_trace.h"
 
 /* Stubs kept ready per CPU, so that fork does not wait for one. */
-#define VMSPACE_POOL	2
+#define VMSPACE_POOL	4
 
 /* The arguments as given, for a reboot (getopt may permute argv). */
 static char **saved_argv;

@@ -13,6 +13,7 @@
 #include "fs/vfs.h"
 #include "kern/ucred.h"
 #include "kern/kmem.h"
+#include "vm/vm.h"
 
 struct mountlist mountlist = TAILQ_HEAD_INITIALIZER(mountlist);
 struct vnode *rootvnode;
@@ -147,6 +148,7 @@ vfs_unmount(struct mount *mp)
 	/* The mount's own reference on its root, and rootvnode's. */
 	int rootrefs = mp->mnt_covered == NULL ? 2 : 1;
 
+	vmspace_drain();	/* exited processes' mappings of its files */
 	TAILQ_FOREACH(vp, &mp->mnt_vnodes, v_mntlist) {
 		if (vp->v_mountedhere != NULL)
 			return -EBUSY;

@@ -241,6 +241,12 @@ cpu_pin_spare(pid_t tid)
 	return sched_setaffinity(tid, sizeof(spare), &spare);
 }
 
+bool
+cpu_has_spare(void)
+{
+	return CPU_COUNT(&spare) != 0;
+}
+
 void
 cpu_post(struct vcpu *cpu, uint32_t bits)
 {

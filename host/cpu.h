@@ -15,6 +15,7 @@
 #define HOST_CPU_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -149,6 +150,8 @@ uint64_t cpu_stopped_ns(void);
  * is.
  */
 int cpu_pin_spare(pid_t tid);
+/* True if some allowed core has no CPU placed on it (cpu_pin_spare's). */
+bool cpu_has_spare(void);
 
 /* Posts interrupt bits to cpu and ends its host wait.  Async-signal safe. */
 void cpu_post(struct vcpu *cpu, uint32_t bits);

@@ -215,6 +215,7 @@ struct vmspace_stats {
 	uint64_t spawns, spawn_ns;	/* spawned on the creating thread */
 	uint64_t kills, kill_ns;	/* vmspace_kill: an exit's wipe or kill */
 	uint64_t wipes;			/* of those, wiped to be recycled */
+	uint64_t wipes_reaper;		/* ... by a reaper, off the exit's path */
 	uint64_t destroys, destroy_ns;	/* vmspace_destroy */
 	uint64_t recycles, recycle_ns;	/* off the critical path (reaper) */
 	uint64_t recycle_fails, reaps;

@@ -142,11 +142,13 @@ forkstat_print(void (*pr)(const char *fmt, ...),
 	    (unsigned long)h.pool_hits, (unsigned long)h.pool_waits,
 	    (unsigned long)us10(h.pool_wait_ns, h.pool_waits) / 10,
 	    (unsigned long)h.spawns, (unsigned long)us10(h.spawn_ns, h.spawns) / 10);
-	pr("forkstat: host: kills %lu (%lu us each, %lu wiped), destroys %lu "
+	pr("forkstat: host: kills %lu (%lu us each, %lu wiped, %lu of them by "
+	    "a reaper), destroys %lu "
 	    "(%lu us each), recycles %lu (%lu us each, off the path), "
 	    "failed %lu, reaps %lu\n",
 	    (unsigned long)h.kills, (unsigned long)us10(h.kill_ns, h.kills) / 10,
-	    (unsigned long)h.wipes, (unsigned long)h.destroys,
+	    (unsigned long)h.wipes, (unsigned long)h.wipes_reaper,
+	    (unsigned long)h.destroys,
 	    (unsigned long)us10(h.destroy_ns, h.destroys) / 10,
 	    (unsigned long)h.recycles,
 	    (unsigned long)us10(h.recycle_ns, h.recycles + h.recycle_fails) / 10,

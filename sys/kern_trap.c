@@ -96,6 +96,9 @@ trap_pagefault(struct lwp *lp)
 		vm_forkhint_note(lp->lwp_proc->p_vmspace, tf->tf_addr, type);
 		return;
 	}
+	/* RAM an exited process is giving back: the access faults again. */
+	if (error == -ENOMEM && vmspace_drain())
+		return;
 	if (error == -ENOMEM) {
 		kprintf("pid %d (%s): out of memory at %#lx; killed\n",
 		    lp->lwp_proc->p_pid, lp->lwp_proc->p_comm,

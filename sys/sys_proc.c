@@ -273,6 +273,7 @@ sys_sysinfo(struct lwp *lp, const uint64_t *args)
 {
 	struct sysinfo si;
 	memset(&si, 0, sizeof(si));
+	vmspace_drain();	/* exited processes' RAM counts as free */
 	unsigned long load[3];
 	si.uptime = (long)(sched_uptime() / 1000000000);
 	sched_loadavg(load);

@@ -241,22 +241,53 @@ pmap_take_host(struct pmap *pm, struct pmap *old)
 /* What threads waiting for their host vmspace to go sleep on. */
 static char pmap_reap_chan;
 
+bool
+pmap_unhost_start(struct pmap *pm)
+{
+	if (!pm->pm_hosted || pm->pm_dying)
+		return pm->pm_dying;
+	/* Outside a kernel thread nothing could wait: vmspace_destroy will. */
+	pm->pm_dying = curthread != NULL && vmspace_kill(pm, cpu_self()) == 0;
+	return pm->pm_dying;
+}
+
+bool
+pmap_unhost_gone(struct pmap *pm)
+{
+	return !pm->pm_dying || vmspace_gone(pm);
+}
+
+void
+pmap_unhost_finish(struct pmap *pm)
+{
+	KASSERT(pmap_unhost_gone(pm), "pmap_unhost_finish: host not gone");
+	if (!pm->pm_hosted)
+		return;
+	vmspace_destroy(pm);
+	pm->pm_hosted = pm->pm_dying = false;
+}
+
+void
+pmap_unhost_sleep(const char *wmesg)
+{
+	/*
+	 * The timeout only guards against a lost interrupt (a kernel
+	 * without the dispatch, in tests).
+	 */
+	tsleep(&pmap_reap_chan, 0, wmesg, 10000000);
+}
+
 void
 pmap_unhost(struct pmap *pm)
 {
-	if (!pm->pm_hosted)
-		return;
 	/*
 	 * The host process goes away in the background; none of pm's pages
-	 * may be reused before it is gone.  The timeout only guards against
-	 * a lost interrupt (a kernel without the dispatch, in tests).
+	 * may be reused before it is gone.
 	 */
-	if (curthread != NULL && vmspace_kill(pm, cpu_self()) == 0) {
-		while (!vmspace_gone(pm))
-			tsleep(&pmap_reap_chan, 0, "unhost", 10000000);
-	}
-	vmspace_destroy(pm);
-	pm->pm_hosted = false;
+	if (pmap_unhost_start(pm))
+		while (!pmap_unhost_gone(pm))
+			pmap_unhost_sleep("unhost");
+	pmap_unhost_finish(pm);
 }
 
 /* INTR_VMSPACE: a vmspace the host took down is gone. */

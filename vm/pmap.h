@@ -37,6 +37,7 @@ struct pmap {
 	uint64_t pm_resident;	/* leaf VPTEs */
 	uint64_t pm_ptpages;	/* page-table pages, the PML4 included */
 	bool pm_hosted;		/* the host vmspace exists */
+	bool pm_dying;		/* ... and goes away in the background */
 };
 
 /* A mapping of a page: on the page's list (vm_page_ext.pv). */
@@ -75,6 +76,18 @@ int pmap_take_host(struct pmap *pm, struct pmap *old);
  * the CPU runs others; pmap_reaped (on INTR_VMSPACE) wakes it.
  */
 void pmap_unhost(struct pmap *pm);
+
+/*
+ * pmap_unhost in steps, for a caller that does not wait.  _start stops
+ * every guest thread of pm's host vmspace: true if the host takes it
+ * down in the background, when pm's pages must not be reused (nor pm
+ * freed) until _gone is true; then INTR_VMSPACE wakes _sleep's sleepers.
+ * _finish destroys what is left of it, once gone.
+ */
+bool pmap_unhost_start(struct pmap *pm);
+bool pmap_unhost_gone(struct pmap *pm);
+void pmap_unhost_finish(struct pmap *pm);
+void pmap_unhost_sleep(const char *wmesg);
 
 /*
  * Frees pm's page-table pages.  pm must map nothing any more, and its

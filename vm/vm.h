@@ -81,6 +81,7 @@ struct vmspace {
 	int vm_nfirst;
 	/* what children touch first (vm_forkhint.c): ours, our parent's */
 	struct vm_forkhint *vm_forkhint, *vm_forkhint_parent;
+	struct vmspace *vm_reapnext;	/* released in the background (vmspace_free) */
 };
 
 /*
@@ -113,9 +114,19 @@ void vmspace_ref(struct vmspace *vm);
 /*
  * Drops a reference; the last one destroys the host vmspace first (so no
  * guest thread of it can run again), then every mapping, page-table page
- * and object reference.
+ * and object reference.  When the host takes its vmspace down in the
+ * background and every mapping is private, a kernel thread does all that
+ * once the host is done, and the caller goes on at once.
  */
 void vmspace_free(struct vmspace *vm);
+
+/*
+ * Waits until every address space vmspace_free releases in the
+ * background is released, with its references to files and its RAM:
+ * before an unmount decides a file system is busy, before free memory is
+ * counted, before a fault short of RAM gives up.  True if it waited.
+ */
+bool vmspace_drain(void);
 
 /*
  * fork: a new address space that copies vm1 as Linux fork does.  Private

@@ -3,6 +3,8 @@
  * sharing, fork and exec, and the VM system's start-up.
  */
 #include "kern/kmem.h"
+#include "kern/thread.h"
+#include "kern/vm_page.h"
 #include "vm/vm.h"
 #include "vm/vm_map.h"
 #include "vm/vm_object.h"
@@ -59,14 +61,12 @@ vmspace_ref(struct vmspace *vm)
 	vm->vm_refcnt++;
 }
 
-void
-vmspace_free(struct vmspace *vm)
+/* What vmspace_free does once vm's host vmspace is gone. */
+static void
+vmspace_release(struct vmspace *vm)
 {
-	KASSERT(vm->vm_refcnt > 0, "vmspace_free: freed vmspace");
-	if (--vm->vm_refcnt > 0)
-		return;
 	/* No guest runs or maps anything after this: no invalidations needed. */
-	pmap_unhost(&vm->vm_pmap);
+	pmap_unhost_finish(&vm->vm_pmap);
 	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
 	    vm_map_max(&vm->vm_map));
 	vm_map_fini(&vm->vm_map);
@@ -74,6 +74,107 @@ vmspace_free(struct vmspace *vm)
 	vm_patch_free(vm);
 	vm_forkhint_free(vm);
 	kmem_cache_free(vmspace_cache, vm);
+}
+
+/*
+ * Address spaces whose host vmspace is going in the background, released
+ * by the vmreap thread once it is gone: an exit need not wait for the
+ * host (a stub's wipe, a mapper round trip of 50-60 us, or a killed
+ * stub's end) before its parent may collect it.  Only an address space
+ * whose every mapping is private waits so (reap_may_wait): its release
+ * changes nothing another process can see (no System V segment's attach
+ * count, no shared object's pages moving) but the references to the
+ * files it mapped and the RAM it frees, which vmspace_drain lets unmount,
+ * the free-memory counts and a fault short of RAM wait out.  Its pages
+ * stay its own meanwhile, out of every other process's reach.
+ */
+#define REAP_FREE_PART	4	/* free RAM below 1/4: released at once */
+
+static struct vmspace *reapq;
+static struct thread *reap_td;
+static char reap_idle;		/* what the thread sleeps on with none queued */
+
+static void
+vmreap(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (reapq == NULL) {
+			wakeup(&reapq);		/* vmspace_drain */
+			tsleep(&reap_idle, 0, "vmreap", 0);
+			continue;
+		}
+		bool released = false;
+		for (struct vmspace **vp = &reapq; *vp != NULL;) {
+			struct vmspace *vm = *vp;
+			if (!pmap_unhost_gone(&vm->vm_pmap)) {
+				vp = &vm->vm_reapnext;
+				continue;
+			}
+			*vp = vm->vm_reapnext;
+			vmspace_release(vm);
+			released = true;
+			break;	/* the release may have slept: from the top */
+		}
+		if (!released)
+			pmap_unhost_sleep("vmreap");
+	}
+}
+
+/*
+ * True if vm's release may wait for its host vmspace in vmreap: in a
+ * kernel thread, with RAM to spare (a process that took most of it gives
+ * it back before its parent learns it ended, as before).
+ */
+static bool
+reap_may_wait(struct vmspace *vm)
+{
+	if (curthread == NULL ||
+	    vmstats.v_free_count < vmstats.v_page_count / REAP_FREE_PART)
+		return false;
+	for (struct vm_map_entry *e = VM_MAP_FIRST(&vm->vm_map);
+	    e != VM_MAP_END(&vm->vm_map); e = e->next)
+		if (e->object != NULL && !(e->eflags & MAP_ENTRY_COW))
+			return false;
+	return true;
+}
+
+/* Queues vm for vmreap; false if that thread cannot start. */
+static bool
+reap_queue(struct vmspace *vm)
+{
+	if (reap_td == NULL) {
+		reap_td = thread_create("vmreap", vmreap, NULL);
+		if (reap_td == NULL)
+			return false;
+		thread_start(reap_td);
+	}
+	vm->vm_reapnext = reapq;
+	reapq = vm;
+	wakeup(&reap_idle);
+	return true;
+}
+
+void
+vmspace_free(struct vmspace *vm)
+{
+	KASSERT(vm->vm_refcnt > 0, "vmspace_free: freed vmspace");
+	if (--vm->vm_refcnt > 0)
+		return;
+	if (reap_may_wait(vm) && pmap_unhost_start(&vm->vm_pmap) &&
+	    !pmap_unhost_gone(&vm->vm_pmap) && reap_queue(vm))
+		return;
+	pmap_unhost(&vm->vm_pmap);
+	vmspace_release(vm);
+}
+
+bool
+vmspace_drain(void)
+{
+	bool waited = reapq != NULL;
+	while (reapq != NULL)
+		tsleep(&reapq, 0, "vmdrain", 10000000);
+	return waited;
 }
 
 /* The host maps va's group at vm's first run (vmspace_activate). */

@@ -14,6 +14,7 @@
 #include "kern/proc.h"
 #include "kern/thread.h"
 #include "kern/vm_page.h"
+#include "vm/vm.h"
 #include "vm/vm_pageout.h"
 
 #define USER_HZ		100		/* clock ticks of /proc and times(2) */
@@ -53,6 +54,7 @@ int
 procfs_meminfo(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
+	vmspace_drain();	/* exited processes' RAM counts as free */
 	uint64_t shmem = shmem_pages(), files, filedirty;
 	vm_pageout_stats(&files, &filedirty);
 	uint64_t bufs = (biostats.bytes + PAGE_SIZE - 1) / PAGE_SIZE;
@@ -88,6 +90,7 @@ int
 procfs_vmstat(struct sbuf *sb, struct proc *p)
 {
 	(void)p;
+	vmspace_drain();	/* exited processes' RAM counts as free */
 	uint64_t shmem = shmem_pages(), files, filedirty;
 	vm_pageout_stats(&files, &filedirty);
 	uint64_t dirty = (biostats.dirtybytes + PAGE_SIZE - 1) / PAGE_SIZE;

@@ -169,6 +169,8 @@ struct vmspace_host {
 	bool reaping;			/* handed to the reaper (trap_reaper.c) */
 	int reaped;			/* the reaper collected it (atomic) */
 	bool wiped;			/* exited and wiped, to recycle (trap_recycle.c) */
+	unsigned early;			/* recycled before destroyed: EARLY_* (atomic) */
+	const char *early_why;		/* why that failed, or NULL */
 	struct trap_params params;	/* what it was made with: its pool */
 	const char *dead_why;
 
@@ -204,8 +206,9 @@ struct vmspace_host *trap_pool_take(const struct trap_params *p);
 /*
  * delta stubs of the pool of p more (or, negative, fewer) are being
  * recycled: the keeper counts them as ready and spawns no stub for them.
+ * Returns how many of its stubs are ready now.
  */
-void trap_pool_recycling(const struct trap_params *p, int delta);
+int trap_pool_recycling(const struct trap_params *p, int delta);
 /* For tests: stubs ready now; *ntaken: how many were handed out. */
 int trap_pool_ready(unsigned *ntaken);
 /* For tests: how many recycled stubs came back to the pool. */
@@ -248,15 +251,36 @@ void trap_reaper_wait(struct vmspace_host *vh);
 
 /*
  * trap_recycle.c.  trap_exit is the backend's kill: the stub of a process
- * that exited is wiped (every host mapping dropped, proven) and counts as
- * gone at once when it can be recycled, else killed as trap_kill_async.
- * trap_recycle (the reaper's) makes a wiped stub as clean as a new one
- * and gives it to the pool, or reaps it.
+ * that exited and can be recycled is wiped (every host mapping dropped,
+ * proven), by a reaper thread when a stub is ready for the next fork and
+ * a core is spare (INTR_VMSPACE to cpu once done), else at once; it
+ * counts as gone once wiped.  Any other is killed as trap_kill_async.
+ * trap_wipe does
+ * the wipe and makes vh gone: true if wiped, false if that failed and
+ * the stub was killed and waited for instead.  trap_recycle (the
+ * reaper's) makes a wiped stub as clean as a new one and gives it to the
+ * pool, or reaps it.
  */
 int trap_exit(struct vmspace_host *vh, struct vcpu *cpu);
+bool trap_wipe(struct vmspace_host *vh);
 void trap_recycle(struct vmspace_host *vh);
 /* trap_reaper.c: has the reaper thread trap_recycle vh (after trap_exit). */
 void trap_recycle_async(struct vmspace_host *vh);
+/*
+ * Recycling that starts once the wipe is done: trap_recycle_early marks
+ * vh so (before its wipe), trap_recycle_wiped (the reaper's, after the
+ * wipe) recycles it, trap_recycle_destroyed (the backend's destroy) says
+ * the kernel forgot it: false if vh is not recycled so.  The second of
+ * the last two gives vh to the pool or reaps it.
+ */
+void trap_recycle_early(struct vmspace_host *vh);
+void trap_recycle_wiped(struct vmspace_host *vh);
+bool trap_recycle_destroyed(struct vmspace_host *vh);
+/*
+ * trap_reaper.c: has a reaper thread trap_wipe vh, ahead of any recycle,
+ * then post INTR_VMSPACE to cpu.  0, or -1 if no reaper thread runs.
+ */
+int trap_wipe_async(struct vmspace_host *vh, struct vcpu *cpu);
 
 /* trap_pool.c: puts a recycled stub among the ready ones; -1 if no room. */
 int trap_pool_put(struct vmspace_host *vh);

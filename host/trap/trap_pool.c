@@ -206,12 +206,14 @@ trap_pool_put(struct vmspace_host *vh)
 	return r;
 }
 
-void
+int
 trap_pool_recycling(const struct trap_params *p, int delta)
 {
+	int nready = 0;
 	pthread_mutex_lock(&keeper.lock);
 	struct stub_pool *sp = pool_of(p);
 	if (sp != NULL) {
+		nready = sp->nready;
 		sp->nrecycling += delta;
 		if (sp->nrecycling < 0)	/* counted before a restart of the pool */
 			sp->nrecycling = 0;
@@ -222,6 +224,7 @@ trap_pool_recycling(const struct trap_params *p, int delta)
 			pthread_cond_broadcast(&keeper.back);
 	}
 	pthread_mutex_unlock(&keeper.lock);
+	return nready;
 }
 
 unsigned

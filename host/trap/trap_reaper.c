@@ -6,8 +6,9 @@
  * exiting thread instead and runs others; the reaper posts INTR_VMSPACE
  * to the CPU that asked once the stub is gone, and only then may the
  * kernel reuse the pages the stub could map (a SIGKILLed stub runs guest
- * code until the host takes its threads off their CPUs).  It also makes
- * the wiped stubs of exited processes clean for the pool (trap_recycle.c).
+ * code until the host takes its threads off their CPUs).  It also wipes
+ * the stubs of exited processes, posting INTR_VMSPACE the same way, and
+ * makes them clean for the pool (trap_recycle.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +21,8 @@ struct reap_req {
 	struct vmspace_host *vh;
 	struct vcpu *cpu;
 	bool recycle;			/* trap_recycle it, not waitpid */
+	bool wipe;			/* trap_wipe it, then post */
+	bool early;			/* recycle it before its destroy */
 	struct reap_req *next;
 };
 
@@ -38,6 +41,8 @@ static struct {
 	.tail = &reaper.head,
 };
 
+static void reaper_queue(struct reap_req *r);
+
 static void *
 reaper_main(void *arg)
 {
@@ -54,9 +59,34 @@ reaper_main(void *arg)
 		if ((reaper.head = r->next) == NULL)
 			reaper.tail = &reaper.head;
 		pthread_mutex_unlock(&reaper.lock);
+		if (r->wipe) {
+			struct vmspace_host *vh = r->vh;
+			bool wiped = trap_wipe(vh);
+			pthread_mutex_lock(&reaper.lock);
+			pthread_cond_broadcast(&reaper.done);
+			if (r->cpu != NULL)
+				cpu_post(r->cpu, INTR_VMSPACE);
+			pthread_mutex_unlock(&reaper.lock);
+			/*
+			 * The kernel may destroy its vmspace from now on; the
+			 * recycle waits behind the wipes queued meanwhile.
+			 */
+			if (wiped) {
+				*r = (struct reap_req){ .vh = vh, .recycle = true,
+				    .early = true };
+				reaper_queue(r);
+			} else {
+				free(r);
+			}
+			pthread_mutex_lock(&reaper.lock);
+			continue;
+		}
 		if (r->recycle) {
 			/* Gone already (trap_exit); nobody waits for it. */
-			trap_recycle(r->vh);
+			if (r->early)
+				trap_recycle_wiped(r->vh);
+			else
+				trap_recycle(r->vh);
 			free(r);
 			pthread_mutex_lock(&reaper.lock);
 			continue;
@@ -94,12 +124,25 @@ reaper_start(void)
 	pthread_attr_destroy(&attr);
 }
 
+/*
+ * Queues r; a wipe goes ahead of the rest: it is short, the dead
+ * process's pages wait for it, and so does its stub's recycle.
+ */
 static void
 reaper_queue(struct reap_req *r)
 {
 	pthread_mutex_lock(&reaper.lock);
-	*reaper.tail = r;
-	reaper.tail = &r->next;
+	if (r->wipe) {
+		struct reap_req **pp = &reaper.head;
+		while (*pp != NULL && (*pp)->wipe)
+			pp = &(*pp)->next;
+		if ((r->next = *pp) == NULL)
+			reaper.tail = &r->next;
+		*pp = r;
+	} else {
+		*reaper.tail = r;
+		reaper.tail = &r->next;
+	}
 	pthread_cond_signal(&reaper.work);
 	pthread_mutex_unlock(&reaper.lock);
 }
@@ -133,6 +176,21 @@ trap_recycle_async(struct vmspace_host *vh)
 	}
 	*r = (struct reap_req){ .vh = vh, .recycle = true };
 	reaper_queue(r);
+}
+
+int
+trap_wipe_async(struct vmspace_host *vh, struct vcpu *cpu)
+{
+	pthread_once(&reaper.once, reaper_start);
+	struct reap_req *r = malloc(sizeof(*r));
+	if (!reaper.running || r == NULL) {
+		free(r);
+		return -1;
+	}
+	*r = (struct reap_req){ .vh = vh, .cpu = cpu, .wipe = true };
+	trap_recycle_early(vh);
+	reaper_queue(r);
+	return 0;
 }
 
 bool

@@ -5,14 +5,27 @@
  * an exited process goes back to the pool instead, once it is as clean
  * as a new one:
  *
- * 1. On the exiting CPU (trap_exit), the mapper drops every host mapping
- *    the stub holds, and the eventfd that only the mapper writes proves it
- *    done: the proof every munmap of a live process rests on.  The guest's
+ * 1. The wipe (trap_wipe): the mapper drops every host mapping the stub
+ *    holds, and the eventfd that only the mapper writes proves it done:
+ *    the proof every munmap of a live process rests on.  The guest's
  *    threads cannot map (the filter), and nothing is mapped again until
  *    the stub is clean and given to a new process, so from then on no
- *    thread of the stub can reach a page of RAM: the kernel may free the
- *    dead process's pages at once (trap_gone), with the guarantee the wait
- *    for a killed stub's end gave (trap_pool.c, trap_reaper.c).
+ *    thread of the stub can reach a page of RAM: the stub counts as gone
+ *    (trap_gone), with the guarantee the wait for a killed stub's end
+ *    gives (trap_pool.c, trap_reaper.c).  When a stub is ready in the pool
+ *    for the next fork and a core has no CPU (density placement: the
+ *    reapers' core), a reaper thread wipes it while the exiting CPU goes
+ *    on, and posts INTR_VMSPACE once it is done; until then it is a
+ *    killed stub's case: the kernel keeps the dead process's pages
+ *    (vmspace_kill's contract; vm_vmspace.c's vmreap releases them), and
+ *    its guest, if it still runs, reaches only those.  "Never later"
+ *    (trap_inval) is about stubs that run again; this one runs no guest
+ *    code before it is clean.  With none ready, the next fork waits for a
+ *    recycle anyway and the reapers are behind: the exiting CPU wipes it
+ *    itself, a mapper round trip (50-60 us in density) that overlaps
+ *    that wait and leaves the reapers to recycling.  With no spare core
+ *    (latency placement on this host) the reapers share the cores of
+ *    spinning CPUs and guests, and the CPU wipes it too.
  *
  * 2. On the reaper thread (trap_recycle), off the critical path.  Thread
  *    0 may have forged its last report and still run: stub code only (no
@@ -64,22 +77,46 @@ recyclable(struct vmspace_host *vh)
 	return __atomic_load_n(&vh->t0.parked, __ATOMIC_ACQUIRE) && vh->t0.tid > 0;
 }
 
+bool
+trap_wipe(struct vmspace_host *vh)
+{
+	/*
+	 * A reaper's wipe: the mapper's munmaps run on a core no CPU runs
+	 * guests on, if there is one, where recycle() puts it anyway.  (Its
+	 * thread 0 is told to quit only after: one that forged its last
+	 * report and still runs would miss a quit posted before it traps.)
+	 */
+	if (__atomic_load_n(&vh->early, __ATOMIC_ACQUIRE) &&
+	    vh->params.stub_core >= 0)
+		(void)cpu_pin_spare(vh->mapper_tid);
+	host_mutex_lock(&vh->lock);
+	(void)trap_inval(vh, 0, VM_MAX_USER_ADDRESS);
+	/* A wipe that failed killed the stub and waited for its end. */
+	bool wiped = !trap_dead(vh);
+	host_mutex_unlock(&vh->lock);
+	vh->wiped = wiped;
+	if (!wiped) {
+		__atomic_store_n(&vh->early, 0, __ATOMIC_RELEASE);	/* reaped */
+		trap_pool_recycling(&vh->params, -1);
+	}
+	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
+	return wiped;
+}
+
 int
 trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 {
 	host_mutex_lock(&vh->lock);
-	bool wipe = recyclable(vh);
-	if (wipe)
-		(void)trap_inval(vh, 0, VM_MAX_USER_ADDRESS);
-	/* A wipe that failed killed the stub and waited for its end. */
-	wipe = wipe && !trap_dead(vh);
+	bool ok = recyclable(vh);
 	host_mutex_unlock(&vh->lock);
-	if (!wipe)
+	if (!ok)
 		return trap_kill_async(vh, cpu);
-	vh->wiped = true;
 	VMSTAT_ADD(wipes, 1);
-	trap_pool_recycling(&vh->params, 1);
-	__atomic_store_n(&vh->reaped, 1, __ATOMIC_RELEASE);
+	bool ready = trap_pool_recycling(&vh->params, 1) > 0;
+	if (ready && cpu_has_spare() && trap_wipe_async(vh, cpu) == 0)
+		VMSTAT_ADD(wipes_reaper, 1);
+	else
+		(void)trap_wipe(vh);
 	return 0;
 }
 
@@ -222,7 +259,11 @@ recycle(struct vmspace_host *vh)
 	if (madvise(vh->ctl + (STUB_SYNC - STUB_CMD), STUB_SLOT(used) - STUB_SYNC,
 	    MADV_REMOVE) < 0)
 		return "its control memory could not be emptied";
-	if (recycle_reset(vh) < 0)
+	/* The kernel may still invalidate (nothing: all is unmapped). */
+	host_mutex_lock(&vh->lock);
+	int rr = recycle_reset(vh);
+	host_mutex_unlock(&vh->lock);
+	if (rr < 0)
 		return "no memory";
 
 	/*
@@ -251,23 +292,24 @@ recycle(struct vmspace_host *vh)
 	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
 	VMSTAT_ADD(recycle_clone_ns, host_nanotime() - t0);
-	vh->wiped = false;
-	__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-void
-trap_recycle(struct vmspace_host *vh)
+/*
+ * Gives recycled vh to the pool (why NULL), or reaps it; p are its
+ * parameters, read before: once in the pool, vh may be taken and gone.
+ */
+static void
+recycle_end(struct vmspace_host *vh, const char *why,
+    const struct trap_params *p)
 {
-	/* Once back in the pool, vh may be taken and gone at once. */
-	struct trap_params p = vh->params;
-	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
-	if (vmspace_stats_enabled())
-		stub_minflt(vh);
-	const char *why = recycle(vh);
-	VMSTAT_ADD(recycle_ns, host_nanotime() - t0);
+	if (why == NULL) {
+		vh->wiped = false;
+		vh->early = 0;
+		__atomic_store_n(&vh->reaped, 0, __ATOMIC_RELEASE);
+	}
 	bool back = why == NULL && trap_pool_put(vh) == 0;
-	trap_pool_recycling(&p, -1);
+	trap_pool_recycling(p, -1);
 	if (back) {
 		VMSTAT_ADD(recycles, 1);
 		return;
@@ -277,4 +319,73 @@ trap_recycle(struct vmspace_host *vh)
 		host_debug("trap: stub %d not recycled: %s", (int)vh->pid, why);
 	vh->wiped = false;
 	trap_reap(vh);
+}
+
+void
+trap_recycle(struct vmspace_host *vh)
+{
+	struct trap_params p = vh->params;
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
+	if (vmspace_stats_enabled())
+		stub_minflt(vh);
+	const char *why = recycle(vh);
+	VMSTAT_ADD(recycle_ns, host_nanotime() - t0);
+	recycle_end(vh, why, &p);
+}
+
+/*
+ * A stub wiped by a reaper is recycled as soon as it is wiped
+ * (trap_recycle_wiped), not when the kernel destroys its vmspace
+ * (trap_recycle_destroyed): the kernel's vmreap thread does that when it
+ * runs, and in density it shares its CPU with the fork loop.  Whichever
+ * of the two comes second ends it: the stub goes to the pool only when
+ * both are done, so that no two vmspaces of the kernel ever name one stub.
+ */
+#define EARLY_ON	1u	/* recycled as soon as wiped */
+#define EARLY_RECYCLED	2u	/* ... and that is done */
+#define EARLY_DESTROYED	4u	/* the kernel destroyed its vmspace */
+
+static void
+early_step(struct vmspace_host *vh, unsigned step)
+{
+	unsigned was = __atomic_fetch_or(&vh->early, step, __ATOMIC_ACQ_REL);
+	if (((was | step) & (EARLY_RECYCLED | EARLY_DESTROYED)) !=
+	    (EARLY_RECYCLED | EARLY_DESTROYED))
+		return;
+	struct trap_params p = vh->params;
+	recycle_end(vh, vh->early_why, &p);
+}
+
+void
+trap_recycle_early(struct vmspace_host *vh)
+{
+	__atomic_store_n(&vh->early, EARLY_ON, __ATOMIC_RELEASE);
+}
+
+void
+trap_recycle_wiped(struct vmspace_host *vh)
+{
+	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
+	trap_stats_log(vh);	/* before recycle_reset zeroes them */
+	if (vmspace_stats_enabled())
+		stub_minflt(vh);
+	const char *why = recycle(vh);
+	VMSTAT_ADD(recycle_ns, host_nanotime() - t0);
+	if (why != NULL) {
+		/* Dead and collected here, not on the CPU that ends it. */
+		trap_kill(vh, NULL);
+		stub_waitpid(vh->pid, NULL);
+		vh->reaping = true;
+	}
+	vh->early_why = why;
+	early_step(vh, EARLY_RECYCLED);
+}
+
+bool
+trap_recycle_destroyed(struct vmspace_host *vh)
+{
+	if (!(__atomic_load_n(&vh->early, __ATOMIC_ACQUIRE) & EARLY_ON))
+		return false;
+	early_step(vh, EARLY_DESTROYED);
+	return true;
 }

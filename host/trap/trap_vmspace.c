@@ -59,6 +59,8 @@ trap_create(int type, void *data)
 static void
 trap_destroy(struct vmspace_host *vh)
 {
+	if (trap_recycle_destroyed(vh))
+		return;
 	trap_stats_log(vh);
 	if (vh->wiped)
 		trap_recycle_async(vh);

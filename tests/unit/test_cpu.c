@@ -1378,9 +1378,15 @@ recycle_main(struct vcpu *cpu, void *arg)
 	unsigned recycled = trap_pool_recycled();
 	(void)wait_ready(2);			/* the keeper made its next one */
 
-	/* The process exits. */
+	/*
+	 * The process exits.  A stub is ready for the next process, so a
+	 * reaper wipes this one (trap_recycle.c): gone once that is done.
+	 */
 	j->inval_rc = vmspace_kill(&j->v, cpu);
-	j->dead_after_inval = vmspace_gone(&j->v);	/* at once */
+	uint64_t gone_by = host_nanotime() + WATCHDOG_NS;
+	while (!vmspace_gone(&j->v) && host_nanotime() < gone_by)
+		sleep_ns(MS / 10);
+	j->dead_after_inval = vmspace_gone(&j->v);
 	uint64_t c1 = count[0];
 	sleep_ns(50 * MS);
 	j->counter[2] = count[0] == c1;		/* and writes no more */
@@ -1396,6 +1402,7 @@ recycle_main(struct vcpu *cpu, void *arg)
 	j->seen = (j->pid == pid) | (vh->t0.tid != pid) << 1 |
 	    (stub_tasks(pid) == 3) << 2 | (!host_mapped(pid, VMT_DATA)) << 3 |
 	    (!host_mapped(pid, SPY_VA)) << 4;
+	cpu_take(cpu);		/* the wipe's INTR_VMSPACE */
 	job_run(cpu, j, 1);
 	job_done(j);
 	vmspace_pool(0);
