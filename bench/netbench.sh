@@ -25,6 +25,8 @@
 # than UML's tap and vkernel's tap than native (throughput over
 # throughput, the other's time over vkernel's).  NBENCH_VKERNEL runs
 # another build's vkernel on the same images (two builds back to back).
+# Below the table, each run of a round-trip row: its mean, median and
+# slowest round trip (a mean far above its median was a stall).
 set -u
 build=${BUILD:-build}
 runs=${NBENCH_RUNS:-3}
@@ -129,6 +131,7 @@ measure() {	# measure ROW TRANSPORT: one figure, the median of $runs
 		     sleep 0.3
 		     if [ "$t" = native ]; then "$netb" "$row" 127.0.0.1 "$p" "$n_rr"
 		     else guest "$t" "$row" "$(peer "$t")" "$p" "$n_rr"; fi |
+			 tee -a "$dir/rr.$row.$t" |
 			 result "$( [ "$row" = tcprr ] && echo tcp || echo udp)-round-trip"
 		     stop "$last" ;;
 		unix) if [ "$t" = native ]; then "$netb" unixpp "$n_rr"
@@ -215,6 +218,14 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	grep -q 'Address family not supported' "$dir/guest.all" 2>/dev/null &&
 	    echo "vkernel: no AF_INET sockets in this kernel yet: only the ICMP row has figures"
 	echo "(AF_UNIX: the tap column is vkernel's, UML's its own, no network involved; '-': not measured)"
+	# Each run's round trips: a mean far above its median is a stall
+	# (netb's STATS), not a slow path.
+	for f in "$dir"/rr.*; do
+		[ -f "$f" ] || continue
+		awk -v w="${f##*/rr.}" '/^RESULT/ { m[++n] = $3 } /^STATS/ { s[++k] = $4 "/" $7 }
+		    END { printf "%s, the runs: mean (median/max) in us:", w
+			for (i = 1; i <= n; i++) printf " %s (%s)", m[i], s[i]; print "" }' "$f"
+	done
 	echo "load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$table"
 cat "$table"
