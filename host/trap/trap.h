@@ -281,7 +281,8 @@ bool trap_tid_new(struct vmspace_host *vh, struct trap_thread *t, pid_t tid);
 int trap_frame_take(struct vmspace_host *vh, struct trap_thread *t);
 void trap_frame_get(struct vmspace_host *vh, struct trap_thread *t,
     struct trapframe *tf, struct vextframe *vf);
-void trap_frame_put(struct trap_thread *t, const struct trapframe *tf,
+void trap_frame_put(struct vmspace_host *vh, struct trap_thread *t,
+    const struct trapframe *tf,
     const struct vextframe *vf);
 void trap_fpu_save(struct trap_thread *t, struct vextframe *vf);
 void trap_fpu_load(struct trap_thread *t, const struct vextframe *vf);
