@@ -120,6 +120,9 @@ struct trap_thread {
 	siginfo_t *si;
 	uint8_t *fpu;
 	uint32_t fpu_size;
+	/* The last image's address (stub's) and its size (trap_frame_take). */
+	uint64_t fpu_at;
+	uint32_t fpu_at_size;
 
 	uint64_t last_fault_va;		/* the page last served in this run */
 	/* A fault passed to the vkernel: its address, error and rip. */

@@ -64,14 +64,27 @@ trap_frame_take(struct vmspace_host *vh, struct trap_thread *t)
 	uint8_t *fp = altstack_ptr(vh, t, fpa, FXSAVE_SIZE, 16);
 	if (fp == NULL)
 		return -1;
-	struct fpx_sw_bytes sw;
-	memcpy(&sw, fp + SW_BYTES_OFF, sizeof(sw));
-	uint32_t size = FXSAVE_SIZE;
-	if (sw.magic1 == FPX_MAGIC1 && sw.xstate_size > FXSAVE_SIZE +
-	    XSAVE_HDR_SIZE && sw.xstate_size <= VX_FPU_SIZE && (fpa & 63) == 0)
-		size = sw.xstate_size;
-	if (altstack_ptr(vh, t, fpa, size, 16) == NULL)
-		return -1;
+	/*
+	 * The image's size, from its software bytes: a line of its own,
+	 * which the host rewrote on the stub's core, read only after the
+	 * pointer to it.  A frame lands where the last one did (the top of
+	 * the signal stack), and the host's size does not change, so the
+	 * size found for an address stands for it: one miss less a trap.
+	 */
+	uint32_t size = t->fpu_at == fpa ? t->fpu_at_size : 0;
+	if (size == 0) {
+		struct fpx_sw_bytes sw;
+		memcpy(&sw, fp + SW_BYTES_OFF, sizeof(sw));
+		size = FXSAVE_SIZE;
+		if (sw.magic1 == FPX_MAGIC1 && sw.xstate_size > FXSAVE_SIZE +
+		    XSAVE_HDR_SIZE && sw.xstate_size <= VX_FPU_SIZE &&
+		    (fpa & 63) == 0)
+			size = sw.xstate_size;
+		if (altstack_ptr(vh, t, fpa, size, 16) == NULL)
+			return -1;
+		t->fpu_at = fpa;
+		t->fpu_at_size = size;
+	}
 	t->fpu = fp;
 	t->fpu_size = size;
 	return 0;
