@@ -403,6 +403,7 @@ sig_kicked(struct stub_thread *t, uint64_t *g)
 			die(STUB_EXIT_LAYOUT);
 		g[G_RSP] = uc;
 		g[G_RIP] = (uint64_t)stub_sig_restart;
+		g[G_EFL] = 0x202;	/* not the guest's, loaded already: no DF, AC */
 	}
 	return true;
 }
