@@ -2,8 +2,11 @@
  * The host-layer benchmark (make bench): what a trap into the vkernel and
  * a page fault cost through the trap backend, in both placements, beside
  * the floor this design cannot beat, measured in the same run: a native
- * getpid, an in-process seccomp SIGSYS trap, and a futex hand-off between
- * two processes.  Figures only; nothing here is asserted.
+ * getpid, an in-process seccomp SIGSYS trap (its delivery to the handler
+ * and its return by rt_sigreturn timed apart, and the same trap resumed
+ * by a jump as the stub resumes it: stub_entry.S, stub_sig_resume), and
+ * a futex hand-off between two processes.  Figures only; nothing here is
+ * asserted.
  *
  * Each figure is the median over runs of each run's median sample (with
  * the range of the run medians), in microseconds.
@@ -37,14 +40,19 @@
 GUEST(bench_syscalls);
 GUEST(bench_touch);
 
-enum { B_GETPID, B_SIGSYS, B_HANDOFF, B_FLOOR, B_SYSCALL, B_FAULT_FILL,
+enum { B_GETPID, B_SIGSYS, B_SIGSYS_IN, B_SIGSYS_OUT, B_SIGSYS_JUMP,
+	B_SIGSYS_JOUT, B_HANDOFF, B_FLOOR, B_SYSCALL, B_FAULT_FILL,
 	B_FAULT_VALID, B_UPGRADE, B_SEQ_READ, B_NFIG };
 
 static const char *const fig_names[B_NFIG] = {
 	"native getpid",
 	"in-process seccomp SIGSYS trap",
+	"  its delivery, syscall to handler",
+	"  its rt_sigreturn, handler to caller",
+	"SIGSYS trap resumed by a jump, no sigreturn",
+	"  its resume (XRSTOR, flags, jmp)",
 	"futex hand-off round trip, 2 processes",
-	"floor: SIGSYS trap + hand-off",
+	"floor: SIGSYS trap (jump) + hand-off",
 	"vmspace syscall round trip",
 	"fault, no VPTE -> kernel fills -> resumed",
 	"fault on a valid VPTE, served in backend",
@@ -100,18 +108,66 @@ bench_getpid(void)
 	return median_us(s, NSYSCALL);
 }
 
+/*
+ * sigsys_jump(uc): the stub's resume without rt_sigreturn, for a frame
+ * whose rcx is its rip (stub_entry.S, stub_sig_resume, without its
+ * checks and kick): the frame's XSAVE image, the flags rt_sigreturn
+ * takes, the registers, a jump through rcx.
+ */
+void sigsys_jump(void *uc) __attribute__((noreturn));
+__asm__(
+	".text\n"
+	"sigsys_jump:\n"
+	"	mov %rdi, %rsp\n"
+	"	mov 224(%rsp), %rsi\n"		/* uc_mcontext.fpregs */
+	"	mov 472(%rsi), %eax\n"		/* its software bytes' xfeatures */
+	"	mov 476(%rsi), %edx\n"
+	"	xrstor64 (%rsi)\n"
+	"	pushfq\n"
+	"	pop %rdx\n"
+	"	and $~0x50dd5, %rdx\n"
+	"	mov 40+17*8(%rsp), %rax\n"
+	"	and $0x50dd5, %rax\n"
+	"	or %rdx, %rax\n"
+	"	mov %rax, -8(%rsp)\n"
+	"	mov 40+0*8(%rsp), %r8\n mov 40+1*8(%rsp), %r9\n"
+	"	mov 40+2*8(%rsp), %r10\n mov 40+3*8(%rsp), %r11\n"
+	"	mov 40+4*8(%rsp), %r12\n mov 40+5*8(%rsp), %r13\n"
+	"	mov 40+6*8(%rsp), %r14\n mov 40+7*8(%rsp), %r15\n"
+	"	mov 40+8*8(%rsp), %rdi\n mov 40+9*8(%rsp), %rsi\n"
+	"	mov 40+10*8(%rsp), %rbp\n mov 40+11*8(%rsp), %rbx\n"
+	"	mov 40+12*8(%rsp), %rdx\n mov 40+13*8(%rsp), %rax\n"
+	"	mov 40+16*8(%rsp), %rcx\n"
+	"	lea -8(%rsp), %rsp\n"
+	"	popfq\n"
+	"	mov 40+15*8(%rsp), %rsp\n"
+	"	jmp *%rcx\n");
+
+static volatile uint64_t sigsys_in, sigsys_out;
+static int sigsys_by_jump;
+
 static void
 sigsys_handler(int sig, siginfo_t *si, void *ucp)
 {
 	(void)sig, (void)si;
+	sigsys_in = host_rdtsc();
 	((ucontext_t *)ucp)->uc_mcontext.gregs[REG_RAX] = 0;
+	sigsys_out = host_rdtsc();
+	if (sigsys_by_jump)
+		sigsys_jump(ucp);
 }
 
-/* A child traps getppid to itself with seccomp and times the round trip. */
-static double
-bench_sigsys(void)
+/*
+ * A child traps getppid to itself with seccomp and times the round trip,
+ * its delivery and its return, resumed by rt_sigreturn, then by a jump
+ * (SA_NODEFER and no mask, as the stub's SIGSYS: the handler runs with
+ * the caller's mask, which stays).  Fills f[B_SIGSYS..B_SIGSYS_JOUT].
+ */
+static void
+bench_sigsys(double *f)
 {
-	uint64_t *s = mmap(NULL, NSYSCALL * 8, PROT_READ | PROT_WRITE,
+	enum { TOTAL, IN, OUT, NPART };
+	uint64_t *s = mmap(NULL, 2 * NPART * NSYSCALL * 8, PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -125,24 +181,39 @@ bench_sigsys(void)
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = sigsys_handler;
-		sa.sa_flags = SA_SIGINFO;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 		sigaction(SIGSYS, &sa, NULL);
 		pin(0);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
 			_exit(1);
-		for (int i = 0; i < NSYSCALL; i++) {
-			uint64_t t0 = host_rdtsc();
-			syscall(SYS_getppid);
-			s[i] = host_rdtsc() - t0;
+		for (int m = 0; m < 2; m++) {
+			uint64_t *sm = s + m * NPART * NSYSCALL;
+			sigsys_by_jump = m;
+			for (int i = 0; i < NSYSCALL; i++) {
+				uint64_t t0 = host_rdtsc();
+				syscall(SYS_getppid);
+				uint64_t t1 = host_rdtsc();
+				sm[TOTAL * NSYSCALL + i] = t1 - t0;
+				sm[IN * NSYSCALL + i] = sigsys_in - t0;
+				sm[OUT * NSYSCALL + i] = t1 - sigsys_out;
+			}
 		}
 		_exit(0);
 	}
 	int status;
 	waitpid(pid, &status, 0);
-	double r = status == 0 ? median_us(s, NSYSCALL) : -1;
-	munmap(s, NSYSCALL * 8);
-	return r;
+	for (int m = 0; m < 2; m++) {
+		uint64_t *sm = s + m * NPART * NSYSCALL;
+		double *fm = &f[m == 0 ? B_SIGSYS : B_SIGSYS_JUMP];
+		for (int p = 0; p < NPART; p++) {
+			if (m == 1 && p == IN)
+				continue;
+			double v = status == 0 ? median_us(sm + p * NSYSCALL, NSYSCALL) : -1;
+			*fm++ = v;
+		}
+	}
+	munmap(s, 2 * NPART * NSYSCALL * 8);
 }
 
 /* Waits for WW_POSTED on w: spins for spin_ns, then sleeps. */
@@ -398,9 +469,12 @@ main(int argc, char **argv)
 		for (int r = 0; r < nruns; r++) {
 			pin(0);
 			fig[col][B_GETPID][r] = bench_getpid();
-			fig[col][B_SIGSYS][r] = bench_sigsys();
+			double f[B_NFIG];
+			bench_sigsys(f);
+			for (int i = B_SIGSYS; i <= B_SIGSYS_JOUT; i++)
+				fig[col][i][r] = f[i];
 			fig[col][B_HANDOFF][r] = bench_handoff(places[col]);
-			fig[col][B_FLOOR][r] = fig[col][B_SIGSYS][r] +
+			fig[col][B_FLOOR][r] = fig[col][B_SIGSYS_JUMP][r] +
 			    fig[col][B_HANDOFF][r];
 		}
 		/* The CPUs are placed among the cores we may use: all of them. */

@@ -665,8 +665,14 @@ postsig(struct lwp *lp)
 		}
 	}
 	syscall_restart(lp, sa);
-	(void)vmspace_thread_ctl(vmspace_host_id(p->p_vmspace), lp->lwp_hostthr,
-	    VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
+	/*
+	 * The FPU state the frame saves.  One not loaded yet (PGEX_FPFAULT:
+	 * a sigreturn, or another handler's clean start, just before this)
+	 * is already in vf; the vmspace's is older, the handler's it ends.
+	 */
+	if (!(lp->lwp_tf.tf_xflags & PGEX_FPFAULT))
+		(void)vmspace_thread_ctl(vmspace_host_id(p->p_vmspace),
+		    lp->lwp_hostthr, VMSPACE_CTL_FPSAVE, NULL, lp->lwp_vf);
 	if (sendsig(lp, &info, sa) < 0) {
 		kprintf_ratelimited("pid %d (%s): cannot deliver signal %d: bad stack\n",
 		    p->p_pid, p->p_comm, sig);

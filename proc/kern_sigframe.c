@@ -28,13 +28,20 @@ struct linux_ucontext {
 };
 _Static_assert(sizeof(struct linux_ucontext) == 304, "Linux ucontext layout");
 
+/*
+ * The XSAVE software bytes (Linux's struct _fpx_sw_bytes) at 464 in the
+ * image: magic1, extended_size, xfeatures (8 bytes), xstate_size.
+ */
+#define FP_SW_OFF	464
+#define FP_SW_SIZE_OFF	16
+
 /* The FPU image in lp's vf and its size (XSAVE software bytes). */
 static uint32_t
 fpu_image_size(const struct vextframe *vf)
 {
 	uint32_t magic, size;
-	memcpy(&magic, vf->vx_fpu + 464, 4);
-	memcpy(&size, vf->vx_fpu + 464 + 12, 4);
+	memcpy(&magic, vf->vx_fpu + FP_SW_OFF, 4);
+	memcpy(&size, vf->vx_fpu + FP_SW_OFF + FP_SW_SIZE_OFF, 4);
 	if (magic == FP_MAGIC1 && size >= 512 + 64 && size + 4 <= VX_FPU_SIZE)
 		return size;
 	return 512;
@@ -149,10 +156,10 @@ sigreturn_frame(struct lwp *lp)
 	if (fpaddr != 0) {
 		uint32_t fpsize = 512;
 		uint8_t sw[48];
-		if (copyin(fpaddr + 464, sw, sizeof(sw)) == 0) {
+		if (copyin(fpaddr + FP_SW_OFF, sw, sizeof(sw)) == 0) {
 			uint32_t magic, size;
 			memcpy(&magic, sw, 4);
-			memcpy(&size, sw + 12, 4);
+			memcpy(&size, sw + FP_SW_SIZE_OFF, 4);
 			if (magic == FP_MAGIC1 && size >= 576 && size <= VX_FPU_SIZE)
 				fpsize = size;
 		}

@@ -84,6 +84,14 @@
 #define STUB_UT_CONVERT		(STUB_UT_OFF + 8 * 19)
 /* The slot page's stage-trace stamps (struct stub_trace), its offset. */
 #define STUB_TR_OFF		0x300
+/*
+ * The trampoline's stack: the rest of the slot page, [STUB_UT_STACK_LO,
+ * STUB_UT_STACK).  Not the signal stack, where only handlers run: a kick
+ * that finds its thread's stack in the signal stack interrupted a
+ * handler, one that finds it here the trampoline (stub.c).
+ */
+#define STUB_UT_STACK_LO	0x400
+#define STUB_UT_STACK		STUB_PAGE
 /* Register order in the record. */
 #define UT_RAX	0
 #define UT_RBX	1
@@ -101,6 +109,9 @@
 #define UT_R13	13
 #define UT_R14	14
 #define UT_R15	15
+/* Offsets in struct stub_thread, for the stub's assembly. */
+#define STUB_T_KICK		8
+#define STUB_T_SIGMASKED	0x54
 /* stub_thread.signo of a trampoline's report: no signal, no frame. */
 #define STUB_SIG_UTRAP		0x100
 
@@ -245,6 +256,12 @@ struct stub_thread {
 	 * thread has exited (set_tid_address).
 	 */
 	uint32_t tid;
+	/*
+	 * The SIGSYS handler found a signal mask (forged: the vkernel's
+	 * resumes have none): it returns through rt_sigreturn, which loads
+	 * the frame's, then clears this (stub_entry.S).
+	 */
+	uint32_t sigmasked;
 };
 
 /*
@@ -273,9 +290,14 @@ struct stub_trace {
 };
 
 _Static_assert(sizeof(struct stub_op) == STUB_OP_SIZE, "stub_op layout");
+_Static_assert(__builtin_offsetof(struct stub_thread, kick) == STUB_T_KICK &&
+    __builtin_offsetof(struct stub_thread, sigmasked) == STUB_T_SIGMASKED,
+    "stub_thread layout");
 _Static_assert(sizeof(struct stub_thread) <= STUB_UT_OFF, "trampoline record overlaps");
 _Static_assert(STUB_UT_OFF + sizeof(struct stub_utrap) <= STUB_TR_OFF,
     "trace stamps overlap the trampoline record");
+_Static_assert(STUB_TR_OFF + sizeof(struct stub_trace) <= STUB_UT_STACK_LO,
+    "the trampoline's stack overlaps the trace stamps");
 _Static_assert(STUB_UT_CONVERT == STUB_UT_OFF + __builtin_offsetof(struct stub_utrap, convert),
     "trampoline record layout");
 _Static_assert(sizeof(struct stub_area) == STUB_AREA_SIZE, "stub_area layout");

@@ -120,6 +120,9 @@ struct trap_thread {
 	siginfo_t *si;
 	uint8_t *fpu;
 	uint32_t fpu_size;
+	/* The last image's address (stub's) and its size (trap_frame_take). */
+	uint64_t fpu_at;
+	uint32_t fpu_at_size;
 
 	uint64_t last_fault_va;		/* the page last served in this run */
 	/* A fault passed to the vkernel: its address, error and rip. */
@@ -305,7 +308,8 @@ bool trap_tid_new(struct vmspace_host *vh, struct trap_thread *t, pid_t tid);
 int trap_frame_take(struct vmspace_host *vh, struct trap_thread *t);
 void trap_frame_get(struct vmspace_host *vh, struct trap_thread *t,
     struct trapframe *tf, struct vextframe *vf);
-void trap_frame_put(struct trap_thread *t, const struct trapframe *tf,
+void trap_frame_put(struct vmspace_host *vh, struct trap_thread *t,
+    const struct trapframe *tf,
     const struct vextframe *vf);
 void trap_fpu_save(struct trap_thread *t, struct vextframe *vf);
 void trap_fpu_load(struct trap_thread *t, const struct vextframe *vf);

@@ -64,14 +64,27 @@ trap_frame_take(struct vmspace_host *vh, struct trap_thread *t)
 	uint8_t *fp = altstack_ptr(vh, t, fpa, FXSAVE_SIZE, 16);
 	if (fp == NULL)
 		return -1;
-	struct fpx_sw_bytes sw;
-	memcpy(&sw, fp + SW_BYTES_OFF, sizeof(sw));
-	uint32_t size = FXSAVE_SIZE;
-	if (sw.magic1 == FPX_MAGIC1 && sw.xstate_size > FXSAVE_SIZE +
-	    XSAVE_HDR_SIZE && sw.xstate_size <= VX_FPU_SIZE && (fpa & 63) == 0)
-		size = sw.xstate_size;
-	if (altstack_ptr(vh, t, fpa, size, 16) == NULL)
-		return -1;
+	/*
+	 * The image's size, from its software bytes: a line of its own,
+	 * which the host rewrote on the stub's core, read only after the
+	 * pointer to it.  A frame lands where the last one did (the top of
+	 * the signal stack), and the host's size does not change, so the
+	 * size found for an address stands for it: one miss less a trap.
+	 */
+	uint32_t size = t->fpu_at == fpa ? t->fpu_at_size : 0;
+	if (size == 0) {
+		struct fpx_sw_bytes sw;
+		memcpy(&sw, fp + SW_BYTES_OFF, sizeof(sw));
+		size = FXSAVE_SIZE;
+		if (sw.magic1 == FPX_MAGIC1 && sw.xstate_size > FXSAVE_SIZE +
+		    XSAVE_HDR_SIZE && sw.xstate_size <= VX_FPU_SIZE &&
+		    (fpa & 63) == 0)
+			size = sw.xstate_size;
+		if (altstack_ptr(vh, t, fpa, size, 16) == NULL)
+			return -1;
+		t->fpu_at = fpa;
+		t->fpu_at_size = size;
+	}
 	t->fpu = fp;
 	t->fpu_size = size;
 	return 0;
@@ -111,47 +124,71 @@ trap_frame_get(struct vmspace_host *vh, struct trap_thread *t,
 	}
 }
 
+/* Stores v at *w only if it differs (see trap_frame_put). */
+static inline void
+put_if(greg_t *w, uint64_t v)
+{
+	if ((uint64_t)*w != v)
+		*w = (greg_t)v;
+}
+
 /*
  * Writes the registers to resume with.  The host's rt_sigreturn keeps the
  * privileged flags whatever we write, and loads CS and SS as its own
  * sigreturn would (RPL 3; one user mode may not use faults, and the
  * guest gets that #GP); the signal mask and signal stack are reset so
  * that a guest cannot keep a forged mask (which would block the kick)
- * beyond one trap.
+ * beyond one trap that returns through rt_sigreturn (a SIGSYS handler
+ * mostly resumes by a jump, with the mask it ran with: stub_entry.S).
+ *
+ * Only what changed is written: the host wrote the frame on the stub's
+ * core, we read it on ours, and a line we leave alone stays in both
+ * caches, so the stub's resume reads it without a miss (a getpid
+ * changes rax alone).  The bases, likewise, only if they are not those
+ * the stub reported.
  */
 void
-trap_frame_put(struct trap_thread *t, const struct trapframe *tf,
-    const struct vextframe *vf)
+trap_frame_put(struct vmspace_host *vh, struct trap_thread *t,
+    const struct trapframe *tf, const struct vextframe *vf)
 {
 	greg_t *g = t->uc->uc_mcontext.gregs;
 
-	g[REG_RDI] = (greg_t)tf->tf_rdi;
-	g[REG_RSI] = (greg_t)tf->tf_rsi;
-	g[REG_RDX] = (greg_t)tf->tf_rdx;
-	g[REG_RCX] = (greg_t)tf->tf_rcx;
-	g[REG_R8] = (greg_t)tf->tf_r8;
-	g[REG_R9] = (greg_t)tf->tf_r9;
-	g[REG_RAX] = (greg_t)tf->tf_rax;
-	g[REG_RBX] = (greg_t)tf->tf_rbx;
-	g[REG_RBP] = (greg_t)tf->tf_rbp;
-	g[REG_R10] = (greg_t)tf->tf_r10;
-	g[REG_R11] = (greg_t)tf->tf_r11;
-	g[REG_R12] = (greg_t)tf->tf_r12;
-	g[REG_R13] = (greg_t)tf->tf_r13;
-	g[REG_R14] = (greg_t)tf->tf_r14;
-	g[REG_R15] = (greg_t)tf->tf_r15;
-	g[REG_RIP] = (greg_t)tf->tf_rip;
-	g[REG_EFL] = (greg_t)tf->tf_rflags;
-	g[REG_RSP] = (greg_t)tf->tf_rsp;
+	put_if(&g[REG_RDI], tf->tf_rdi);
+	put_if(&g[REG_RSI], tf->tf_rsi);
+	put_if(&g[REG_RDX], tf->tf_rdx);
+	put_if(&g[REG_RCX], tf->tf_rcx);
+	put_if(&g[REG_R8], tf->tf_r8);
+	put_if(&g[REG_R9], tf->tf_r9);
+	put_if(&g[REG_RAX], tf->tf_rax);
+	put_if(&g[REG_RBX], tf->tf_rbx);
+	put_if(&g[REG_RBP], tf->tf_rbp);
+	put_if(&g[REG_R10], tf->tf_r10);
+	put_if(&g[REG_R11], tf->tf_r11);
+	put_if(&g[REG_R12], tf->tf_r12);
+	put_if(&g[REG_R13], tf->tf_r13);
+	put_if(&g[REG_R14], tf->tf_r14);
+	put_if(&g[REG_R15], tf->tf_r15);
+	put_if(&g[REG_RIP], tf->tf_rip);
+	put_if(&g[REG_EFL], tf->tf_rflags);
+	put_if(&g[REG_RSP], tf->tf_rsp);
 	uint64_t cs = tf->tf_cs != 0 ? tf->tf_cs & 0xffff : GSEL_UCODE;
 	uint64_t ss = tf->tf_ss != 0 ? tf->tf_ss & 0xffff : GSEL_UDATA;
-	g[REG_CSGSFS] = (greg_t)(((uint64_t)g[REG_CSGSFS] & 0x0000ffffffff0000UL) |
+	put_if(&g[REG_CSGSFS], ((uint64_t)g[REG_CSGSFS] & 0x0000ffffffff0000UL) |
 	    cs | ss << 48);
-	sigemptyset(&t->uc->uc_sigmask);
-	t->uc->uc_stack.ss_sp = (void *)STUB_SLOT_ALTSTACK(t->n);
-	t->uc->uc_stack.ss_size = STUB_ALTSTACK_SIZE;
-	t->uc->uc_stack.ss_flags = 0;
-	if (vf != NULL) {
+	/* The host's mask is the first 8 bytes of glibc's 128. */
+	uint64_t mask;
+	memcpy(&mask, &t->uc->uc_sigmask, sizeof(mask));
+	if (mask != 0)
+		memset(&t->uc->uc_sigmask, 0, sizeof(mask));
+	stack_t *ss_ = &t->uc->uc_stack;
+	if (ss_->ss_sp != (void *)STUB_SLOT_ALTSTACK(t->n))
+		ss_->ss_sp = (void *)STUB_SLOT_ALTSTACK(t->n);
+	if (ss_->ss_size != STUB_ALTSTACK_SIZE)
+		ss_->ss_size = STUB_ALTSTACK_SIZE;
+	if (ss_->ss_flags != 0)
+		ss_->ss_flags = 0;
+	if (vf != NULL && (!vh->cmd->fsgsbase ||
+	    vf->vx_fsbase != t->thr->fsbase || vf->vx_gsbase != t->thr->gsbase)) {
 		t->thr->set_fsbase = vf->vx_fsbase;
 		t->thr->set_gsbase = vf->vx_gsbase;
 		t->thr->set_bases = 1;

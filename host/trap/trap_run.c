@@ -420,7 +420,7 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	t->fresh = false;
 	trap_follow_cpu(vh, t);
 	if (!t->utrap)
-		trap_frame_put(t, tf, vf);
+		trap_frame_put(vh, t, tf, vf);
 	t->last_fault_va = UINT64_MAX;	/* the loop guard counts within a run */
 	if (t->kfault_va != UINT64_MAX && tf->tf_rip != t->kfault_rip)
 		t->kfault_va = UINT64_MAX;	/* off to a signal handler */

@@ -38,6 +38,7 @@ trap_thread_init(struct vmspace_host *vh, struct trap_thread *t, int n)
 	t->kfault_va = UINT64_MAX;
 	t->last_fault_va = UINT64_MAX;
 	t->core = -1;
+	t->fpu_at = 0;			/* no image size known yet */
 }
 
 void

@@ -53,6 +53,7 @@
 #define O_CLOEXEC		02000000
 #define MAP_FIXED_NOREPLACE	0x100000
 #define SA_SIGINFO		0x00000004
+#define SA_NODEFER		0x40000000
 #define SA_ONSTACK		0x08000000
 #define SA_RESTORER		0x04000000
 #define SIG_SETMASK		2
@@ -92,7 +93,10 @@ extern char stub_restorer[];
 extern char __stub_end[];
 extern char stub_utrap_restore[], stub_utrap_trap[], stub_utrap_end[];
 extern char stub_utrap_table[], stub_utrap_near[];
+extern char stub_sig_restart[], stub_sig_jump[];
 int stub_utrap_wait(struct stub_thread *t);
+void stub_sig_resume(void *uc) __attribute__((noreturn));
+void stub_sig_kicked(struct stub_thread *t, void *uc);
 
 static inline long
 sys6(long nr, long a, long b, long c, long d, long e, long f)
@@ -270,8 +274,22 @@ load_bases(struct stub_thread *t)
  */
 /* The general registers of a signal frame (ucontext_t.uc_mcontext). */
 #define UC_GREGS	40
+#define UC_SIGMASK	296	/* the host's 8 bytes of uc_sigmask */
 enum { G_R8, G_R9, G_R10, G_R11, G_R12, G_R13, G_R14, G_R15, G_RDI, G_RSI,
 	G_RBP, G_RBX, G_RDX, G_RAX, G_RCX, G_RSP, G_RIP, G_EFL };
+
+/*
+ * A thread's gs base before its first resume: the slot, with patching,
+ * as load_bases leaves it for a guest's 0.  The stub's bases are then
+ * always those it reports (store_bases), and the vkernel asks it to load
+ * only others.
+ */
+static void
+first_bases(struct stub_thread *t)
+{
+	if (boot_page()->utrap)
+		__asm__ volatile ("wrgsbase %0" : : "r"((uint64_t)t));
+}
 
 static inline struct stub_utrap *
 utrap_record(struct stub_thread *t)
@@ -324,14 +342,14 @@ static bool
 utrap_kicked(struct stub_thread *t, uint64_t *g)
 {
 	uint64_t rip = g[G_RIP], rsp = g[G_RSP];
-	uint64_t stack = (uint64_t)t + STUB_PAGE;
 	bool resumed = rip >= (uint64_t)stub_utrap_restore &&
 	    rip < (uint64_t)stub_utrap_trap;
 
 	if (!resumed) {
 		bool inside = (rip >= STUB_UTRAP_ENTRY0 &&
 		    rip < (uint64_t)stub_utrap_end) ||
-		    (rsp >= stack && rsp <= (uint64_t)t + STUB_THREAD_SIZE);
+		    (rsp >= (uint64_t)t + STUB_UT_STACK_LO &&
+		    rsp <= (uint64_t)t + STUB_UT_STACK);
 		if (!inside)
 			return false;
 		if (!(__atomic_load_n(&t->reply, __ATOMIC_ACQUIRE) & WW_POSTED) ||
@@ -357,18 +375,72 @@ utrap_kicked(struct stub_thread *t, uint64_t *g)
 	return false;
 }
 
+/*
+ * A kick that interrupted a SIGSYS handler: SIGSYS blocks nothing
+ * (install_handlers), and every other handler blocks the kick.  The
+ * handler looks at thread->kick itself before the guest goes on
+ * (stub_entry.S, stub_sig_restart), so the kick is dropped, and one
+ * that landed in the resume puts the thread back to that look.  One
+ * that landed on the resume's last jump finds the guest's state but
+ * rip, which is then completed: the kick is the guest's.  Returns true
+ * if the kick is to be dropped.
+ */
+static bool
+sig_kicked(struct stub_thread *t, uint64_t *g)
+{
+	uint64_t rip = g[G_RIP], rsp = g[G_RSP];
+	uint64_t lo = (uint64_t)t + STUB_PAGE, hi = (uint64_t)t + STUB_THREAD_SIZE;
+
+	if (rip == (uint64_t)stub_sig_jump) {
+		g[G_RIP] = g[G_RCX];
+		return false;
+	}
+	if (rsp < lo || rsp > hi || rip < STUB_BASE || rip >= STUB_IMAGE_END)
+		return false;
+	if (rip >= (uint64_t)stub_sig_restart && rip < (uint64_t)stub_sig_jump) {
+		uint64_t uc = t->ucontext;
+		if (uc < lo || uc >= hi || (uc & 15) != 0)
+			die(STUB_EXIT_LAYOUT);
+		g[G_RSP] = uc;
+		g[G_RIP] = (uint64_t)stub_sig_restart;
+		g[G_EFL] = 0x202;	/* not the guest's, loaded already: no DF, AC */
+	}
+	return true;
+}
+
 static void
 stub_handler(int sig, void *si, void *uc)
 {
 	struct stub_thread *t = thread_self();
+	uint64_t *g = (uint64_t *)((char *)uc + UC_GREGS);
 
-	if (sig == STUB_SIGKICK && !__atomic_load_n(&t->kick, __ATOMIC_ACQUIRE))
-		return;
-	if (sig == STUB_SIGKICK && boot_page()->utrap &&
-	    utrap_kicked(t, (uint64_t *)((char *)uc + UC_GREGS)))
-		return;
+	if (sig == STUB_SIGKICK) {
+		if (!__atomic_load_n(&t->kick, __ATOMIC_ACQUIRE) ||
+		    sig_kicked(t, g) ||
+		    (boot_page()->utrap && utrap_kicked(t, g)))
+			return;
+	}
+	if (sig == SIGSYS && *(uint64_t *)((char *)uc + UC_SIGMASK) != 0)
+		t->sigmasked = 1;
 	t->signo = (uint64_t)sig;
 	t->siginfo = (uint64_t)si;
+	t->ucontext = (uint64_t)uc;
+	if (cmd_page()->fsgsbase)
+		store_bases(t);
+	report(t, true);
+	if (sig == SIGSYS)
+		stub_sig_resume(uc);
+}
+
+/*
+ * The vkernel kicked a thread whose SIGSYS handler had its reply
+ * (stub_entry.S, stub_sig_restart): the frame, as the vkernel left it
+ * to resume with, is the guest's state, reported for the kick.
+ */
+void
+stub_sig_kicked(struct stub_thread *t, void *uc)
+{
+	t->signo = STUB_SIGKICK;
 	t->ucontext = (uint64_t)uc;
 	if (cmd_page()->fsgsbase)
 		store_bases(t);
@@ -431,6 +503,14 @@ set_altstack(uint64_t n)
 		die(STUB_EXIT_SIGNALS);
 }
 
+/*
+ * Every handler but SIGSYS's blocks all signals and returns through
+ * rt_sigreturn, which restores the guest's mask.  SIGSYS, the one on
+ * every unpatched system call, blocks nothing (SA_NODEFER, an empty
+ * mask): it runs with the guest's mask and so can resume the guest
+ * without rt_sigreturn (stub_entry.S, stub_sig_resume); a kick may land
+ * in it (sig_kicked).
+ */
 static void
 install_handlers(void)
 {
@@ -438,15 +518,20 @@ install_handlers(void)
 	    SIGTRAP, STUB_SIGKICK };
 	struct k_sigaction sa = {
 		.handler = (void *)stub_handler,
-		.flags = SA_SIGINFO | SA_ONSTACK | SA_RESTORER,
 		.restorer = stub_restorer,
-		.mask = ~0UL,
 	};
 
 	set_altstack(0);
-	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sa.flags = SA_SIGINFO | SA_ONSTACK | SA_RESTORER;
+		sa.mask = ~0UL;
+		if (sigs[i] == SIGSYS) {
+			sa.flags |= SA_NODEFER;
+			sa.mask = 0;
+		}
 		if (sys4(SYS_rt_sigaction, sigs[i], &sa, 0, 8) != 0)
 			die(STUB_EXIT_SIGNALS);
+	}
 }
 
 static void
@@ -485,6 +570,7 @@ stub_start_guest(void)
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
 	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
 		die(STUB_EXIT_FILTER);
+	first_bases((struct stub_thread *)STUB_THREAD);
 	/* The first trap: the vkernel answers it with the guest's registers. */
 	__asm__ volatile ("int3");
 	for (;;)
@@ -508,6 +594,7 @@ stub_thread_main(void)
 	sys4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8);
 	if (sys3(SYS_seccomp, 1, 0, STUB_BOOT) != 0)
 		die(STUB_EXIT_FILTER);
+	first_bases(t);
 	__asm__ volatile ("int3");
 	for (;;)
 		__asm__ volatile ("ud2");

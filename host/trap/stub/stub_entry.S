@@ -302,8 +302,11 @@ stub_utrap_slot:
 	mov	%r11d, %eax
 	put_if	%rax, STUB_UT_ENTRY, %rcx
 	shr	$32, %r11
-	/* On the top of the slot's signal stack, free while no handler runs. */
-	lea	STUB_THREAD_SIZE(%rcx), %rsp
+	/*
+	 * On the slot page's own stack, not the signal stack: a kick tells
+	 * the trampoline from a SIGSYS handler by where its stack is.
+	 */
+	lea	STUB_UT_STACK(%rcx), %rsp
 	pushfq
 	pop	%rax
 	and	$~0x8d5, %rax			/* OF SF ZF AF PF CF: from lahf */
@@ -323,7 +326,7 @@ stub_utrap_slot:
 	 */
 	.globl	stub_utrap_restore
 stub_utrap_restore:
-	lea	-STUB_THREAD_SIZE(%rsp), %r11
+	lea	-STUB_UT_STACK(%rsp), %r11
 	movl	$0, 4(%r11)			/* thread->reply: consumed */
 	test	%eax, %eax
 	jnz	2f
@@ -419,6 +422,130 @@ stub_utrap_near:
 	.set	utk, utk + 1
 	.endr
 	.balign	STUB_PAGE
+
+/*
+ * The end of a SIGSYS handler, its reply taken (stub.c): the guest goes
+ * on from the frame at uc, as the vkernel left it, without the host's
+ * rt_sigreturn where a jump will do.  SIGSYS is delivered with
+ * SA_NODEFER and no mask, so the handler runs with the guest's signal
+ * mask and nothing is to be restored but the registers: the FPU state
+ * (XRSTOR of the frame's XSAVE image, as rt_sigreturn would: the host
+ * gave the handler a fresh one), the flags rt_sigreturn takes from a
+ * frame, the general registers, and a jump through rcx, which holds the
+ * rip after every return from a system call (the syscall instruction put
+ * it there).  Anything else -- other segments, a trap flag to set, a
+ * frame without an XSAVE image, rcx not the rip (a signal handler, a
+ * restarted call, execve) -- takes the host's rt_sigreturn.
+ *
+ * The kick (SIGKICK) is not blocked here.  From stub_sig_restart on, the
+ * code depends on nothing but rsp, the frame's ucontext: a kick that
+ * lands before the jump puts its thread back to stub_sig_restart
+ * (stub.c, sig_kicked), which looks at thread->kick before it resumes
+ * and, if the vkernel kicked, reports the frame as the kick's.  One that
+ * lands on the jump itself finds everything the guest's but rip.
+ *
+ * Runs on the signal stack below the frame; the thread's slot comes from
+ * rsp as in thread_self.  Nothing here is a privilege: it loads what a
+ * guest could load itself.
+ */
+#define UC_GREG(r)	(40 + 8 * (r))	/* ucontext: uc_mcontext.gregs[r] */
+#define G_R8	0
+#define G_R9	1
+#define G_R10	2
+#define G_R11	3
+#define G_R12	4
+#define G_R13	5
+#define G_R14	6
+#define G_R15	7
+#define G_RDI	8
+#define G_RSI	9
+#define G_RBP	10
+#define G_RBX	11
+#define G_RDX	12
+#define G_RAX	13
+#define G_RCX	14
+#define G_RSP	15
+#define G_RIP	16
+#define G_EFL	17
+#define G_CSGSFS 18			/* cs, gs, fs, ss: 16 bits each */
+#define UC_FPREGS	224		/* uc_mcontext.fpregs */
+#define FPX_SW		464		/* struct _fpx_sw_bytes in the image */
+#define FP_XSTATE_MAGIC1 0x46505853
+#define USER_CS		0x33		/* the host's 64-bit user segments */
+#define USER_DS		0x2b
+/* AC OF DF TF SF ZF AF PF CF RF: what rt_sigreturn takes from a frame */
+#define RFLAGS_FIX	0x50dd5
+#define RFLAGS_TF	0x100
+
+	.text
+	.globl	stub_sig_resume, stub_sig_restart, stub_sig_jump
+stub_sig_resume:
+	mov	%rdi, %rsp
+stub_sig_restart:
+	movabs	$STUB_THREAD, %rax
+	mov	%rsp, %rdi
+	sub	%rax, %rdi
+	and	$-STUB_THREAD_SIZE, %rdi
+	add	%rax, %rdi			/* the slot */
+	cmpl	$0, STUB_T_KICK(%rdi)
+	jne	.Lsig_kicked
+	cmpl	$0, STUB_T_SIGMASKED(%rdi)
+	jne	.Lsig_unmask
+	cmpw	$USER_CS, UC_GREG(G_CSGSFS)(%rsp)
+	jne	.Lsig_slow
+	cmpw	$USER_DS, UC_GREG(G_CSGSFS) + 6(%rsp)
+	jne	.Lsig_slow
+	mov	UC_GREG(G_RIP)(%rsp), %rcx
+	cmp	UC_GREG(G_RCX)(%rsp), %rcx
+	jne	.Lsig_slow
+	testl	$RFLAGS_TF, UC_GREG(G_EFL)(%rsp)
+	jnz	.Lsig_slow
+	mov	UC_FPREGS(%rsp), %rsi
+	test	$63, %sil
+	jnz	.Lsig_slow
+	cmpl	$FP_XSTATE_MAGIC1, FPX_SW(%rsi)
+	je	.Lsig_fast
+.Lsig_unmask:
+	movl	$0, STUB_T_SIGMASKED(%rdi)	/* the vkernel emptied the frame's */
+.Lsig_slow:
+	mov	$SYS_rt_sigreturn, %eax		/* reads the frame at rsp - 8 */
+	syscall
+	ud2
+.Lsig_kicked:
+	mov	%rsp, %rsi
+	call	stub_sig_kicked			/* (slot, uc): reports the kick */
+	jmp	stub_sig_restart
+.Lsig_fast:
+	mov	FPX_SW + 8(%rsi), %eax		/* the image's features */
+	mov	FPX_SW + 12(%rsi), %edx
+	xrstor64 (%rsi)
+	/* The flags as rt_sigreturn makes them, kept in the red zone. */
+	pushfq
+	pop	%rdx
+	and	$~RFLAGS_FIX, %rdx
+	mov	UC_GREG(G_EFL)(%rsp), %rax
+	and	$RFLAGS_FIX, %rax
+	or	%rdx, %rax
+	mov	%rax, -8(%rsp)
+	mov	UC_GREG(G_R8)(%rsp), %r8
+	mov	UC_GREG(G_R9)(%rsp), %r9
+	mov	UC_GREG(G_R10)(%rsp), %r10
+	mov	UC_GREG(G_R11)(%rsp), %r11
+	mov	UC_GREG(G_R12)(%rsp), %r12
+	mov	UC_GREG(G_R13)(%rsp), %r13
+	mov	UC_GREG(G_R14)(%rsp), %r14
+	mov	UC_GREG(G_R15)(%rsp), %r15
+	mov	UC_GREG(G_RDI)(%rsp), %rdi
+	mov	UC_GREG(G_RSI)(%rsp), %rsi
+	mov	UC_GREG(G_RBP)(%rsp), %rbp
+	mov	UC_GREG(G_RBX)(%rsp), %rbx
+	mov	UC_GREG(G_RDX)(%rsp), %rdx
+	mov	UC_GREG(G_RAX)(%rsp), %rax
+	lea	-8(%rsp), %rsp
+	popfq					/* no flag changes after this */
+	mov	UC_GREG(G_RSP)(%rsp), %rsp
+stub_sig_jump:
+	jmp	*%rcx
 
 /*
  * Continues the start on the top of the signal stack, so that the host's
