@@ -18,13 +18,13 @@
 # its flood, epoll and poll servers, many sockets, abused sockets, raw
 # sockets of UDP and of everything, an ICMP flood with IP_HDRINCL), and
 # the copies between descriptors (splice, tee, vmsplice, sendfile),
-# pidfds, personality and utime;
+# pidfds, personality, utime and signal-driven I/O (sigio);
 # "waiting", those that do not pass yet (none; sockdiag asks for
 # NETLINK_SOCK_DIAG, which vkernel does not have); "all" (make
 # test-threads); or a list of stressors.  STRESSNG_NCPUS: the -n values
 # (default 1); STRESSNG_SECONDS: each run's length (default 3).
 . "$(dirname "$0")/lib.sh"
-today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify timer sock udp udp-flood epoll poll sockmany sockabuse rawudp rawsock icmp-flood splice tee vm-splice sendfile pidfd personality utime"
+today="signal switch pthread futex clone fork sockpair sockfd shm shm-sysv memfd sem sem-sysv msg eventfd timerfd sigfd inotify timer sock udp udp-flood epoll poll sockmany sockabuse rawudp rawsock icmp-flood splice tee vm-splice sendfile pidfd personality utime sigio"
 waiting=""
 case ${STRESSNG_SET:-today} in
 today) stressors=$today ;;
