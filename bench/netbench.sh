@@ -6,7 +6,7 @@
 #   native   both ends on the host's loopback
 #   tap      vkernel -I vknb0:10.98.0.2/24 in a namespace made here, the
 #            host end on the tap's side, 10.98.0.1
-#   slirp    vkernel -I slirp,hostfwd=...: the host end on the loopback,
+#   slirp    vkernel -I slirp,restrict=on,hostfwd=...: the host end on the loopback,
 #            the guest reaching it as 10.0.2.2, and a forward back
 #   UML      User-Mode Linux (UML, default linux.uml) booted on the same
 #            initramfs with its tap transport (eth0=tuntap) on a second
@@ -92,7 +92,7 @@ guest() {
 		eth0=tuntap,vknbu0,fe:fd:0a:62:01:02 nbmtu="$mtu" "$@" con0=fd:0,fd:1 con=null \
 		quiet < /dev/null 2> "$dir/uml.log" | tr -d '\r' > "$dir/gout.$t" ;;
 	slirp) timeout 60 "$vk" -m 256m --initramfs "$build/nbench.cpio" \
-	    -I "slirp,hostfwd=tcp:127.0.0.1:$((p + 1))-:$p" -- /t/netb "$@" \
+	    -I "slirp,restrict=on,hostfwd=tcp:127.0.0.1:$((p + 1))-:$p" -- /t/netb "$@" \
 	    < /dev/null > "$dir/gout.$t" 2> "$dir/vk.log" ;;
 	esac
 	cat "$dir/gout.$t" >> "$dir/guest.all"

@@ -49,7 +49,7 @@ struct hostnet_ops {
 struct hostnet {
 	const struct hostnet_ops *hn_ops;
 	char hn_desc[64];		/* "tap0", "slirp": for messages */
-	int hn_mtu;			/* the link's: the tap's, slirp's 1500 */
+	int hn_mtu;			/* the link's: the tap's, slirp's 21885 */
 };
 
 #define HOSTNET_MAXFWD	8

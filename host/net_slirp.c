@@ -8,8 +8,9 @@
  * timers, feeds it the frames the guest sent (queued by hostnet_send
  * from any thread) and queues the frames slirp sends for the guest,
  * posting INTR_DEVICE itself when the receive side is armed.  Both
- * queues are rings of fixed slots allocated once: nothing is allocated
- * per frame.
+ * queues are rings of bytes allocated once (struct ring): nothing is
+ * allocated per frame, and slirp and the guest read a frame where it
+ * lies.
  *
  * Restricted (restrict=on) is ours, not libslirp's `restricted` flag:
  * libslirp's drops every connection the guest opens, the host's loopback
@@ -32,16 +33,43 @@
 #include "cpu.h"
 #include "hostnet.h"
 
-#define SLIRP_RING	256		/* frames a queue holds */
-#define SLIRP_SLOT	2048		/* bytes a frame may have */
-#define SLIRP_MTU	1500
+#define SLIRP_RINGSZ	(1 << 20)	/* bytes a queue holds */
+/*
+ * The link's MTU, both ways (the guest's vke0 takes it): a frame carries
+ * a TCP segment of 21845 bytes (the MSS both stacks derive from it), 15
+ * times fewer frames, slirp socket writes and interrupts per MB than at
+ * 1500.  Why not 64 KiB: slirp's TCP does not scale its window, so 64 KiB
+ * is in flight at most, and both TCPs avoid the silly window syndrome
+ * by segment sizes:
+ *  - lwIP sends only whole segments that fit the window; slirp announces
+ *    a reopened window once it grew by two of its segments (or half its
+ *    buffer).  With segments past a third of 64 KiB, a window left
+ *    smaller than a segment reopens by less than two of them, and lwIP
+ *    sat in its persist timer (measured: 1.1-1.3 s stalls at MTU 32807);
+ *  - lwIP announces a reopened window once it grew by its MSS (the
+ *    smaller of slirp's offer and its own); slirp sends less than a
+ *    segment only into half of 64 KiB.  With an MSS past 32 KiB both
+ *    wait (measured: 5 s stalls, 0.1 MB/s host->guest at MTU 65517).
+ * At a third of 64 KiB, three segments fill the window and a window
+ * smaller than one reopens by more than two: neither side waits.
+ */
+#define SLIRP_MTU	21885
+#define SLIRP_SKIP	UINT32_MAX	/* a record's length: wrap to the start */
 
-/* A ring of frames between two threads; the lock is held only to copy. */
+/*
+ * A ring of frames between two threads: records of a 64-bit header (the
+ * frame's length) and the frame, 8-byte aligned, one after the other in
+ * a buffer allocated once.  A record never wraps: one that does not fit
+ * at the end leaves a SLIRP_SKIP header there and goes to the start.
+ * head and tail count bytes since the start (tail - head are in use).
+ * The lock is held only to move them and to copy a frame in; the one
+ * consumer reads the oldest frame where it lies (ring_peek) and frees it
+ * after (ring_pop): producers never write where it reads.
+ */
 struct ring {
 	pthread_mutex_t lock;
-	unsigned head, tail;		/* tail - head frames wait */
-	uint16_t len[SLIRP_RING];
-	uint8_t slot[SLIRP_RING][SLIRP_SLOT];
+	size_t head, tail;
+	uint8_t *buf;			/* SLIRP_RINGSZ bytes */
 };
 
 struct stimer {
@@ -63,61 +91,87 @@ struct sl {
 	struct stimer *s_timers;
 	struct pollfd *s_pfd;
 	int s_npfd, s_maxpfd;
-	uint8_t s_frame[SLIRP_SLOT];	/* the frame being fed to slirp */
+	size_t s_framemax;		/* the longest frame, either way */
 	struct ring s_out;		/* guest -> slirp */
 	struct ring s_in;		/* slirp -> guest */
 };
 
-static void
+static int
 ring_init(struct ring *r)
 {
 	pthread_mutex_init(&r->lock, NULL);
 	r->head = r->tail = 0;
+	r->buf = malloc(SLIRP_RINGSZ);
+	return r->buf != NULL ? 0 : -1;
 }
 
-/* Appends a frame; false if the ring is full or the frame too long. */
+static size_t
+ring_reclen(size_t len)
+{
+	return 8 + ((len + 7) & ~(size_t)7);
+}
+
+/* Appends a frame of n pieces; false if the ring has no room for it. */
 static bool
 ring_put(struct ring *r, const struct hostnet_seg *seg, int n, bool *was_empty)
 {
 	size_t len = 0;
 	for (int i = 0; i < n; i++)
 		len += seg[i].hs_len;
-	if (len > SLIRP_SLOT)
-		return false;
+	size_t need = ring_reclen(len);
 	pthread_mutex_lock(&r->lock);
-	if (r->tail - r->head == SLIRP_RING) {
+	size_t at = r->tail % SLIRP_RINGSZ;
+	size_t skip = SLIRP_RINGSZ - at < need ? SLIRP_RINGSZ - at : 0;
+	if (SLIRP_RINGSZ - (r->tail - r->head) < skip + need) {
 		pthread_mutex_unlock(&r->lock);
 		return false;
 	}
-	unsigned i = r->tail % SLIRP_RING;
-	uint8_t *p = r->slot[i];
+	if (was_empty != NULL)
+		*was_empty = r->tail == r->head;
+	if (skip != 0) {
+		*(uint64_t *)(r->buf + at) = SLIRP_SKIP;
+		at = 0;
+	}
+	*(uint64_t *)(r->buf + at) = len;
+	uint8_t *p = r->buf + at + 8;
 	for (int k = 0; k < n; k++) {
 		memcpy(p, seg[k].hs_base, seg[k].hs_len);
 		p += seg[k].hs_len;
 	}
-	r->len[i] = (uint16_t)len;
-	if (was_empty != NULL)
-		*was_empty = r->tail == r->head;
-	r->tail++;
+	r->tail += skip + need;
 	pthread_mutex_unlock(&r->lock);
 	return true;
 }
 
-/* Takes the oldest frame into buf (cut to len); -EAGAIN if none. */
-static ssize_t
-ring_get(struct ring *r, void *buf, size_t len)
+/*
+ * The oldest frame, where it lies, and its length; NULL if none.  It
+ * stays the consumer's until ring_pop.
+ */
+static const uint8_t *
+ring_peek(struct ring *r, size_t *len)
 {
 	pthread_mutex_lock(&r->lock);
 	if (r->tail == r->head) {
 		pthread_mutex_unlock(&r->lock);
-		return -EAGAIN;
+		return NULL;
 	}
-	unsigned i = r->head % SLIRP_RING;
-	size_t n = r->len[i] < len ? r->len[i] : len;
-	memcpy(buf, r->slot[i], n);
-	r->head++;
+	size_t at = r->head % SLIRP_RINGSZ;
+	if (*(uint64_t *)(r->buf + at) == SLIRP_SKIP) {
+		r->head += SLIRP_RINGSZ - at;
+		at = 0;
+	}
 	pthread_mutex_unlock(&r->lock);
-	return (ssize_t)n;
+	*len = (size_t)*(uint64_t *)(r->buf + at);
+	return r->buf + at + 8;
+}
+
+/* Frees the frame ring_peek returned, of length len. */
+static void
+ring_pop(struct ring *r, size_t len)
+{
+	pthread_mutex_lock(&r->lock);
+	r->head += ring_reclen(len);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static bool
@@ -164,7 +218,7 @@ cb_send_packet(const void *buf, size_t len, void *opaque)
 	struct sl *s = opaque;
 	struct hostnet_seg seg = { buf, len };
 
-	if (!ring_put(&s->s_in, &seg, 1, NULL))
+	if (len > s->s_framemax || !ring_put(&s->s_in, &seg, 1, NULL))
 		return (ssize_t)len;	/* dropped, as a full NIC ring would */
 	sl_interrupt(s);
 	return (ssize_t)len;
@@ -226,10 +280,15 @@ cb_register_poll_fd(int fd, void *opaque)
 	(void)fd, (void)opaque;	/* slirp_pollfds_fill names them each turn */
 }
 
+/*
+ * slirp says a socket may take more from the guest (for slirp_socket_recv,
+ * which we do not use).  slirp runs on our thread only, which fills its
+ * poll set again before it sleeps: nothing to wake.
+ */
 static void
 cb_notify(void *opaque)
 {
-	sl_wake(opaque);
+	(void)opaque;
 }
 
 static const SlirpCb sl_callbacks = {
@@ -282,10 +341,13 @@ cb_get_revents(int idx, void *opaque)
 static void
 sl_output(struct sl *s)
 {
-	ssize_t n;
+	const uint8_t *f;
+	size_t len;
 
-	while ((n = ring_get(&s->s_out, s->s_frame, sizeof(s->s_frame))) > 0)
-		slirp_input(s->s_slirp, s->s_frame, (int)n);
+	while ((f = ring_peek(&s->s_out, &len)) != NULL) {
+		slirp_input(s->s_slirp, f, (int)len);
+		ring_pop(&s->s_out, len);
+	}
 }
 
 static void
@@ -385,8 +447,10 @@ sl_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
 		len += seg[i].hs_len;
 	if (s->s_restricted && (n == 0 || !sl_allowed(seg)))
 		return (ssize_t)len;	/* filtered: lost, as by a firewall */
+	if (len > s->s_framemax)
+		return -EMSGSIZE;
 	if (!ring_put(&s->s_out, seg, n, &was_empty))
-		return len > SLIRP_SLOT ? -EMSGSIZE : -EAGAIN;
+		return -EAGAIN;
 	/* The thread drains the whole ring once woken: wake it only once. */
 	if (was_empty)
 		sl_wake(s);
@@ -396,7 +460,15 @@ sl_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
 static ssize_t
 sl_recv(struct hostnet *hn, void *buf, size_t len)
 {
-	return ring_get(&((struct sl *)hn)->s_in, buf, len);
+	struct sl *s = (struct sl *)hn;
+	size_t n;
+	const uint8_t *f = ring_peek(&s->s_in, &n);
+
+	if (f == NULL)
+		return -EAGAIN;
+	memcpy(buf, f, n < len ? n : len);
+	ring_pop(&s->s_in, n);
+	return (ssize_t)(n < len ? n : len);
 }
 
 static bool
@@ -422,6 +494,22 @@ sl_rearm(struct hostnet *hn)
 	return 0;
 }
 
+/* Frees what hostnet_slirp_open made, once the thread is gone. */
+static void
+sl_free(struct sl *s)
+{
+	if (s->s_slirp != NULL)
+		slirp_cleanup(s->s_slirp);
+	while (s->s_timers != NULL)
+		cb_timer_free(s->s_timers, s);
+	if (s->s_wakefd >= 0)
+		close(s->s_wakefd);
+	free(s->s_pfd);
+	free(s->s_out.buf);
+	free(s->s_in.buf);
+	free(s);
+}
+
 static void
 sl_close(struct hostnet *hn)
 {
@@ -430,12 +518,7 @@ sl_close(struct hostnet *hn)
 	__atomic_store_n(&s->s_stop, 1, __ATOMIC_RELEASE);
 	sl_wake(s);
 	pthread_join(s->s_thread, NULL);
-	slirp_cleanup(s->s_slirp);
-	while (s->s_timers != NULL)
-		cb_timer_free(s->s_timers, s);
-	close(s->s_wakefd);
-	free(s->s_pfd);
-	free(s);
+	sl_free(s);
 }
 
 static const struct hostnet_ops sl_ops = {
@@ -463,18 +546,20 @@ hostnet_slirp_open(const struct hostnet_slirp_params *p, char *why,
 		return NULL;
 	}
 	s->s_hn.hn_ops = &sl_ops;
-	s->s_hn.hn_mtu = 1500;
+	s->s_hn.hn_mtu = SLIRP_MTU;
+	s->s_framemax = SLIRP_MTU + 18;	/* VKE_FRAMELEN */
 	snprintf(s->s_hn.hn_desc, sizeof(s->s_hn.hn_desc), "slirp%s",
 	    p->restricted ? " (restricted)" : "");
 	s->s_cpu = -1;
 	s->s_restricted = p->restricted;
-	ring_init(&s->s_out);
-	ring_init(&s->s_in);
 	s->s_wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->s_wakefd < 0) {
 		snprintf(why, whylen, "eventfd: %s", strerror(errno));
-		free(s);
-		return NULL;
+		goto fail;
+	}
+	if (ring_init(&s->s_out) < 0 || ring_init(&s->s_in) < 0) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
 	}
 
 	SlirpConfig cfg = {
@@ -517,12 +602,6 @@ hostnet_slirp_open(const struct hostnet_slirp_params *p, char *why,
 	}
 	return &s->s_hn;
 fail:
-	if (s->s_slirp != NULL)
-		slirp_cleanup(s->s_slirp);
-	while (s->s_timers != NULL)
-		cb_timer_free(s->s_timers, s);
-	close(s->s_wakefd);
-	free(s->s_pfd);
-	free(s);
+	sl_free(s);
 	return NULL;
 }

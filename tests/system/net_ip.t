@@ -82,7 +82,7 @@ lacks() {
 
 grep -q '^== end' "$T/out" || fail "the guest ran through" "$(tail -5 "$T/out") $(tail -5 "$T/log")"
 mac=$(sed -n 's/.*vke0: slirp (restricted), address \([0-9a-f:]*\).*/\1/p' "$T/log")
-expect "ip link: vke0 up" link '^2: vke0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 '
+expect "ip link: vke0 up, slirp's MTU" link '^2: vke0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 21885 '
 expect "ip link: the boot's MAC address" link "link/ether $mac brd ff:ff:ff:ff:ff:ff"
 expect "ip addr: 10.0.2.15/24" addr 'inet 10.0.2.15/24 brd 10.0.2.255 scope global vke0'
 expect "ip -6 addr: a link-local address" addr6 'inet6 fe80::[0-9a-f:]*/64 scope link'

@@ -15,7 +15,7 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 755 "$T"
 fi
 base=$((30000 + $$ % 10000))
-pfwd=$base pweb=$((base + 1)) pfwd2=$((base + 2)) pup=$((base + 3))
+pfwd=$base pweb=$((base + 1)) pfwd2=$((base + 2)) pup=$((base + 3)) pbig=$((base + 4))
 srvpid=
 vkpid=
 cleanup() {
@@ -114,6 +114,27 @@ fi
 kill "$vkpid" 2>/dev/null
 wait "$vkpid" 2>/dev/null
 vkpid=
+
+# slirp's link MTU (host/net_slirp.c, 21885): 200 KB in one write and a
+# UDP datagram of the most one frame carries (21885 - 28 bytes of IP and
+# UDP headers) reach the host's loopback and come back intact, each
+# also in one write.  At the old 1500 the datagram came back in 15
+# fragments, more than the guest's stack reassembles.
+cp "$BUILD/system-root/t/bin/bigxfer" "$T/bigxfer"
+$asuser setsid "$T/bigxfer" serve "$pbig" > "$T/big" 2>&1 &
+bigpid=$!	# a group of its own: the server and its UDP child
+waitfor "$T/big" '^serving'
+$asuser timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" -I slirp,restrict=on -- /bin/sh -c \
+    "/t/bin/bigxfer tcp 10.0.2.2 $pbig 200000; /t/bin/bigxfer udp 10.0.2.2 $pbig 21857" \
+    > "$T/out" 2> "$T/log" < /dev/null
+kill -- "-$bigpid" 2>/dev/null
+wait "$bigpid" 2>/dev/null
+grep -q '^tcp 200000 ok' "$T/out" &&
+    ok "200 KB in one write to the host's loopback and back in one, intact" ||
+    fail "200 KB in one write to the host and back" "$(grep -E '^(tcp|FAIL)' "$T/out") $(tail -2 "$T/log")"
+grep -q '^udp 21857 ok' "$T/out" &&
+    ok "a 21857-byte UDP datagram (one full frame) to the host and back, intact" ||
+    fail "a 21857-byte UDP datagram to the host and back" "$(grep -E '^(udp|FAIL)' "$T/out") $(tail -2 "$T/log")"
 
 # The issue's "done when": unrestricted, wget -O- from a host server.
 $asuser timeout 60 "$VK" -v -m 64m --initramfs "$SYSROOT" -I slirp \

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,7 +60,8 @@ int
 main(void)
 {
 	int ifindex = (int)if_nametoindex("vke0");
-	unsigned char frame[2048], mac[6];
+	static unsigned char frame[65536];
+	unsigned char mac[6];
 	struct sockaddr_ll sll, from;
 	socklen_t sl;
 
@@ -113,8 +115,12 @@ main(void)
 	check_err(sendto(dg, "x", 1, 0, (struct sockaddr *)&sll, sizeof(sll)),
 	    ENXIO, "sendto no interface");
 	sll.sll_ifindex = ifindex;
-	check_err(sendto(dg, frame, 1501, 0, (struct sockaddr *)&sll,
-	    sizeof(sll)), EMSGSIZE, "sendto past the MTU");
+	/* One byte past the link's MTU (slirp's is not ethernet's 1500). */
+	struct ifreq ifr = { .ifr_name = "vke0" };
+	check(ioctl(dg, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu >= 576 &&
+	    ifr.ifr_mtu < (int)sizeof(frame), "SIOCGIFMTU on vke0");
+	check_err(sendto(dg, frame, (size_t)ifr.ifr_mtu + 1, 0,
+	    (struct sockaddr *)&sll, sizeof(sll)), EMSGSIZE, "sendto past the MTU");
 	memset(frame, 0, sizeof(frame));
 	memcpy(frame, "vkernel packet test", 19);
 	check(sendto(dg, frame, 46, 0, (struct sockaddr *)&sll, sizeof(sll)) == 46,
