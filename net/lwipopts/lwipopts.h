@@ -110,6 +110,9 @@ void sys_unlock_tcpip_core(void);
  */
 #define TCP_WND_UPDATE_THRESHOLD	(4 * 1460)
 #define LWIP_CHECKSUM_ON_COPY		1
+/* The checksum itself: eight bytes a step (net/inet_cksum.c). */
+unsigned short inet_cksum(const void *data, int len);
+#define LWIP_CHKSUM			inet_cksum
 /*
  * lwIP's TCP sanity checks (init.c) would refuse an MSS past 16 KiB for
  * TCP_SNDLOWAT's sake, a bound only its netconn API uses, which is not
