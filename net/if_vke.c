@@ -276,7 +276,12 @@ ifv_csum_tx(struct pbuf *p, struct hostnet_csum *cs)
 	size_t th = ifv_tcp_at(f, p->len, &src, &dst);
 	if (th == 0 || memcmp(f + th + 16, &zero, 2) != 0 || !ifv_ours(NULL, &src))
 		return;
-	size_t tcplen = p->tot_len - th;
+	/* The segment's length as its IP header says it. */
+	size_t iplen = IP_IS_V4(&src) ? (size_t)(ip[2] << 8 | ip[3]) :
+	    40 + (size_t)(ip[4] << 8 | ip[5]);
+	if (SIZEOF_ETH_HDR + iplen < th + 20 || SIZEOF_ETH_HDR + iplen != p->tot_len)
+		return;
+	size_t tcplen = SIZEOF_ETH_HDR + iplen - th;
 	if (IP_IS_V4(&src)) {
 		memcpy(ph, ip + 12, 8);
 		ph[8] = 0;
