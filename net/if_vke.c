@@ -199,8 +199,11 @@ ifv_tcp_at(const uint8_t *f, size_t len, ip_addr_t *src, ip_addr_t *dst)
 		/* No fragment: MF clear and offset 0. */
 		if (hl < 20 || ip[9] != IP_PROTO_TCP || (ip[6] & 0x3f) != 0 || ip[7] != 0)
 			return 0;
-		ip_addr_copy_from_ip4(*src, *(const ip4_addr_t *)(ip + 12));
-		ip_addr_copy_from_ip4(*dst, *(const ip4_addr_t *)(ip + 16));
+		ip4_addr_t a4;
+		memcpy(&a4, ip + 12, 4);	/* a frame of lwIP's own pbufs may be unaligned */
+		ip_addr_copy_from_ip4(*src, a4);
+		memcpy(&a4, ip + 16, 4);
+		ip_addr_copy_from_ip4(*dst, a4);
 	} else if (type == ETHTYPE_IPV6 && (ip[0] >> 4) == 6 && len >= SIZEOF_ETH_HDR + 40) {
 		hl = 40;
 		if (ip[6] != IP_PROTO_TCP)
