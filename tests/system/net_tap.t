@@ -27,6 +27,8 @@ cleanup() {
 	[ -n "$vkpid" ] && kill "$vkpid" 2>/dev/null
 	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null
 	[ -n "$uppid" ] && kill "$uppid" 2>/dev/null
+	# ip netns exec forks: what it ran (httpd) outlives its pid above.
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$T"
 }
