@@ -354,10 +354,17 @@ vke_start(struct vke_softc *sc, void (*rxready)(void *), void *arg)
 	return 0;
 }
 
-int
-vke_transmit(struct vke_softc *sc, const struct hostnet_seg *seg, int n)
+bool
+vke_csum_offload(const struct vke_softc *sc)
 {
-	ssize_t r = hostnet_send(sc->sc_hn, seg, n);
+	return sc->sc_hn->hn_csum;
+}
+
+int
+vke_transmit(struct vke_softc *sc, const struct hostnet_seg *seg, int n,
+    const struct hostnet_csum *cs)
+{
+	ssize_t r = hostnet_send_csum(sc->sc_hn, seg, n, cs);
 
 	if (r == -EAGAIN) {
 		VKE_COUNT(sc, tx_dropped, 1);
@@ -373,9 +380,10 @@ vke_transmit(struct vke_softc *sc, const struct hostnet_seg *seg, int n)
 }
 
 ssize_t
-vke_receive(struct vke_softc *sc, void *buf, size_t len)
+vke_receive(struct vke_softc *sc, void *buf, size_t len,
+    struct hostnet_csum *cs)
 {
-	ssize_t r = hostnet_recv(sc->sc_hn, buf, len);
+	ssize_t r = hostnet_recv_csum(sc->sc_hn, buf, len, cs);
 
 	if (r > 0) {
 		VKE_COUNT(sc, rx_packets, 1);

@@ -77,11 +77,21 @@ void vke_getstats(const struct vke_softc *sc, struct vke_stats *st);
 int vke_start(struct vke_softc *sc, void (*rxready)(void *), void *arg);
 
 /*
- * Sends one frame made of n pieces (at most HOSTNET_MAXSEG).  Any thread, no kernel lock needed.
+ * Sends one frame made of n pieces (at most HOSTNET_MAXSEG), its
+ * checksum state cs (NULL: complete; a partial one only if
+ * vke_csum_offload).  Any thread, no kernel lock needed.
  * A frame the host does not take is dropped and counted.  Returns 0 or a
  * negative errno.
  */
-int vke_transmit(struct vke_softc *sc, const struct hostnet_seg *seg, int n);
+int vke_transmit(struct vke_softc *sc, const struct hostnet_seg *seg, int n,
+    const struct hostnet_csum *cs);
+
+/*
+ * True if the back-end offloads checksums (host/hostnet.h's
+ * hostnet_csum): frames may go with their TCP checksum partial, and come
+ * with it partial or verified.
+ */
+bool vke_csum_offload(const struct vke_softc *sc);
 
 /*
  * The interface's MTU: the host link's (a tap's own, which the host may
@@ -92,11 +102,13 @@ int vke_mtu(const struct vke_softc *sc);
 
 /*
  * Takes one received frame into buf (len bytes, at least VKE_FRAMELEN of
- * the MTU; a longer frame is cut).
+ * the MTU; a longer frame is cut), and what the host says of its
+ * checksum into *cs (always nothing without vke_csum_offload).
  * Returns its length, or -EAGAIN when the host has none.  One thread at
  * a time; no kernel lock needed.
  */
-ssize_t vke_receive(struct vke_softc *sc, void *buf, size_t len);
+ssize_t vke_receive(struct vke_softc *sc, void *buf, size_t len,
+    struct hostnet_csum *cs);
 
 /* Counts a frame the stack could not take (no buffer). */
 void vke_rxdrop(struct vke_softc *sc);

@@ -2,10 +2,12 @@
  * Host network back-ends: where the frames of a vke interface go on the
  * host.  Two kinds, behind one operations table:
  *
- *   tap    a host tap device (IFF_TAP | IFF_NO_PI): every frame the
- *          guest sends is one write, every frame the host sends one
- *          read.  The fd is non-blocking; the host event thread
- *          (host/intr.h) says when it is readable.
+ *   tap    a host tap device (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR):
+ *          every frame the guest sends is one write, every frame the
+ *          host sends one read, each behind virtio-net's header, which
+ *          carries the checksum offload (hostnet_csum).  The fd is
+ *          non-blocking; the host event thread (host/intr.h) says when
+ *          it is readable.
  *   slirp  libslirp's user-mode NAT on a host thread of its own: the
  *          guest's frames are queued for that thread, the frames slirp
  *          sends are queued for the guest, and the thread posts the
@@ -37,6 +39,24 @@ struct hostnet_seg {
 
 #define HOSTNET_MAXSEG	16	/* pieces of one frame */
 
+/*
+ * A frame's checksum, as virtio-net's header (which a tap speaks) says
+ * it, on a back-end with checksum offload (hn_csum).  PARTIAL: the
+ * transport checksum is not done; its field holds the pseudo-header's
+ * sum, and the one's complement sum of the frame from hc_start (the
+ * frame's first byte is 0) to its end, complemented, goes at hc_start +
+ * hc_offset.  The host finishes it, or does not need it (a frame for
+ * the host itself).  VALID: the host verified the checksum.  Neither:
+ * nobody vouches for it.
+ */
+struct hostnet_csum {
+	uint8_t hc_flags;
+	uint16_t hc_start;
+	uint16_t hc_offset;
+};
+#define HOSTNET_CSUM_PARTIAL	0x01
+#define HOSTNET_CSUM_VALID	0x02
+
 struct hostnet_ops {
 	int (*start)(struct hostnet *, struct vcpu *);
 	ssize_t (*send)(struct hostnet *, const struct hostnet_seg *, int);
@@ -44,12 +64,18 @@ struct hostnet_ops {
 	bool (*fired)(struct hostnet *);
 	int (*rearm)(struct hostnet *);
 	void (*close)(struct hostnet *);
+	/* With hn_csum only: send and recv with the checksum's state. */
+	ssize_t (*send_csum)(struct hostnet *, const struct hostnet_seg *, int,
+	    const struct hostnet_csum *);
+	ssize_t (*recv_csum)(struct hostnet *, void *, size_t,
+	    struct hostnet_csum *);
 };
 
 struct hostnet {
 	const struct hostnet_ops *hn_ops;
 	char hn_desc[64];		/* "tap0", "slirp": for messages */
 	int hn_mtu;			/* the link's: the tap's, slirp's 21885 */
+	bool hn_csum;			/* checksum offload (hostnet_csum) */
 };
 
 #define HOSTNET_MAXFWD	8
@@ -108,6 +134,30 @@ hostnet_send(struct hostnet *hn, const struct hostnet_seg *seg, int n)
 static inline ssize_t
 hostnet_recv(struct hostnet *hn, void *buf, size_t len)
 {
+	return hn->hn_ops->recv(hn, buf, len);
+}
+
+/*
+ * hostnet_send with the frame's checksum state (cs NULL: complete); on
+ * a back-end without hn_csum only complete checksums may go.
+ */
+static inline ssize_t
+hostnet_send_csum(struct hostnet *hn, const struct hostnet_seg *seg, int n,
+    const struct hostnet_csum *cs)
+{
+	if (hn->hn_ops->send_csum != NULL)
+		return hn->hn_ops->send_csum(hn, seg, n, cs);
+	return hn->hn_ops->send(hn, seg, n);
+}
+
+/* hostnet_recv, and what the host says of the frame's checksum in *cs. */
+static inline ssize_t
+hostnet_recv_csum(struct hostnet *hn, void *buf, size_t len,
+    struct hostnet_csum *cs)
+{
+	if (hn->hn_ops->recv_csum != NULL)
+		return hn->hn_ops->recv_csum(hn, buf, len, cs);
+	cs->hc_flags = 0;
 	return hn->hn_ops->recv(hn, buf, len);
 }
 

@@ -22,9 +22,15 @@
  * lwIP's own pbufs.  The buffers hold a frame of the interface's MTU,
  * the host link's (vke_mtu): 1500, or up to 64 KiB on a tap whose MTU
  * the host raised, where one frame carries a 64 KiB TCP segment.
+ *
+ * Checksums: over a tap that offloads them, TCP's are the host's to
+ * make and to vouch for (ifv_csum_rx, ifv_csum_tx), as with a NIC's
+ * offload; a frame nobody vouches for is checked as ever.
  */
 #include "lwip/etharp.h"
 #include "lwip/ethip6.h"
+#include "lwip/inet_chksum.h"
+#include "lwip/prot/ip.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcpip.h"
@@ -58,6 +64,7 @@ struct ifv_txframe {
 	struct pbuf *tf_p;		/* a reference: lwIP leaves it alone */
 	int tf_nseg;
 	struct hostnet_seg tf_seg[HOSTNET_MAXSEG];
+	struct hostnet_csum tf_cs;
 };
 
 /* The fields below ifv_bulkat are the core lock's. */
@@ -69,9 +76,11 @@ struct if_vke {
 	struct ifv_rxbuf *ifv_free;	/* atomic: the pool's free list */
 	uint32_t ifv_framelen;		/* the longest frame received */
 	uint64_t ifv_bulkat;		/* atomic: uptime of the last bulk frame */
+	bool ifv_offload;		/* vke_csum_offload: see ifv_csum_rx */
 	bool ifv_oncpu;			/* a CPU's batch runs */
 	bool ifv_txposted;		/* ifv_txmsg is posted */
 	struct pbuf *ifv_held;		/* a bulk frame for the tcpip thread */
+	struct hostnet_csum ifv_heldcs;	/* its checksum's state */
 	int ifv_ntxq;
 	struct ifv_txframe ifv_txq[IFV_TXQ];
 };
@@ -111,16 +120,19 @@ ifv_rxbuf_free(struct pbuf *p)
 	ifv_rxbuf_put((struct ifv_rxbuf *)p);
 }
 
-/* Reads one frame into a pbuf: NULL when the host has none. */
+/*
+ * Reads one frame into a pbuf (one piece), its checksum state into *cs:
+ * NULL when the host has none.
+ */
 static struct pbuf *
-ifv_read(struct if_vke *ifv)
+ifv_read(struct if_vke *ifv, struct hostnet_csum *cs)
 {
 	struct ifv_rxbuf *rb = ifv_rxbuf_get(ifv);
 	ssize_t n;
 
 	if (rb != NULL) {
 		/* Two bytes ahead, so the IP header behind 14 is aligned. */
-		n = vke_receive(ifv->ifv_sc, rb->rb_data + 2, ifv->ifv_framelen);
+		n = vke_receive(ifv->ifv_sc, rb->rb_data + 2, ifv->ifv_framelen, cs);
 		if (n <= 0) {
 			ifv_rxbuf_put(rb);
 			return NULL;
@@ -133,12 +145,12 @@ ifv_read(struct if_vke *ifv)
 	if (p == NULL) {
 		/* No memory at all: take the frame off the host (cut) and drop it. */
 		uint8_t frame[VKE_FRAME_MAX];
-		n = vke_receive(ifv->ifv_sc, frame, sizeof(frame));
+		n = vke_receive(ifv->ifv_sc, frame, sizeof(frame), cs);
 		if (n > 0)
 			vke_rxdrop(ifv->ifv_sc);
-		return n > 0 ? ifv_read(ifv) : NULL;
+		return n > 0 ? ifv_read(ifv, cs) : NULL;
 	}
-	n = vke_receive(ifv->ifv_sc, p->payload, ifv->ifv_framelen);
+	n = vke_receive(ifv->ifv_sc, p->payload, ifv->ifv_framelen, cs);
 	if (n <= 0) {
 		pbuf_free(p);
 		return NULL;
@@ -154,12 +166,165 @@ ifv_sawbulk(struct if_vke *ifv)
 	__atomic_store_n(&ifv->ifv_bulkat, nanouptime(), __ATOMIC_RELAXED);
 }
 
-static void
-ifv_input(struct if_vke *ifv, struct pbuf *p)
+/*
+ * Checksum offload (vke_csum_offload), TCP only, as a NIC's: lwIP leaves
+ * a TCP segment's checksum to the host (IFV_CSUM_DEFAULT: no GEN_TCP;
+ * ifv_csum_tx marks the frame) and checks none it is handed for itself
+ * with the host's word that it is good or needs none (PARTIAL: made by
+ * the host's own stack, for us, never on a wire; VALID).  Every other
+ * frame is checked as without offload: a frame for us without the
+ * host's word (lwIP's CHECK_TCP on for it), a partial one of another
+ * protocol or for another host (finished here first).  Segments lwIP
+ * sends itself through its loopback need no checksum either way.
+ */
+#define IFV_CSUM_DEFAULT \
+	(NETIF_CHECKSUM_ENABLE_ALL & ~(NETIF_CHECKSUM_GEN_TCP | NETIF_CHECKSUM_CHECK_TCP))
+#define IFV_CSUM_CHECK	(NETIF_CHECKSUM_ENABLE_ALL & ~NETIF_CHECKSUM_GEN_TCP)
+
+/*
+ * Where the TCP header of an unfragmented IPv4 or IPv6 (no extension
+ * header) frame f of len bytes starts, with its source and destination
+ * in *src and *dst: 0 if f is not one.
+ */
+static size_t
+ifv_tcp_at(const uint8_t *f, size_t len, ip_addr_t *src, ip_addr_t *dst)
 {
-	packet_tap(&ifv->ifv_netif, p, false);
-	if (ethernet_input(p, &ifv->ifv_netif) != ERR_OK)
+	if (len < SIZEOF_ETH_HDR + 20)
+		return 0;
+	const uint8_t *ip = f + SIZEOF_ETH_HDR;
+	uint16_t type = (uint16_t)(f[12] << 8 | f[13]);
+	size_t hl;
+	if (type == ETHTYPE_IP && (ip[0] >> 4) == 4) {
+		hl = (size_t)(ip[0] & 0xf) * 4;
+		/* No fragment: MF clear and offset 0. */
+		if (hl < 20 || ip[9] != IP_PROTO_TCP || (ip[6] & 0x3f) != 0 || ip[7] != 0)
+			return 0;
+		ip4_addr_t a4;
+		memcpy(&a4, ip + 12, 4);	/* a frame of lwIP's own pbufs may be unaligned */
+		ip_addr_copy_from_ip4(*src, a4);
+		memcpy(&a4, ip + 16, 4);
+		ip_addr_copy_from_ip4(*dst, a4);
+	} else if (type == ETHTYPE_IPV6 && (ip[0] >> 4) == 6 && len >= SIZEOF_ETH_HDR + 40) {
+		hl = 40;
+		if (ip[6] != IP_PROTO_TCP)
+			return 0;
+		ip_addr_copy_from_ip6_packed(*src, *(const ip6_addr_p_t *)(ip + 8));
+		ip_addr_copy_from_ip6_packed(*dst, *(const ip6_addr_p_t *)(ip + 24));
+	} else
+		return 0;
+	return len >= SIZEOF_ETH_HDR + hl + 20 ? SIZEOF_ETH_HDR + hl : 0;
+}
+
+/* True if a is one of nif's addresses (any of the stack's, if nif is NULL). */
+static bool
+ifv_ours(struct netif *nif, const ip_addr_t *a)
+{
+	struct netif *n;
+
+	NETIF_FOREACH(n) {
+		if (nif != NULL && n != nif)
+			continue;
+		if (IP_IS_V4(a) ? ip4_addr_cmp(netif_ip4_addr(n), ip_2_ip4(a)) :
+		    netif_get_ip6_addr_match(n, ip_2_ip6(a)) >= 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Before a received frame goes in: the checksum flags lwIP takes it
+ * with, the frame's partial checksum finished if it must be; -1 if a
+ * partial checksum points past the frame (it is dropped).
+ */
+static int
+ifv_csum_rx(struct if_vke *ifv, struct pbuf *p, const struct hostnet_csum *cs)
+{
+	uint8_t *f = p->payload;
+	ip_addr_t src, dst;
+
+	if (cs->hc_flags == 0)
+		return IFV_CSUM_CHECK;
+	size_t th = ifv_tcp_at(f, p->len, &src, &dst);
+	if (th != 0 && ifv_ours(&ifv->ifv_netif, &dst) &&
+	    (cs->hc_flags & HOSTNET_CSUM_VALID ||
+	    (cs->hc_start == th && cs->hc_offset == 16)))
+		return IFV_CSUM_DEFAULT;
+	if (!(cs->hc_flags & HOSTNET_CSUM_PARTIAL))
+		return IFV_CSUM_CHECK;
+	/* Finish it, as the host would have for a wire. */
+	size_t start = cs->hc_start, at = start + cs->hc_offset;
+	if (p->len != p->tot_len || start >= p->len || at + 2 > p->len)
+		return -1;
+	uint16_t sum = (uint16_t)~inet_cksum(f + start, (int)(p->len - start));
+	if (sum == 0 && cs->hc_offset == 6)
+		sum = 0xffff;	/* UDP's: 0 would say "none" */
+	memcpy(f + at, &sum, 2);
+	return IFV_CSUM_CHECK;
+}
+
+/*
+ * A frame about to go: a TCP segment lwIP made here for the host, its
+ * checksum 0 (lwIP's, no GEN_TCP), gets the pseudo-header's sum and
+ * goes partial; anything else (forwarded, another protocol) as it is.
+ */
+static void
+ifv_csum_tx(struct pbuf *p, struct hostnet_csum *cs)
+{
+	uint8_t *f = p->payload, *ip = f + SIZEOF_ETH_HDR;
+	ip_addr_t src, dst;
+	uint8_t ph[40];
+	uint16_t zero = 0, sum;
+
+	cs->hc_flags = 0;
+	size_t th = ifv_tcp_at(f, p->len, &src, &dst);
+	if (th == 0 || memcmp(f + th + 16, &zero, 2) != 0 || !ifv_ours(NULL, &src))
+		return;
+	/* The segment's length as its IP header says it. */
+	size_t iplen = IP_IS_V4(&src) ? (size_t)(ip[2] << 8 | ip[3]) :
+	    40 + (size_t)(ip[4] << 8 | ip[5]);
+	if (SIZEOF_ETH_HDR + iplen < th + 20 || SIZEOF_ETH_HDR + iplen != p->tot_len)
+		return;
+	size_t tcplen = SIZEOF_ETH_HDR + iplen - th;
+	if (IP_IS_V4(&src)) {
+		memcpy(ph, ip + 12, 8);
+		ph[8] = 0;
+		ph[9] = IP_PROTO_TCP;
+		ph[10] = (uint8_t)(tcplen >> 8);
+		ph[11] = (uint8_t)tcplen;
+		sum = inet_cksum(ph, 12);
+	} else {
+		memcpy(ph, ip + 8, 32);
+		sum = inet_cksum(ph, 32);
+		uint8_t tail[8] = { (uint8_t)(tcplen >> 24), (uint8_t)(tcplen >> 16),
+		    (uint8_t)(tcplen >> 8), (uint8_t)tcplen, 0, 0, 0, IP_PROTO_TCP };
+		uint32_t acc = (uint32_t)sum + inet_cksum(tail, 8);
+		sum = (uint16_t)((acc & 0xffff) + (acc >> 16));
+	}
+	memcpy(f + th + 16, &sum, 2);
+	cs->hc_flags = HOSTNET_CSUM_PARTIAL;
+	cs->hc_start = (uint16_t)th;
+	cs->hc_offset = 16;
+}
+
+static void
+ifv_input(struct if_vke *ifv, struct pbuf *p, const struct hostnet_csum *cs)
+{
+	struct netif *nif = &ifv->ifv_netif;
+
+	packet_tap(nif, p, false);
+	if (ifv->ifv_offload) {
+		int flags = ifv_csum_rx(ifv, p, cs);
+		if (flags < 0) {
+			pbuf_free(p);
+			vke_rxdrop(ifv->ifv_sc);
+			return;
+		}
+		NETIF_SET_CHECKSUM_CTRL(nif, (u16_t)flags);
+	}
+	if (ethernet_input(p, nif) != ERR_OK)
 		pbuf_free(p);
+	if (ifv->ifv_offload)
+		NETIF_SET_CHECKSUM_CTRL(nif, IFV_CSUM_DEFAULT);
 }
 
 /*
@@ -171,22 +336,25 @@ ifv_input(struct if_vke *ifv, struct pbuf *p)
 static bool
 ifv_drain(struct if_vke *ifv, bool oncpu)
 {
+	struct hostnet_csum cs;
+
 	if (ifv->ifv_held != NULL) {
-		ifv_input(ifv, ifv->ifv_held);
+		ifv_input(ifv, ifv->ifv_held, &ifv->ifv_heldcs);
 		ifv->ifv_held = NULL;
 	}
 	for (int i = 0; i < IFV_BUDGET; i++) {
-		struct pbuf *p = ifv_read(ifv);
+		struct pbuf *p = ifv_read(ifv, &cs);
 		if (p == NULL)
 			return false;
 		if (p->tot_len > IFV_SMALL) {
 			ifv_sawbulk(ifv);
 			if (oncpu) {
 				ifv->ifv_held = p;
+				ifv->ifv_heldcs = cs;
 				return true;
 			}
 		}
-		ifv_input(ifv, p);
+		ifv_input(ifv, p, &cs);
 	}
 	return true;
 }
@@ -230,7 +398,7 @@ ifv_txflush(struct if_vke *ifv)
 {
 	for (int i = 0; i < ifv->ifv_ntxq; i++) {
 		struct ifv_txframe *tf = &ifv->ifv_txq[i];
-		(void)vke_transmit(ifv->ifv_sc, tf->tf_seg, tf->tf_nseg);
+		(void)vke_transmit(ifv->ifv_sc, tf->tf_seg, tf->tf_nseg, &tf->tf_cs);
 		pbuf_free(tf->tf_p);
 	}
 	ifv->ifv_ntxq = 0;
@@ -295,8 +463,11 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 {
 	struct if_vke *ifv = nif->state;
 	struct hostnet_seg seg[HOSTNET_MAXSEG];
+	struct hostnet_csum cs = { .hc_flags = 0 };
 	int n = 0;
 
+	if (ifv->ifv_offload)
+		ifv_csum_tx(p, &cs);
 	for (struct pbuf *q = p; q != NULL && q->len > 0; q = q->next) {
 		if (n == HOSTNET_MAXSEG)
 			return ERR_MEM;
@@ -319,10 +490,11 @@ ifv_linkoutput(struct netif *nif, struct pbuf *p)
 		tf->tf_p = p;
 		tf->tf_nseg = n;
 		memcpy(tf->tf_seg, seg, (size_t)n * sizeof(seg[0]));
+		tf->tf_cs = cs;
 		return ERR_OK;
 	}
 	/* A frame the host refuses is counted and lost, as on a wire. */
-	(void)vke_transmit(ifv->ifv_sc, seg, n);
+	(void)vke_transmit(ifv->ifv_sc, seg, n, &cs);
 	return ERR_OK;
 }
 
@@ -390,6 +562,9 @@ ifv_attach_unit(struct vke_softc *sc, int unit, bool *have_default)
 	struct netif *nif = netif_add(&ifv->ifv_netif, &addr, &mask, &gw, ifv,
 	    ifv_init, ethernet_input);
 	if (nif != NULL) {
+		ifv->ifv_offload = vke_csum_offload(sc);
+		if (ifv->ifv_offload)
+			NETIF_SET_CHECKSUM_CTRL(nif, IFV_CSUM_DEFAULT);
 		if_setname(nif, vke_name(sc));
 		inet_if_setcounts(nif, ifv_counts);
 		netif_create_ip6_linklocal_address(nif, 1);

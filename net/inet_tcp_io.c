@@ -75,7 +75,7 @@ tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p)
 	if (m->sm_flags & MSG_OOB)
 		return -EOPNOTSUPP;
 	while (uio->uio_resid > 0) {
-		uint32_t space = 0;
+		uint32_t space = 0, mss = 0;
 		LOCK_TCPIP_CORE();
 		inp_sync(inp);
 		struct tcp_pcb *pcb = inp->inp_pcb.tcp;
@@ -89,8 +89,9 @@ tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p)
 			error = -EPIPE;
 		else {
 			int segs = TCP_SND_QUEUELEN - tcp_sndqueuelen(pcb) - 2;
+			mss = tcp_mss(pcb);
 			space = segs <= 0 ? 0 : MIN(tcp_sndbuf(pcb),
-			    (uint32_t)segs * tcp_mss(pcb));
+			    (uint32_t)segs * mss);
 		}
 		UNLOCK_TCPIP_CORE();
 		if (error < 0)
@@ -106,7 +107,13 @@ tcp_usr_send(struct socket *so, struct sockmsg *m, struct proc *p)
 				break;
 			continue;
 		}
-		uint32_t chunk = (uint32_t)MIN(uio->uio_resid, MIN(space, TCP_CHUNK));
+		/*
+		 * Whole segments: a 64 KiB write cut at 65535 bytes went out
+		 * as a full segment, the 58 bytes past it and the last byte,
+		 * three frames each taking the host's whole receive path.
+		 */
+		uint32_t most = TCP_CHUNK >= mss ? TCP_CHUNK / mss * mss : TCP_CHUNK;
+		uint32_t chunk = (uint32_t)MIN(uio->uio_resid, MIN(space, most));
 		if (buf == NULL && (buf = kmalloc(TCP_CHUNK, 0)) == NULL) {
 			error = -ENOMEM;
 			break;

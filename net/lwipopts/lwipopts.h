@@ -113,12 +113,23 @@ void sys_unlock_tcpip_core(void);
 #define TCP_SND_QUEUELEN		(4 * TCP_SND_BUF / 1460)
 /*
  * A window update goes out once reading has opened the window by this
- * much.  lwIP's default, a quarter of TCP_WND, is past the 64 KiB of a
+ * much (lwIP uses it in tcp_recved only, where pcb is the connection).
+ * lwIP's default, a quarter of TCP_WND, is past the 64 KiB of a
  * connection without window scaling (slirp's TCP has none): the window
- * would open and never be announced, and the sender stall.
+ * would open and never be announced, and the sender stall; such a
+ * connection announces every 4 segments of 1460.  A scaled one keeps
+ * the quarter: with 4 * 1460 every 64 KiB read sent an update of its
+ * own beside the ACKs of the data (which announce the window too), each
+ * a frame that runs the host's receive path and wakes its sender.
  */
-#define TCP_WND_UPDATE_THRESHOLD	(4 * 1460)
+#define TCP_WND_UPDATE_THRESHOLD \
+	((pcb)->rcv_scale != 0 ? TCP_WND / 4 : 4 * 1460)
 #define LWIP_CHECKSUM_ON_COPY		1
+/* vke leaves TCP's checksums to a tap that takes them (net/if_vke.c). */
+#define LWIP_CHECKSUM_CTRL_PER_NETIF	1
+/* The checksum itself: eight bytes a step (net/inet_cksum.c). */
+unsigned short inet_cksum(const void *data, int len);
+#define LWIP_CHKSUM			inet_cksum
 /*
  * lwIP's TCP sanity checks (init.c) would refuse an MSS past 16 KiB for
  * TCP_SNDLOWAT's sake, a bound only its netconn API uses, which is not
