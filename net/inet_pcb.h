@@ -105,6 +105,9 @@ struct inpcb {
 	struct pbuf *inp_rcvq, *inp_rcvtail;	/* core */
 	uint32_t inp_rcvoff;		/* core: bytes of the head read */
 	uint32_t inp_rcvcc;		/* core: bytes queued */
+	uint32_t inp_rcvcredit;		/* core: bytes given back to lwIP's
+					 * window before they were read
+					 * (tcp_credit_early) */
 
 	/* UDP, raw and ping: received datagrams. */
 	struct indgram *inp_dgq, **inp_dgtail;	/* core */

@@ -5,7 +5,9 @@
  * so that accept can give a new socket the pcb lwIP already made.  Data
  * received waits on the inpcb as lwIP's pbufs; the window opens again
  * (tcp_recved) as the guest reads, so lwIP's window (TCP_WND) bounds what
- * a connection queues.  Data sent is copied from the guest into a bounce
+ * a connection queues (a peer that does not scale windows gets up to
+ * TCP_EARLY_CREDIT more, given back as it arrives: tcp_credit_early).
+ * Data sent is copied from the guest into a bounce
  * buffer, then into lwIP (tcp_write) under the core lock, as far as
  * tcp_sndbuf allows; writers wait for tcp_sent's wake-up.
  *
@@ -48,12 +50,34 @@ rcvq_append(struct inpcb *inp, struct pbuf *p)
 
 static void tcp_forget(struct inpcb *inp);
 
+/*
+ * A peer that does not scale windows sees at most 64 KiB of lwIP's
+ * (TCPWND16): libslirp's TCP is one.  A bulk sender then waits, every
+ * 64 KiB, for the guest's reader to be scheduled and read before lwIP
+ * reopens the window.  So its data is given back to lwIP's window as it
+ * is queued, while no more than TCP_EARLY_CREDIT of it waits unread
+ * that way (unread data stays within that and the window); the rest is
+ * given back as it is read (tcp_soreceive).  A connection that scales
+ * has a window of TCP_WND, which is room enough.
+ */
+#define TCP_EARLY_CREDIT	(256 * 1024)
+
+static void
+tcp_credit_early(struct inpcb *inp, struct tcp_pcb *pcb, uint16_t len)
+{
+	if ((pcb->flags & TF_WND_SCALE) ||
+	    inp->inp_rcvcredit + len > TCP_EARLY_CREDIT)
+		return;
+	inp->inp_rcvcredit += len;
+	tcp_recved(pcb, len);
+}
+
 static err_t
 tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct inpcb *inp = arg;
 
-	(void)pcb, (void)err;
+	(void)err;
 	if (inp == NULL) {
 		if (p != NULL)
 			pbuf_free(p);
@@ -68,7 +92,9 @@ tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	} else if (inet_rcvtotal + p->tot_len > INET_RCVMAX) {
 		return ERR_MEM;		/* lwIP keeps it and offers it again */
 	} else {
+		uint16_t len = p->tot_len;
 		rcvq_append(inp, p);
+		tcp_credit_early(inp, pcb, len);
 	}
 	inp_notify(inp, INP_EV_READ);
 	return ERR_OK;

@@ -199,7 +199,11 @@ tcp_usr_recv(struct socket *so, struct sockmsg *m, struct proc *p)
 			if (!peek) {
 				LOCK_TCPIP_CORE();
 				tcp_rcvq_drop(inp, n);
-				for (uint32_t k = n; k > 0 && inp->inp_pcb.tcp != NULL; ) {
+				/* What tcp_credit_early gave back already. */
+				uint32_t given = MIN(n, inp->inp_rcvcredit);
+				inp->inp_rcvcredit -= given;
+				for (uint32_t k = n - given; k > 0 &&
+				    inp->inp_pcb.tcp != NULL; ) {
 					u16_t w = (u16_t)MIN(k, 0xffffu);
 					tcp_recved(inp->inp_pcb.tcp, w);
 					k -= w;
