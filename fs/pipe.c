@@ -59,11 +59,7 @@ pipe_unlock(struct pipe *pi)
 	wakeup(&pi->pi_busy);
 }
 
-/*
- * Sleeps on chan with the pipe lock let go.  Returns 0 holding the lock
- * again, or -ERESTARTSYS (a signal came) without it.
- */
-static int
+int
 pipe_wait(struct pipe *pi, const void *chan, const char *wmesg)
 {
 	pipe_unlock(pi);

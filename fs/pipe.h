@@ -90,6 +90,11 @@ int pipe_writeu(struct file *fp, struct uio *uio, bool nonblock);
  */
 int pipe_lock(struct pipe *pi);
 void pipe_unlock(struct pipe *pi);
+/*
+ * Sleeps on chan with the pipe lock let go: 0 holding it again, or
+ * -ERESTARTSYS (a signal came) without it.
+ */
+int pipe_wait(struct pipe *pi, const void *chan, const char *wmesg);
 void pipe_wake_readers(struct pipe *pi);
 void pipe_wake_writers(struct pipe *pi);
 char *pipe_ring_data(struct pipe *pi, uint32_t off, size_t *n);

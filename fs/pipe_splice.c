@@ -60,19 +60,6 @@ end_io(struct splice_end *e, char *buf, size_t n, enum uio_rw rw)
 }
 
 /*
- * Sleeps on chan with pi's lock let go, and takes it again.  0, or
- * -ERESTARTSYS without the lock.
- */
-static int
-splice_wait(struct pipe *pi, const void *chan)
-{
-	pipe_unlock(pi);
-	if (tsleep(chan, PCATCH, "splice", 0) == EINTR)
-		return -ERESTARTSYS;
-	return pipe_lock(pi);
-}
-
-/*
  * Pipe to file: the ring's bytes, from the head, written to the end's
  * file; those written are consumed.  Waits for data (as read) unless
  * nonblock; 0 at the end of file.
@@ -92,7 +79,7 @@ splice_from_pipe(struct pipe *pi, struct splice_end *out, size_t len,
 			error = -EAGAIN;
 			goto out;
 		}
-		if ((error = splice_wait(pi, &pi->pi_rsel)) < 0)
+		if ((error = pipe_wait(pi, &pi->pi_rsel, "splice")) < 0)
 			return error;
 	}
 	while ((size_t)moved < len && pi->pi_count > 0) {
@@ -137,7 +124,7 @@ splice_to_pipe(struct pipe *pi, struct splice_end *in, size_t len,
 			error = -EAGAIN;
 			goto out;
 		}
-		if ((error = splice_wait(pi, &pi->pi_wsel)) < 0)
+		if ((error = pipe_wait(pi, &pi->pi_wsel, "splice")) < 0)
 			return error;
 	}
 	while ((size_t)moved < len && pi->pi_count < pi->pi_size) {
