@@ -43,6 +43,31 @@ cpu_hwcap(void)
 }
 
 /*
+ * AT_RANDOM's 16 bytes, from host entropy fetched a page at a time: a
+ * host system call costs a microsecond or more here, every exec made one.
+ * Each byte is given once and wiped as it goes.  Under the big lock, as
+ * exec runs.  -EIO if the host refuses.
+ */
+#define EXEC_RANDOM_POOL	PAGE_SIZE
+
+static int
+exec_random(uint8_t *buf, size_t n)
+{
+	static uint8_t pool[EXEC_RANDOM_POOL];
+	static size_t left;
+
+	if (left < n) {
+		if (host_random(pool, sizeof(pool)) < 0)
+			return -EIO;
+		left = sizeof(pool);
+	}
+	left -= n;
+	memcpy(buf, pool + left, n);
+	memset(pool + left, 0, n);
+	return 0;
+}
+
+/*
  * AT_SECURE: whether the exec gains privilege, by Linux's rule
  * (cap_bprm_creds_from_file): effective ids other than the real ones,
  * or capabilities for a user who is not root.  cr is the credential as
@@ -98,7 +123,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	memcpy(AT(execfn), path, pathlen);
 	memcpy(AT(strings), ea->ea_buf, ea->ea_len);
 	memcpy(AT(platform), "x86_64", 7);
-	if (host_random(AT(random), 16) < 0)
+	if (exec_random(AT(random), 16) < 0)
 		memset(AT(random), 0x5a, 16);	/* the host refused: still a value */
 
 	uint64_t *v = (uint64_t *)AT(sp);
