@@ -21,13 +21,50 @@
 #define EXEC_STACK_INIT	(128UL << 10)	/* grows down to RLIMIT_STACK */
 #define AUXV_MAX	24
 
-/* AT_HWCAP: the feature flags of cpuid leaf 1, edx, as Linux gives. */
+/*
+ * AT_HWCAP: the feature flags of cpuid leaf 1, edx, as Linux gives (its
+ * boot CPU's).  Read once: under a hypervisor cpuid is a VM exit, 7.5 us
+ * on this nested host, a tenth of what an exec took.  Exec runs under
+ * the big lock, so the first reading is made once.
+ */
 static uint64_t
 cpu_hwcap(void)
 {
-	uint32_t r[4];
-	host_cpuid(1, 0, r);
-	return r[3];
+	static uint64_t hwcap;
+	static bool known;
+
+	if (!known) {
+		uint32_t r[4];
+		host_cpuid(1, 0, r);
+		hwcap = r[3];
+		known = true;
+	}
+	return hwcap;
+}
+
+/*
+ * AT_RANDOM's 16 bytes, from host entropy fetched a page at a time: a
+ * host system call costs a microsecond or more here, every exec made one.
+ * Each byte is given once and wiped as it goes.  Under the big lock, as
+ * exec runs.  -EIO if the host refuses.
+ */
+#define EXEC_RANDOM_POOL	PAGE_SIZE
+
+static int
+exec_random(uint8_t *buf, size_t n)
+{
+	static uint8_t pool[EXEC_RANDOM_POOL];
+	static size_t left;
+
+	if (left < n) {
+		if (host_random(pool, sizeof(pool)) < 0)
+			return -EIO;
+		left = sizeof(pool);
+	}
+	left -= n;
+	memcpy(buf, pool + left, n);
+	memset(pool + left, 0, n);
+	return 0;
 }
 
 /*
@@ -86,7 +123,7 @@ exec_stack(struct image *im, const struct exec_args *ea, const char *path)
 	memcpy(AT(execfn), path, pathlen);
 	memcpy(AT(strings), ea->ea_buf, ea->ea_len);
 	memcpy(AT(platform), "x86_64", 7);
-	if (host_random(AT(random), 16) < 0)
+	if (exec_random(AT(random), 16) < 0)
 		memset(AT(random), 0x5a, 16);	/* the host refused: still a value */
 
 	uint64_t *v = (uint64_t *)AT(sp);

@@ -372,6 +372,26 @@ level_end(uint64_t va, int l)
 }
 
 /*
+ * Where the next valid entry of table t (level l) after va's begins, or
+ * where t's region ends if it has none before eva.  The absent entries of
+ * a table are passed over in it, not by a walk from the root each: the
+ * release of a small process's whole range walked some 3,000 times for
+ * the twenty-odd entries it had (10 us of an exec).
+ */
+static uint64_t
+next_valid(struct vm_page *t, uint64_t va, int l, uint64_t eva)
+{
+	const vpte_t *e = (const vpte_t *)VM_PAGE_TO_DMAP(t);
+	uint64_t next = level_end(va, l), tend = level_end(va, l + 1);
+
+	for (; next < tend && next < eva; next += 1UL << VPTE_SHIFT(l))
+		if (__atomic_load_n(&e[VPTE_INDEX(next, l)], __ATOMIC_ACQUIRE) &
+		    VPTE_V)
+			break;
+	return next;
+}
+
+/*
  * Calls fn(pm, leaf, va, arg) for every valid leaf in [sva, eva), skipping
  * absent tables; fn returns true if it changed the leaf.  Tables left
  * empty are queued on freed.  Returns the range of changed leaves in
@@ -389,7 +409,7 @@ pmap_scan(struct pmap *pm, uint64_t sva, uint64_t eva,
 	for (uint64_t va = sva; va < eva; ) {
 		int l = pmap_walk(pm, va, false, &w);
 		if (l != 0) {
-			va = level_end(va, l);
+			va = next_valid(w.t[l], va, l, eva);
 			continue;
 		}
 		uint64_t end = MIN(eva, level_end(va, 1)), first = va;

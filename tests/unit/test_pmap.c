@@ -83,6 +83,49 @@ TEST(pmap_table_pages)
 }
 
 /*
+ * A scan passes over absent entries inside a table (pmap.c's next_valid)
+ * and finds every valid one after them: pages on the last and first
+ * entries of tables at every level, far apart in the user range, are all
+ * downgraded and removed by one call over the whole range, and a scan
+ * that ends before a valid entry leaves it alone.
+ */
+TEST(pmap_scan_sparse)
+{
+	struct vmp p;
+	REQUIRE(vmp_spawn(&p, g_vm_store) == 0);
+	struct pmap *pm = &p.vm->vm_pmap;
+	CHECK_EQ(run_store(&p, VMP_STACK - 8, 0), T_SYSCALL);
+	uint64_t va[] = {
+		0x200000000000UL - PG,		/* index 511 at levels 0-2 */
+		0x200000000000UL,		/* the next PML4 entry's first */
+		0x200040000000UL + 5 * PG,	/* its next PDPT entry */
+		0x2000403fe000UL,		/* the same PD's entry 1 */
+		0x300000200000UL,		/* another PML4 entry */
+	};
+	for (size_t i = 0; i < nitems(va); i++) {
+		REQUIRE(vmp_anon(&p, va[i], PG) == 0);
+		CHECK_EQ(run_store(&p, va[i], i + 1), T_SYSCALL);
+		CHECK(vmp_vpte(&p, va[i]) & VPTE_RW);
+	}
+	pmap_protect(pm, 0x100000000000UL, VM_MAX_USER_ADDRESS, VM_PROT_READ);
+	for (size_t i = 0; i < nitems(va); i++) {
+		CHECK(vmp_vpte(&p, va[i]) & VPTE_V);
+		CHECK(!(vmp_vpte(&p, va[i]) & VPTE_RW));
+	}
+	/* Ends one page short of va[3]: va[2] goes, va[3] stays. */
+	pmap_remove(pm, 0x200000000000UL + PG, va[3]);
+	CHECK_EQ(vmp_vpte(&p, va[2]) & VPTE_V, 0);
+	CHECK(vmp_vpte(&p, va[3]) & VPTE_V);
+	CHECK(vmp_vpte(&p, va[1]) & VPTE_V);
+	uint64_t r = pm->pm_resident;
+	pmap_remove(pm, 0x100000000000UL, VM_MAX_USER_ADDRESS);
+	for (size_t i = 0; i < nitems(va); i++)
+		CHECK_EQ(vmp_vpte(&p, va[i]) & VPTE_V, 0);
+	CHECK_EQ(pm->pm_resident, r - 4);
+	vmp_destroy(&p);
+}
+
+/*
  * Removal and downgrade reach the host: a page the guest had mapped
  * writable faults after pmap_protect, and after pmap_remove it faults
  * again even for a read; and a VPTE replaced by another page shows the
