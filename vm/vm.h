@@ -165,6 +165,11 @@ void vmspace_enter_first(struct vmspace *vm, uint64_t va);
  * with the thread's resume: no fault through the host.
  */
 void vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va);
+/*
+ * The parent's fork is done with its address space (its copies made):
+ * from now on a change of its tables is invalidated on its own again.
+ */
+void vmspace_fork_end(struct vmspace *vm);
 
 /*
  * Fork hints (vm_forkhint.c): the pages a forked child faulted on before
