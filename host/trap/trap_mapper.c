@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -184,6 +185,29 @@ trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 	return a->resume ? 0 : trap_cmd_wait(vh);
 }
 
+/*
+ * A mapping of [addr, addr + len) about to be queued replaces, at once,
+ * whatever the host maps there: a munmap queued inside that range in the
+ * batch being built is then only a host call more, and goes.  Looked for
+ * while a deferred invalidation waits in the batch: fork's protection of
+ * the parent's stack top, which the copy fork made for it maps again (a
+ * one-page munmap, 3 us of the mapper's time here).
+ */
+static void
+trap_cmd_drop_replaced(struct vmspace_host *vh, uint64_t addr, uint64_t len)
+{
+	struct stub_op *ops = trap_cmd_area(vh)->ops;
+
+	for (uint32_t i = 0; i < vh->nops; i++) {
+		if (ops[i].op != STUB_OP_MUNMAP || ops[i].addr < addr ||
+		    ops[i].addr + ops[i].len > addr + len)
+			continue;
+		memmove(&ops[i], &ops[i + 1], (vh->nops - i - 1) * sizeof(*ops));
+		vh->nops--;
+		i--;
+	}
+}
+
 /* Appends one operation; a full batch is carried out first. */
 int
 trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
@@ -198,6 +222,8 @@ trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
 	if (vh->nops == 0 &&
 	    trap_cmd_wait_for(vh, vh->seq + 1 - STUB_CMD_AREAS) < 0)
 		return -1;
+	if (op == STUB_OP_MMAP && vh->inval_queued)
+		trap_cmd_drop_replaced(vh, addr, len);
 	trap_cmd_area(vh)->ops[vh->nops++] =
 	    (struct stub_op){ op, prot, addr, len, off };
 	vh->nmapops++;
