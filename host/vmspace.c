@@ -395,6 +395,16 @@ vmspace_mcontrol(void *id, void *start, size_t len, int adv, void *val)
 		return backend->prefault != NULL ?
 		    backend->prefault(vh, (uint64_t)start, end) : 0;
 	}
+	case MADV_INVAL_DEFER: {
+		uint64_t end = user_range(start, len);
+		if (end == 0)
+			return -1;
+		if (backend->inval_defer == NULL)
+			return backend->inval(vh, (uint64_t)start, end);
+		return backend->inval_defer(vh, (uint64_t)start, end);
+	}
+	case MADV_SETTLE:
+		return backend->settle != NULL ? backend->settle(vh) : 0;
 	}
 	errno = EINVAL;
 	return -1;

@@ -65,6 +65,17 @@ struct vcpu;
  * the vpagetable before the guest's next run instead of one fault each.
  */
 #define MADV_PREFAULT		203
+/*
+ * MADV_INVAL_DEFER: MADV_INVAL, but the backend may leave the host
+ * translations of the range in place for a while: they go before any
+ * guest thread of the vmspace next runs, before the next MADV_INVAL of it
+ * returns, and before MADV_SETTLE returns.  Until then none of the
+ * range's pages may be freed.  Returns 1 if it deferred, 0 if it is done.
+ * For fork's write protection of a process of one thread (vmspace_fork).
+ */
+#define MADV_INVAL_DEFER	204
+/* MADV_SETTLE: returns once no deferred invalidation is left. */
+#define MADV_SETTLE		205
 
 /* vmspace_ctl() commands */
 #define VMSPACE_CTL_RUN		1	/* run until the guest traps */

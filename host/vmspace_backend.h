@@ -46,6 +46,10 @@ struct vmspace_ops {
 	int (*setmap)(struct vmspace_host *vh, uint64_t root_pa);
 	/* Optional: MADV_PREFAULT, a hint. */
 	int (*prefault)(struct vmspace_host *vh, uint64_t start, uint64_t end);
+	/* Optional: MADV_INVAL_DEFER (1 if deferred) and MADV_SETTLE. */
+	int (*inval_defer)(struct vmspace_host *vh, uint64_t start,
+	    uint64_t end);
+	int (*settle)(struct vmspace_host *vh);
 	/* See vmspace_audit(); now is host_nanotime(). */
 	void (*audit)(struct vmspace_host *vh, uint64_t now);
 	/* See vmspace_pool(). */

@@ -25,6 +25,7 @@ static const char *const stage_names[FST_NSTAGES] = {
 	[FST_FORK_TOUCH] = "  child's first copies",
 	[FST_CHILD_START] = "fork to child's first run",
 	[FST_ACTIVATE] = "first activation (stub)",
+	[FST_FIRST_RUN] = "child's first run to a trap",
 	[FST_EXEC] = "execve",
 	[FST_EXIT] = "exit1 to zombie",
 	[FST_EXIT_VM] = "  vmspace release",

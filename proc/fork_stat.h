@@ -22,6 +22,7 @@ enum fst_stage {
 	FST_FORK_TOUCH,		/* of which the child's first copies */
 	FST_CHILD_START,	/* fork to the child's first run (scheduling) */
 	FST_ACTIVATE,		/* a first vmspace_activate: the stub */
+	FST_FIRST_RUN,		/* a forked child's first run, to its trap */
 	FST_EXEC,		/* execve, whole */
 	FST_EXIT,		/* exit1 until the zombie is announced */
 	FST_EXIT_VM,		/* of which the address space's release */

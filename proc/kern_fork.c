@@ -240,6 +240,8 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 			error = -ENOMEM;
 		clone_unwind(p2);
 		clone_hostthr_free(lp, n);
+		if (!(flags & CLONE_VM))
+			vmspace_fork_end(p->p_vmspace);
 		return error;
 	}
 	lp2->lwp_hostthr = n;
@@ -258,6 +260,7 @@ fork1(struct lwp *lp, const struct clone_req *cr, void (*body)(void *))
 			vmspace_fork_parent_touch(p->p_vmspace,
 			    lp->lwp_tf.tf_rsp - 8);
 		vm_forkhint_rewrite(p->p_vmspace, p->p_nlwps == 1);
+		vmspace_fork_end(p->p_vmspace);
 		forkstat_stage(FST_FORK_TOUCH, t1);
 	}
 

@@ -268,6 +268,8 @@ lwp_main(void *arg)
 			exit1(W_EXITCODE(0, SIGKILL));
 		}
 		lp->lwp_tf.tf_xflags = 0;
+		if (t0 != 0)
+			forkstat_stage(FST_FIRST_RUN, trun);
 		if (trun == 0) {
 			trap_dispatch(lp);
 			TRACE(TR_K_DISPATCHED);

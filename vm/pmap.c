@@ -152,6 +152,65 @@ pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi)
 		    lo, hi, (void *)pm, errno);
 }
 
+/* The pmaps with a deferred invalidation, not settled yet. */
+static struct pmap *pmap_owing;
+
+static void
+pmap_owing_remove(struct pmap *pm)
+{
+	struct pmap **pp = &pmap_owing;
+	while (*pp != NULL && *pp != pm)
+		pp = &(*pp)->pm_owenext;
+	if (*pp != NULL)
+		*pp = pm->pm_owenext;
+	pm->pm_owing = false;
+}
+
+void
+pmap_invalidate_defer(struct pmap *pm, uint64_t lo, uint64_t hi)
+{
+	if (!pm->pm_hosted || lo >= hi)
+		return;
+	int r = vmspace_mcontrol(pm, (void *)lo, hi - lo, MADV_INVAL_DEFER,
+	    NULL);
+	if (r < 0)
+		panic("pmap_invalidate_defer: %#lx-%#lx of pmap %p: errno %d",
+		    lo, hi, (void *)pm, errno);
+	if (r == 0)
+		return;
+	pm->pm_defer_lo = lo;
+	pm->pm_defer_hi = hi;
+	if (!pm->pm_owing) {
+		pm->pm_owing = true;
+		pm->pm_owenext = pmap_owing;
+		pmap_owing = pm;
+	}
+}
+
+void
+pmap_defer_end(struct pmap *pm)
+{
+	pm->pm_defer_lo = pm->pm_defer_hi = 0;
+}
+
+void
+pmap_settle(void)
+{
+	while (pmap_owing != NULL) {
+		struct pmap *pm = pmap_owing;
+		pmap_owing_remove(pm);
+		if (pm->pm_hosted)
+			(void)vmspace_mcontrol(pm, NULL, 0, MADV_SETTLE, NULL);
+	}
+}
+
+/* A change of va's VPTE that fork's deferred invalidation covers. */
+static bool
+pmap_deferred(const struct pmap *pm, uint64_t va)
+{
+	return va >= pm->pm_defer_lo && va < pm->pm_defer_hi;
+}
+
 void
 pmap_prefault(struct pmap *pm, uint64_t lo, uint64_t hi)
 {
@@ -304,6 +363,8 @@ pmap_release(struct pmap *pm)
 	struct pglist freed = TAILQ_HEAD_INITIALIZER(freed);
 
 	KASSERT(!pm->pm_hosted, "pmap_release: host vmspace still there");
+	if (pm->pm_owing)
+		pmap_owing_remove(pm);
 	if (pm->pm_resident != 0 || pm->pm_ptpages != 1)
 		panic("pmap_release: %lu pages and %lu tables still mapped",
 		    pm->pm_resident, pm->pm_ptpages - 1);
@@ -353,12 +414,13 @@ pmap_enter(struct pmap *pm, uint64_t va, struct vm_page *m, int prot,
 	if ((old & VPTE_FRAME) != pa) {
 		pv_remove(PHYS_TO_VM_PAGE(old & VPTE_FRAME), pm, va, old);
 		pv_insert(m, pv, pm, va);
-		pmap_invalidate(pm, va, va + PAGE_SIZE);
+		if (!pmap_deferred(pm, va))
+			pmap_invalidate(pm, va, va + PAGE_SIZE);
 		return 0;
 	}
 	kmem_cache_free(pv_cache, pv);
-	if (((old & VPTE_RW) && !(new & VPTE_RW)) ||
-	    (!(old & VPTE_NX) && (new & VPTE_NX)))
+	if ((((old & VPTE_RW) && !(new & VPTE_RW)) ||
+	    (!(old & VPTE_NX) && (new & VPTE_NX))) && !pmap_deferred(pm, va))
 		pmap_invalidate(pm, va, va + PAGE_SIZE);
 	return 0;
 }

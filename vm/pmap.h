@@ -38,6 +38,10 @@ struct pmap {
 	uint64_t pm_ptpages;	/* page-table pages, the PML4 included */
 	bool pm_hosted;		/* the host vmspace exists */
 	bool pm_dying;		/* ... and goes away in the background */
+	bool pm_owing;		/* a deferred invalidation, not settled */
+	struct pmap *pm_owenext;	/* the list of those (pmap_settle) */
+	/* While fork runs: the range its deferred invalidation covers. */
+	uint64_t pm_defer_lo, pm_defer_hi;
 };
 
 /* A mapping of a page: on the page's list (vm_page_ext.pv). */
@@ -130,6 +134,23 @@ void pmap_protect_deferred(struct pmap *pm, uint64_t sva, uint64_t eva,
 
 /* Drops the host's translations of [lo, hi) (nothing if lo >= hi). */
 void pmap_invalidate(struct pmap *pm, uint64_t lo, uint64_t hi);
+/*
+ * Fork's write protection of the parent (vmspace_fork): pmap_invalidate
+ * of [lo, hi), which the host may carry out later (MADV_INVAL_DEFER),
+ * but before any guest thread of pm runs, before pmap_settle returns,
+ * and before another invalidation of pm returns.  Until pmap_defer_end,
+ * a page pm replaces in that range needs no invalidation of its own (the
+ * parent's copies fork makes).  The caller makes sure nothing frees a
+ * page of the range meanwhile.
+ */
+void pmap_invalidate_defer(struct pmap *pm, uint64_t lo, uint64_t hi);
+void pmap_defer_end(struct pmap *pm);
+/*
+ * Returns once every deferred invalidation is done: before a process
+ * first runs (a forked child must not see its parent's later writes)
+ * and before an address space's pages are freed.
+ */
+void pmap_settle(void);
 /*
  * A hint that the process is about to use [lo, hi), whose pages were
  * just entered (MAP_POPULATE): the host layer may map them before the

@@ -135,7 +135,11 @@ bool vmspace_drain(void);
  * their object, MADV_DONTFORK entries are left out and MADV_WIPEONFORK
  * ones start empty.  The child's vpagetable starts empty and faults pages
  * in.  Returns NULL if RAM is short (vm1 is then unchanged but for
- * write protections and copy-on-write marks, which are harmless).
+ * write protections and copy-on-write marks, which are harmless).  The
+ * host's part of vm1's write protection may wait for vm1's next run
+ * (pmap_invalidate_defer); the caller ends fork's part of it with
+ * vmspace_fork_end once it has made vm1's own copies, before it lets
+ * anything else run.
  */
 struct vmspace *vmspace_fork(struct vmspace *vm1);
 
@@ -165,6 +169,11 @@ void vmspace_enter_first(struct vmspace *vm, uint64_t va);
  * with the thread's resume: no fault through the host.
  */
 void vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va);
+/*
+ * The parent's fork is done with its address space (its copies made):
+ * from now on a change of its tables is invalidated on its own again.
+ */
+void vmspace_fork_end(struct vmspace *vm);
 
 /*
  * Fork hints (vm_forkhint.c): the pages a forked child faulted on before

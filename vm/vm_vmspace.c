@@ -67,6 +67,7 @@ vmspace_release(struct vmspace *vm)
 {
 	/* No guest runs or maps anything after this: no invalidations needed. */
 	pmap_unhost_finish(&vm->vm_pmap);
+	pmap_settle();		/* the pages may be a forking parent's too */
 	vm_map_delete(&vm->vm_map, vm_map_min(&vm->vm_map),
 	    vm_map_max(&vm->vm_map));
 	vm_map_fini(&vm->vm_map);
@@ -242,6 +243,12 @@ vmspace_enter_first(struct vmspace *vm, uint64_t va)
 }
 
 void
+vmspace_fork_end(struct vmspace *vm)
+{
+	pmap_defer_end(&vm->vm_pmap);
+}
+
+void
 vmspace_fork_parent_touch(struct vmspace *vm, uint64_t va)
 {
 	struct vm_map_entry *e;
@@ -273,6 +280,7 @@ vmspace_activate(struct vmspace *vm)
 {
 	if (vm->vm_pmap.pm_hosted)
 		return 0;
+	pmap_settle();		/* a forked child: its parent's protection */
 	int error = pmap_host(&vm->vm_pmap);
 	first_map(vm);
 	return error;
@@ -362,14 +370,22 @@ vmspace_fork(struct vmspace *vm1)
 	for (struct vm_map_entry *e = VM_MAP_FIRST(map1);
 	    e != VM_MAP_END(map1) && err == 0; e = e->next)
 		err = fork_entry(vm1, e, &vm2->vm_map, &lo, &hi);
-	/* Before anyone runs: the parent must not write shared pages. */
-	pmap_invalidate(&vm1->vm_pmap, lo, hi);
 	if (err == 0)
 		err = vm_patch_fork(vm2, vm1);
 	if (err != 0) {
+		pmap_invalidate(&vm1->vm_pmap, lo, hi);
 		vmspace_free(vm2);
 		return NULL;
 	}
+	/*
+	 * Before anyone runs: the parent must not write shared pages.  The
+	 * host may do it with the parent's resume (pmap_invalidate_defer):
+	 * the child's first run settles it (vmspace_activate), and so does
+	 * the release of any address space, which is what could free the
+	 * pages (a child's that never ran: they are its parent's only
+	 * while the parent shares them).
+	 */
+	pmap_invalidate_defer(&vm1->vm_pmap, lo, hi);
 	vm2->vm_brk_start = vm1->vm_brk_start;
 	vm2->vm_brk = vm1->vm_brk;
 	vm2->vm_mmap_base = vm1->vm_mmap_base;

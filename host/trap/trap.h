@@ -167,6 +167,12 @@ struct vmspace_host {
 	uint32_t proving[STUB_CMD_AREAS];	/* batches asked to prove, in order */
 	uint32_t nproving, proving_head;
 	uint32_t nops;			/* ops in the batch being built */
+	/*
+	 * A deferred invalidation (trap_inval_defer): its munmaps are in
+	 * the batch being built (queued), or in batch inval_seq (owed).
+	 */
+	bool inval_queued, inval_owed;
+	uint32_t inval_seq;
 
 	bool dead;			/* the stub is gone or being killed */
 	bool reaping;			/* handed to the reaper (trap_reaper.c) */
@@ -389,6 +395,8 @@ int trap_cmd_wait(struct vmspace_host *vh);
 /* Prints vh's statistics (struct trap_stats) as one -v debug line. */
 void trap_stats_log(const struct vmspace_host *vh);
 int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
+int trap_inval_defer(struct vmspace_host *vh, uint64_t start, uint64_t end);
+int trap_settle(struct vmspace_host *vh);
 
 /* trap_hostmap.c */
 int trap_hostmap_init(struct vmspace_host *vh, int budget);

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -150,7 +151,14 @@ trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 	a->nops = vh->nops;
 	a->resume = resume && t != NULL;
 	a->thread = t != NULL ? (uint32_t)t->n + 1 : 0;
-	a->prove = !resume || (vh->seq + 1) % STUB_PROVE_EVERY == 0;
+	/* A deferred invalidation's batch is proved: trap_settle waits for it. */
+	a->prove = !resume || vh->inval_queued ||
+	    (vh->seq + 1) % STUB_PROVE_EVERY == 0;
+	if (vh->inval_queued) {
+		vh->inval_queued = false;
+		vh->inval_owed = true;
+		vh->inval_seq = vh->seq + 1;
+	}
 	if (a->prove)
 		vh->proving[(vh->proving_head + vh->nproving++) % STUB_CMD_AREAS] =
 		    vh->seq + 1;
@@ -177,6 +185,29 @@ trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 	return a->resume ? 0 : trap_cmd_wait(vh);
 }
 
+/*
+ * A mapping of [addr, addr + len) about to be queued replaces, at once,
+ * whatever the host maps there: a munmap queued inside that range in the
+ * batch being built is then only a host call more, and goes.  Looked for
+ * while a deferred invalidation waits in the batch: fork's protection of
+ * the parent's stack top, which the copy fork made for it maps again (a
+ * one-page munmap, 3 us of the mapper's time here).
+ */
+static void
+trap_cmd_drop_replaced(struct vmspace_host *vh, uint64_t addr, uint64_t len)
+{
+	struct stub_op *ops = trap_cmd_area(vh)->ops;
+
+	for (uint32_t i = 0; i < vh->nops; i++) {
+		if (ops[i].op != STUB_OP_MUNMAP || ops[i].addr < addr ||
+		    ops[i].addr + ops[i].len > addr + len)
+			continue;
+		memmove(&ops[i], &ops[i + 1], (vh->nops - i - 1) * sizeof(*ops));
+		vh->nops--;
+		i--;
+	}
+}
+
 /* Appends one operation; a full batch is carried out first. */
 int
 trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
@@ -191,6 +222,8 @@ trap_cmd_add(struct vmspace_host *vh, uint32_t op, uint64_t addr,
 	if (vh->nops == 0 &&
 	    trap_cmd_wait_for(vh, vh->seq + 1 - STUB_CMD_AREAS) < 0)
 		return -1;
+	if (op == STUB_OP_MMAP && vh->inval_queued)
+		trap_cmd_drop_replaced(vh, addr, len);
 	trap_cmd_area(vh)->ops[vh->nops++] =
 	    (struct stub_op){ op, prot, addr, len, off };
 	vh->nmapops++;
@@ -277,36 +310,28 @@ trap_cmd_spinner(struct vmspace_host *vh)
 }
 
 /*
- * Drops the host mappings of [start, end) before returning, for every
- * thread of the stub at once: the host's munmap shoots the translation
- * down on every CPU that runs one.  Never later: a guest can post a
- * report without stopping, so "parked" is a belief, and a deferred unmap
- * could leave it a page the kernel gave away.  A stub
- * that is killed, or dies on the way, maps nothing only once its process
- * is gone (a SIGKILL takes effect later): we wait for that, and the
- * answer is then 0 as well.
+ * Queues the munmaps that drop the host mappings of [start, end), as far
+ * as the account knows of any; true if it queued some.  Returns -1 if
+ * the stub died meanwhile.
  */
-int
-trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
+static int
+trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
-	if (trap_dead(vh))
-		goto dead;
 	/*
 	 * Nothing of the guest's lies below VM_MIN_USER_ADDRESS, and the
 	 * trampoline table does (trap_patch.c): it stays.
 	 */
 	if (start < VM_MIN_USER_ADDRESS)
 		start = VM_MIN_USER_ADDRESS;
-	if (end <= start)
-		return 0;
 	/*
 	 * A range the host never mapped (memory never touched, or whose
 	 * mappings an earlier invalidation took) costs no batch: the
 	 * account is exact up to queued mappings, which it counts too.
 	 */
-	if (!trap_hostmap_any(vh, start, end))
+	if (end <= start || !trap_hostmap_any(vh, start, end))
 		return 0;
 	trap_hostmap_note_unmap(vh, start, end);
+	int queued = 0;
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
 	    s < TRAP_NSLOTS && (s << TRAP_SLOT_SHIFT) < end; s++) {
 		uint64_t *w = &vh->hm.slots[s / 64];
@@ -320,19 +345,111 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 			*w &= ~bit;
 		if (trap_cmd_add(vh, STUB_OP_MUNMAP, lo > start ? lo : start,
 		    (hi < end ? hi : end) - (lo > start ? lo : start), 0, 0) < 0)
-			goto dead;
+			return -1;
+		queued = 1;
 	}
+	return queued;
+}
+
+/* A stub whose mappings could not be dropped: 0 once it is gone. */
+static int
+trap_inval_failed(struct vmspace_host *vh)
+{
+	trap_kill(vh, "host mappings could not be dropped");
+	trap_wait_gone(vh);
+	return 0;
+}
+
+/*
+ * Drops the host mappings of [start, end) before returning, for every
+ * thread of the stub at once: the host's munmap shoots the translation
+ * down on every CPU that runs one.  Never later: a guest can post a
+ * report without stopping, so "parked" is a belief, and a deferred unmap
+ * could leave it a page the kernel gave away.  A stub
+ * that is killed, or dies on the way, maps nothing only once its process
+ * is gone (a SIGKILL takes effect later): we wait for that, and the
+ * answer is then 0 as well.
+ */
+int
+trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	if (trap_dead(vh))
+		return trap_inval_failed(vh);
+	int q = trap_inval_queue(vh, start, end);
+	if (q < 0)
+		return trap_inval_failed(vh);
+	/* A deferred invalidation may hold back pages this one frees. */
+	if (q == 0)
+		return trap_settle(vh);
 	/*
 	 * An unmapping the host refused would leave the guest a page the
 	 * kernel may reuse.  Within the budget a munmap cannot fail for want
 	 * of VMAs: a failure means a broken or tampered stub.
 	 */
-	if ((vh->nops == 0 || trap_cmd_issue(vh, trap_cmd_spinner(vh),
-	    false) == 0) &&
-	    __atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) == 0)
+	if (trap_cmd_issue(vh, trap_cmd_spinner(vh), false) == 0 &&
+	    __atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) == 0) {
+		vh->inval_owed = false;		/* the wait covered it too */
 		return 0;
-dead:
-	trap_kill(vh, "host mappings could not be dropped");
-	trap_wait_gone(vh);
+	}
+	return trap_inval_failed(vh);
+}
+
+/*
+ * MADV_INVAL_DEFER: fork's write protection of the parent.  Its munmaps
+ * wait in the batch being built, and go with the parent's resume after
+ * the fork, in the batch that maps the pages fork copied for it: one
+ * mapper round trip for both, where the protection was one of its own
+ * (13 us of a 156 us fork+exit+wait in density, the CPU's sleep and
+ * wake-up on its own mapper's core mostly).  Until they are done the
+ * stub's old mappings stay, writable; that is safe while no guest code
+ * of the stub runs, which holds with thread 0 its only thread: any
+ * resume of it is a batch after them (trap_run), any invalidation waits
+ * for them (trap_inval, as the range's pages may be about to be freed),
+ * and so does MADV_SETTLE, which the kernel calls before another
+ * process's first run (the child, whose copy-on-write pages these are)
+ * and before an address space's pages are freed.  A thread 0 that posts
+ * a report without stopping is the reason for "never later" above: it
+ * may go on writing these pages, which are the parent's and its child's
+ * only, until the batch is done, which is before the child runs.
+ * With more threads it is done at once.  Returns 1 if deferred.
+ */
+int
+trap_inval_defer(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	if (trap_dead(vh))
+		return trap_inval_failed(vh);
+	for (int n = 1; n < __atomic_load_n(&vh->slots_used,
+	    __ATOMIC_ACQUIRE); n++)
+		if (vh->threads[n] != NULL)
+			return trap_inval(vh, start, end);
+	int q = trap_inval_queue(vh, start, end);
+	if (q < 0)
+		return trap_inval_failed(vh);
+	if (q > 0)
+		vh->inval_queued = true;
+	return q;
+}
+
+/*
+ * MADV_SETTLE: returns once no deferred invalidation is left undone: it
+ * goes to the mapper now if it still waits in the batch being built,
+ * else we wait for the batch that took it to be proved.
+ */
+int
+trap_settle(struct vmspace_host *vh)
+{
+	if (trap_dead(vh))
+		return trap_inval_failed(vh);
+	if (vh->inval_queued) {
+		if (trap_cmd_issue(vh, NULL, false) < 0)
+			return trap_inval_failed(vh);
+	} else if (vh->inval_owed &&
+	    (int32_t)(vh->confirmed - vh->inval_seq) < 0 &&
+	    trap_cmd_wait_for(vh, vh->inval_seq) < 0) {
+		return trap_inval_failed(vh);
+	}
+	vh->inval_owed = false;
+	if (__atomic_load_n(&vh->sync->unmap_err, __ATOMIC_ACQUIRE) != 0)
+		return trap_inval_failed(vh);
 	return 0;
 }

@@ -187,6 +187,24 @@ trap_prefault_op(struct vmspace_host *vh, uint64_t start, uint64_t end)
 }
 
 static int
+trap_inval_defer_op(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_inval_defer(vh, start, end);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
+static int
+trap_settle_op(struct vmspace_host *vh)
+{
+	host_mutex_lock(&vh->lock);
+	int r = trap_settle(vh);
+	host_mutex_unlock(&vh->lock);
+	return r;
+}
+
+static int
 trap_setmap(struct vmspace_host *vh, uint64_t root)
 {
 	host_mutex_lock(&vh->lock);
@@ -215,6 +233,8 @@ const struct vmspace_ops trap_vmspace_ops = {
 	.unmap = trap_unmap,
 	.setmap = trap_setmap,
 	.prefault = trap_prefault_op,
+	.inval_defer = trap_inval_defer_op,
+	.settle = trap_settle_op,
 	.audit = trap_audit,
 	.pool = trap_pool,
 };

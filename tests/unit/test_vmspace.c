@@ -430,6 +430,81 @@ TEST(vmspace_ad_read_after_inval)
 	vmt_destroy(&v);
 }
 
+/* Whether a host VMA of pid covers va (/proc/pid/maps). */
+static bool
+maps_has(pid_t pid, uint64_t va)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	bool has = false;
+	if (f == NULL)
+		return false;
+	while (!has && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+		has = sscanf(line, "%lx-%lx", &lo, &hi) == 2 && va >= lo &&
+		    va < hi;
+	}
+	fclose(f);
+	return has;
+}
+
+/*
+ * 3. MADV_INVAL_DEFER, fork's write protection: the host mapping of a
+ * page made read-only stays after the call, and is gone by the guest's
+ * next run (its write then faults to the caller instead of landing in a
+ * page a child shares), by MADV_SETTLE, and by any other MADV_INVAL.
+ * With a second guest thread it is done at once.
+ */
+TEST(vmspace_inval_defer)
+{
+	struct vmt v;
+	REQUIRE(mem_setup(&v, NULL, GUEST_CODE(mem_read_then_write)) == 0);
+	uint64_t pa = vmt_page();
+	vpte_t *pte = vmt_map(&v, VMT_DATA, pa, VPTE_USER_RW);
+	struct vmspace_host *vh = vmt_host(&v);
+	v.tf.tf_rdi = VMT_DATA;
+	v.tf.tf_rsi = 1;
+	CHECK_EQ(vmt_run(&v), T_SYSCALL);
+	CHECK_EQ(vmt_run(&v), T_SYSCALL);
+	CHECK_EQ(*ram64(pa), 1);
+	CHECK(maps_has(vh->pid, VMT_DATA));
+
+	for (int how = 0; how < 3 && !unit_failed_now(); how++) {
+		__atomic_and_fetch(pte, ~(vpte_t)VPTE_RW, __ATOMIC_SEQ_CST);
+		CHECK_EQ(vmspace_mcontrol(&v, (void *)VMT_DATA, PAGE_SIZE,
+		    MADV_INVAL_DEFER, NULL), 1);
+		CHECK(maps_has(vh->pid, VMT_DATA));	/* not yet */
+		if (how == 1)
+			CHECK_EQ(vmspace_mcontrol(&v, NULL, 0, MADV_SETTLE,
+			    NULL), 0);
+		else if (how == 2)
+			CHECK_EQ(vmspace_mcontrol(&v, (void *)(VMT_DATA +
+			    (1UL << 30)), PAGE_SIZE, MADV_INVAL, NULL), 0);
+		if (how != 0)
+			CHECK(!maps_has(vh->pid, VMT_DATA));
+		v.tf.tf_rsi = how + 2;
+		CHECK_EQ(vmt_run(&v), T_PAGEFLT);
+		CHECK_EQ(v.tf.tf_addr, VMT_DATA);
+		CHECK_EQ(*ram64(pa), (uint64_t)how + 1);
+		__atomic_or_fetch(pte, VPTE_RW, __ATOMIC_SEQ_CST);
+		CHECK_EQ(vmt_run(&v), T_SYSCALL);
+		CHECK_EQ(*ram64(pa), (uint64_t)how + 2);
+		if (unit_failed_now())
+			fprintf(stderr, "    (way %d)\n", how);
+	}
+
+	int n = vmspace_thread_create(&v);
+	CHECK(n > 0);
+	__atomic_and_fetch(pte, ~(vpte_t)VPTE_RW, __ATOMIC_SEQ_CST);
+	CHECK_EQ(vmspace_mcontrol(&v, (void *)VMT_DATA, PAGE_SIZE,
+	    MADV_INVAL_DEFER, NULL), 0);
+	CHECK(!maps_has(vh->pid, VMT_DATA));
+	if (n > 0)
+		CHECK_EQ(vmspace_thread_destroy(&v, n), 0);
+	vmt_destroy(&v);
+}
+
 /* 4. Two vmspaces, different tables: different memory at the same address. */
 TEST(vmspace_two_spaces)
 {
