@@ -27,26 +27,49 @@
  *    (latency placement on this host) the reapers share the cores of
  *    spinning CPUs and guests, and the CPU wipes it too.
  *
- * 2. On the reaper thread (trap_recycle), off the critical path.  Thread
- *    0 may have forged its last report and still run: stub code only (no
- *    guest page is left), but on a stack it prepared.  So it is told to
- *    quit, and believed gone only when the host says so: /proc shows the
- *    stub's tasks to be exactly the leader (a zombie) and the mapper,
- *    which the guest cannot steer (registers only, commands from a
- *    read-only page).  Then the control memory the guest could write (the
- *    sync page and every thread slot: words and signal stacks) is emptied
- *    (MADV_REMOVE: zeroes, pages freed), and the mapper clones a new
- *    thread 0 into slot 0, which boots as every new thread does (its
- *    signal stack, the guest filter, a first trap).  The stub has no
- *    writable memory of its own (stub.ld) and a guest thread can change no
- *    process-wide host state (no mapping, signal action, descriptor or
- *    limit: the filter), so what is left is what a new stub has: the
- *    mapper, as it booted, and a thread that never ran guest code.  Any
- *    doubt (a thread that does not quit, a task we do not know, a step
- *    that fails) kills the stub instead.
- *
- * The leader stays a zombie until the stub ends: a recycled stub takes
- * one host task more (trap_vmspace.c counts it).
+ * 2. On the reaper thread (trap_recycle), off the critical path, thread
+ *    0 is reset: the stub keeps its host thread, made as clean as a new
+ *    one from a state the host vouches for, not the guest.  Thread 0 may
+ *    have forged its last report and still run: stub code only (no guest
+ *    page is left), on a stack it prepared, with a signal mask, signal
+ *    stack, bases, selectors and FPU state of its choosing (what a forged
+ *    rt_sigreturn from the stub's code gives, and arch_prctl, wrfsbase,
+ *    wrpkru, segment loads: the guest filter allows it nothing else that
+ *    lasts; no mapping, signal action, descriptor, limit, filter, thread
+ *    or robust list).  The steps:
+ *    - The reply tells it to reset (STUB_QUIT_RESET): an honest thread
+ *      enters STUB_RESET (stub_abi.h) and parks in a futex wait on slot
+ *      0's request word, which returns to STUB_RESET_PARKED.  It is
+ *      believed parked only when the host says so: /proc/PID/task/TID/
+ *      syscall names that futex wait, without a timeout, and that return
+ *      address (t0_parked_to_reset), and /proc shows the stub's tasks to
+ *      be thread 0 and the mapper, which the guest cannot steer
+ *      (registers only, commands from a read-only page).  A rogue thread
+ *      may have come there by a jump, with registers and memory of its
+ *      own: from that address on the stub's code takes nothing from
+ *      either.  Asleep there, it runs nothing until we wake it.
+ *    - The control memory the guest could write (the sync page and every
+ *      thread slot: words and signal stacks) is emptied (MADV_REMOVE:
+ *      zeroes, pages freed), and the host is asked again: still asleep
+ *      there, so nothing wrote it meanwhile.
+ *    - Woken, it loads everything from the stub's image: an rt_sigreturn
+ *      from a frame there gives constant registers, an empty signal
+ *      mask, the initial FPU state (PKRU too) and slot 0's signal stack;
+ *      it loads null selectors and a new thread's bases and traps (int3)
+ *      into its handler, as a new thread's first trap does.
+ *    - The host may refuse the signal stack, silently (the rogue one
+ *      holds the stack pointer it tests: such a stack could never be
+ *      left); where that trap's frame lands says which, and that it came
+ *      from STUB_RESET_TRAP (t0_trap_checked).
+ *    The stub has no writable memory of its own (stub.ld) and a guest
+ *    thread can change no process-wide host state (the filter), so what
+ *    is left is what a new stub has: the mapper, as it booted, and a
+ *    thread 0 whose every register, mask, signal stack and base the
+ *    stub's image set.  Any doubt (a thread that does not park where it
+ *    should within 1 s, a task we do not know, a step that fails, a first
+ *    trap elsewhere) kills the stub instead.  (The reset replaced thread
+ *    0's quit and a new thread 0 cloned by the mapper: 80 + 150 us of a
+ *    recycle in density, and the fork loop's pool ran dry.)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -68,7 +91,7 @@
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
 
-#define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to quit is gone by then */
+#define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to reset parks by then */
 
 /* True if vh's process ended cleanly enough to recycle its stub. */
 static bool
@@ -89,8 +112,8 @@ trap_wipe(struct vmspace_host *vh)
 	/*
 	 * A reaper's wipe: the mapper's munmaps run on a core no CPU runs
 	 * guests on, if there is one, where recycle() puts it anyway.  (Its
-	 * thread 0 is told to quit only after: one that forged its last
-	 * report and still runs would miss a quit posted before it traps.)
+	 * thread 0 is told to reset only after: one that forged its last
+	 * report and still runs would miss a reply posted before it traps.)
 	 */
 	if (__atomic_load_n(&vh->early, __ATOMIC_ACQUIRE) &&
 	    vh->params.stub_core >= 0)
@@ -205,17 +228,20 @@ t0_reset_parked(struct vmspace_host *vh, int *fdp)
 /*
  * True if thread 0's first report after its reset is the int3 at
  * STUB_RESET_TRAP, its frame on slot 0's signal stack.  The reset's
- * rt_sigreturn installs that signal stack unless the thread's current
- * one holds STUB_RESET_SP (then the host refuses the change: a rogue
- * thread 0 can make its signal stack anything, and one that holds all
- * of the stub's stack pointers can never be left); the int3 runs with
- * its stack pointer 128 bytes above, so that the host's test for a
- * switch to the signal stack, made below the red zone, is made at
- * STUB_RESET_SP too.  So the frame lands above STUB_RESET_SP (the host
- * switched to the signal stack, which is then slot 0's) exactly when
- * the change was made; otherwise it lands below.  Only stub code runs
- * in the stub since the thread left STUB_RESET_PARKED: what it wrote is
- * what the host gave it.
+ * rt_sigreturn asks the host for slot 0's signal stack, which the host
+ * refuses, silently, when the thread's current one holds the stack
+ * pointer it tests (the frame's, STUB_RESET_FRAME, on this host's
+ * kernel; the one it returns to, STUB_RESET_SP, on older ones): a rogue
+ * thread 0 can make its signal stack anything, and one that holds every
+ * stack pointer of the stub can never be left.  The int3 runs 128 bytes
+ * above STUB_RESET_SP, so that the host's test for a switch to the
+ * signal stack, made below the red zone, is made at STUB_RESET_SP.  If
+ * the signal stack was refused, the rogue one holds the tested pointer,
+ * which is STUB_RESET_SP or below it, and ends below STUB_RESET_SP or
+ * holds it too: either way the frame lands below STUB_RESET_SP.  If it
+ * was installed, STUB_RESET_SP is its base, not on it, and the frame
+ * lands at its top.  Only stub code runs in the stub since the thread
+ * left STUB_RESET_PARKED: what it reported is what the host gave it.
  */
 static bool
 t0_trap_checked(struct vmspace_host *vh)

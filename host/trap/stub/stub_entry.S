@@ -234,9 +234,9 @@ stub_mapper:
  * nothing comes from either.  The rt_sigreturn reads its frame from the
  * image: constant registers (rsp STUB_RESET_SP, rip STUB_RESET_BOOT), no
  * FPU image (the host loads the initial FPU state, PKRU included), an
- * empty signal mask, and slot 0's signal stack, which the host installs
- * only if the thread's current one does not hold STUB_RESET_SP (trap_recycle.c
- * checks where the int3's frame then lands).  Selectors and bases are
+ * empty signal mask, and slot 0's signal stack, which the host may
+ * refuse to install (trap_recycle.c, t0_trap_checked, then finds the
+ * int3's frame elsewhere and kills the stub).  Selectors and bases are
  * loaded as a new thread has them; the int3 then lands in the handler,
  * on slot 0's signal stack, as a new thread's first trap does.
  */
