@@ -352,7 +352,7 @@ recycle_t0(struct vmspace_host *vh, int *fdp)
 	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (!t0_reset_parked(vh, fdp))
 		return "thread 0 did not park for its reset";
-	VMSTAT_ADD(recycle_quit_ns, host_nanotime() - t0);
+	VMSTAT_ADD(recycle_park_ns, host_nanotime() - t0);
 	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
 	if (!tasks_only_ours(vh))
 		return "a task of it is not ours";
@@ -383,7 +383,7 @@ recycle_t0(struct vmspace_host *vh, int *fdp)
 	vh->t0.core = -1;
 	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
-	VMSTAT_ADD(recycle_clone_ns, host_nanotime() - t0);
+	VMSTAT_ADD(recycle_reset_ns, host_nanotime() - t0);
 	return NULL;
 }
 
