@@ -299,7 +299,7 @@ tasks_only_ours(struct vmspace_host *vh)
 	}
 }
 
-/* Host-side state as trap_spawn leaves it, thread 0 still to start. */
+/* Host-side state as trap_spawn leaves it, thread 0 still to reset. */
 static int
 recycle_reset(struct vmspace_host *vh)
 {
