@@ -230,8 +230,8 @@ struct vmspace_stats {
 	uint64_t destroys, destroy_ns;	/* vmspace_destroy */
 	uint64_t recycles, recycle_ns;	/* off the critical path (reaper) */
 	uint64_t recycle_fails, reaps;
-	/* of recycle_ns: thread 0's quit, the task check, the new thread 0 */
-	uint64_t recycle_quit_ns, recycle_tasks_ns, recycle_clone_ns;
+	/* of recycle_ns: thread 0 parks, the task check and wipe, its reset */
+	uint64_t recycle_park_ns, recycle_tasks_ns, recycle_reset_ns;
 	/* the stubs' own counts over their processes' lives */
 	uint64_t served, returned, mapops, sleeps;
 	uint64_t stub_minflt;		/* host page faults of recycled stubs */

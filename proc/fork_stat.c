@@ -155,11 +155,11 @@ forkstat_print(void (*pr)(const char *fmt, ...),
 	    (unsigned long)us10(h.recycle_ns, h.recycles + h.recycle_fails) / 10,
 	    (unsigned long)h.recycle_fails, (unsigned long)h.reaps);
 	uint64_t nr = h.recycles + h.recycle_fails;
-	pr("forkstat: host: a recycle: thread 0's quit %lu us, the task check "
-	    "%lu us, the new thread 0 %lu us\n",
-	    (unsigned long)us10(h.recycle_quit_ns, nr) / 10,
+	pr("forkstat: host: a recycle: thread 0 parks %lu us, the task check "
+	    "and wipe %lu us, its reset %lu us\n",
+	    (unsigned long)us10(h.recycle_park_ns, nr) / 10,
 	    (unsigned long)us10(h.recycle_tasks_ns, nr) / 10,
-	    (unsigned long)us10(h.recycle_clone_ns, nr) / 10);
+	    (unsigned long)us10(h.recycle_reset_ns, nr) / 10);
 	pr("forkstat: host: stubs served %lu faults alone, returned %lu patched "
 	    "calls, %lu mapper ops, %lu sleeps; %lu host faults in recycled "
 	    "stubs\n", (unsigned long)h.served, (unsigned long)h.returned,

@@ -42,6 +42,26 @@
 #define STUB_IMAGE_END		(STUB_BASE + 0x100000)	/* filters: stub code below */
 #define STUB_RESTORER		(STUB_TEXT + 0x40)	/* mov $15,%eax; syscall */
 #define STUB_MAPPER		(STUB_TEXT + 0x80)	/* the mapper thread's code */
+/*
+ * Thread 0's reset, when its process exited and its stub is recycled
+ * (trap_recycle.c): it parks in futex(&slot0->req, FUTEX_WAIT, ...)
+ * whose return address is STUB_RESET_PARKED, and from there, woken by
+ * the vkernel, takes nothing from its registers or from writable memory:
+ * an rt_sigreturn from a frame in the image (STUB_RESET_FRAME) loads its
+ * registers, an empty signal mask, the initial FPU state and slot 0's
+ * signal stack, with its stack pointer at STUB_RESET_SP; 128 bytes above
+ * that (STUB_RESET_SP + 128), it loads its bases and traps with the
+ * int3 that ends at STUB_RESET_TRAP.
+ */
+#define STUB_RESET		(STUB_TEXT + 0x800)
+#define STUB_RESET_PARKED	(STUB_RESET + 0x80)
+#define STUB_RESET_BOOT		(STUB_RESET + 0x100)
+#define STUB_RESET_TRAP		(STUB_RESET + 0x180)
+#define STUB_RESET_FRAME	(STUB_RESET + 0x200)	/* struct rt_sigframe */
+#define STUB_RESET_SP		STUB_ALTSTACK
+#define STUB_REQ_RESET		0x100u	/* req, with WW_POSTED: parked to reset */
+#define STUB_QUIT_EXIT		1	/* stub_thread.quit: the thread exits */
+#define STUB_QUIT_RESET		2	/* ... thread 0 resets (STUB_RESET) */
 
 /*
  * System-call patching (trap_patch.c): a guest's "mov $nr,%eax; syscall"
@@ -170,6 +190,7 @@
 
 #define STUB_BOOT		(STUB_CMD + STUB_CMD_SIZE - STUB_PAGE)
 #define STUB_BOOT_INSNS		((STUB_PAGE - 40) / 8)
+#define STUB_BOOT_UTRAP		32	/* offset of stub_boot.utrap */
 
 #ifndef __ASSEMBLER__
 struct stub_op {
@@ -239,7 +260,7 @@ struct stub_thread {
 	uint32_t req;		/* stub -> vkernel: a trap record is posted */
 	uint32_t reply;		/* vkernel -> stub: resume (or wake the mapper) */
 	uint32_t kick;		/* the vkernel kicked: SIGKICK is not stale */
-	uint32_t quit;		/* with the reply: exit the thread instead */
+	uint32_t quit;		/* with the reply: STUB_QUIT_*, not resume */
 	/* the trap record */
 	uint64_t signo;
 	uint64_t siginfo;	/* stub address of the siginfo, in the altstack */
@@ -303,6 +324,8 @@ _Static_assert(STUB_UT_CONVERT == STUB_UT_OFF + __builtin_offsetof(struct stub_u
 _Static_assert(sizeof(struct stub_area) == STUB_AREA_SIZE, "stub_area layout");
 _Static_assert(sizeof(struct stub_cmd) <= STUB_BOOT - STUB_CMD, "commands overlap boot");
 _Static_assert(sizeof(struct stub_boot) <= STUB_PAGE, "boot page");
+_Static_assert(__builtin_offsetof(struct stub_boot, utrap) == STUB_BOOT_UTRAP,
+    "stub_boot layout");
 #endif /* !__ASSEMBLER__ */
 
 /* Exit codes of a stub that cannot start. */

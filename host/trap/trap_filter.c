@@ -295,7 +295,7 @@ bpf_mapper(struct bpf_asm *a)
 	JEQ(HI(STUB_BASE), L_NEXT, L_KILL);
 	LD(OFF_ARG_LO(0));
 	JEQX(L_NEXT, L_KILL);
-	JGE(LO(STUB_SLOT(0)), L_NEXT, L_KILL);	/* 0: a recycled thread 0 */
+	JGE(LO(STUB_SLOT(1)), L_NEXT, L_KILL);	/* thread 0's is never remapped */
 	JGE(LO(STUB_CTL_END), L_KILL, L_NEXT);
 	SUBK(LO(STUB_THREAD));
 	ANDK(STUB_THREAD_SIZE - 1);

@@ -27,34 +27,63 @@
  *    (latency placement on this host) the reapers share the cores of
  *    spinning CPUs and guests, and the CPU wipes it too.
  *
- * 2. On the reaper thread (trap_recycle), off the critical path.  Thread
- *    0 may have forged its last report and still run: stub code only (no
- *    guest page is left), but on a stack it prepared.  So it is told to
- *    quit, and believed gone only when the host says so: /proc shows the
- *    stub's tasks to be exactly the leader (a zombie) and the mapper,
- *    which the guest cannot steer (registers only, commands from a
- *    read-only page).  Then the control memory the guest could write (the
- *    sync page and every thread slot: words and signal stacks) is emptied
- *    (MADV_REMOVE: zeroes, pages freed), and the mapper clones a new
- *    thread 0 into slot 0, which boots as every new thread does (its
- *    signal stack, the guest filter, a first trap).  The stub has no
- *    writable memory of its own (stub.ld) and a guest thread can change no
- *    process-wide host state (no mapping, signal action, descriptor or
- *    limit: the filter), so what is left is what a new stub has: the
- *    mapper, as it booted, and a thread that never ran guest code.  Any
- *    doubt (a thread that does not quit, a task we do not know, a step
- *    that fails) kills the stub instead.
- *
- * The leader stays a zombie until the stub ends: a recycled stub takes
- * one host task more (trap_vmspace.c counts it).
+ * 2. On the reaper thread (trap_recycle), off the critical path, thread
+ *    0 is reset: the stub keeps its host thread, made as clean as a new
+ *    one from a state the host vouches for, not the guest.  Thread 0 may
+ *    have forged its last report and still run: stub code only (no guest
+ *    page is left), on a stack it prepared, with a signal mask, signal
+ *    stack, bases, selectors and FPU state of its choosing (what a forged
+ *    rt_sigreturn from the stub's code gives, and arch_prctl, wrfsbase,
+ *    wrpkru, segment loads: the guest filter allows it nothing else that
+ *    lasts; no mapping, signal action, descriptor, limit, filter, thread
+ *    or robust list).  The steps:
+ *    - The reply tells it to reset (STUB_QUIT_RESET): an honest thread
+ *      enters STUB_RESET (stub_abi.h) and parks in a futex wait on slot
+ *      0's request word, which returns to STUB_RESET_PARKED.  It is
+ *      believed parked only when the host says so: /proc/PID/task/TID/
+ *      syscall names that futex wait, without a timeout, and that return
+ *      address (t0_parked_to_reset), and /proc shows the stub's tasks to
+ *      be thread 0 and the mapper, which the guest cannot steer
+ *      (registers only, commands from a read-only page).  A rogue thread
+ *      may have come there by a jump, with registers and memory of its
+ *      own: from that address on the stub's code takes nothing from
+ *      either.  Asleep there, it runs nothing until we wake it.
+ *    - The control memory the guest could write (the sync page and every
+ *      thread slot: words and signal stacks) is emptied (MADV_REMOVE:
+ *      zeroes, pages freed), and the host is asked again: still asleep
+ *      there, so nothing wrote it meanwhile.
+ *    - Woken, it loads everything from the stub's image: an rt_sigreturn
+ *      from a frame there gives constant registers, an empty signal
+ *      mask, the initial FPU state (PKRU too) and slot 0's signal stack;
+ *      it loads null selectors and a new thread's bases and traps (int3)
+ *      into its handler, as a new thread's first trap does.
+ *    - The host may refuse the signal stack, silently (the rogue one
+ *      holds the stack pointer it tests: such a stack could never be
+ *      left); where that trap's frame lands says which, and that it came
+ *      from STUB_RESET_TRAP (t0_trap_checked).
+ *    The stub has no writable memory of its own (stub.ld) and a guest
+ *    thread can change no process-wide host state (the filter), so what
+ *    is left is what a new stub has: the mapper, as it booted, and a
+ *    thread 0 whose every register, mask, signal stack and base the
+ *    stub's image set.  Any doubt (a thread that does not park where it
+ *    should within 1 s, a task we do not know, a step that fails, a first
+ *    trap elsewhere) kills the stub instead.  (The reset replaced thread
+ *    0's quit and a new thread 0 cloned by the mapper: 80 + 150 us of a
+ *    recycle in density, and the fork loop's pool ran dry.)
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "host/clock.h"
 #include "host/cpu.h"
@@ -62,7 +91,7 @@
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
 
-#define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to quit is gone by then */
+#define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to reset parks by then */
 
 /* True if vh's process ended cleanly enough to recycle its stub. */
 static bool
@@ -83,8 +112,8 @@ trap_wipe(struct vmspace_host *vh)
 	/*
 	 * A reaper's wipe: the mapper's munmaps run on a core no CPU runs
 	 * guests on, if there is one, where recycle() puts it anyway.  (Its
-	 * thread 0 is told to quit only after: one that forged its last
-	 * report and still runs would miss a quit posted before it traps.)
+	 * thread 0 is told to reset only after: one that forged its last
+	 * report and still runs would miss a reply posted before it traps.)
 	 */
 	if (__atomic_load_n(&vh->early, __ATOMIC_ACQUIRE) &&
 	    vh->params.stub_core >= 0)
@@ -121,48 +150,120 @@ trap_exit(struct vmspace_host *vh, struct vcpu *cpu)
 }
 
 /*
- * Tells thread 0 to quit and waits until the host shows it exited.  The
- * word the host clears as it exits (set_tid_address's: the request word
- * for the stub's first thread 0, the id word for one cloned later) is
- * only a hint for the wait: the guest could have cleared it.
+ * True if the host shows thread 0 asleep where its reset parks
+ * (stub_abi.h, STUB_RESET): in futex(&slot0->req, FUTEX_WAIT, ...,
+ * NULL) from the call that returns to STUB_RESET_PARKED.  fd is its
+ * /proc/PID/task/TID/syscall, which names a call only while the task is
+ * blocked in it and holds still for the reading.  Without a timeout,
+ * nothing but a wake of ours ends that sleep: the stub's only other
+ * task is the mapper, which wakes no thread unasked, no signal is sent
+ * to a stub being recycled, and a guest signal it could raise needs it
+ * to run.
  */
 static bool
-t0_quit(struct vmspace_host *vh)
+t0_parked_to_reset(int fd)
+{
+	char buf[256];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	long nr;
+	unsigned long a[6], sp, pc;
+	if (sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx %lx %lx", &nr, &a[0],
+	    &a[1], &a[2], &a[3], &a[4], &a[5], &sp, &pc) != 9)
+		return false;
+	return nr == SYS_futex &&
+	    a[0] == STUB_SLOT(0) + offsetof(struct stub_thread, req) &&
+	    a[1] == FUTEX_WAIT && a[3] == 0 && pc == STUB_RESET_PARKED;
+}
+
+/*
+ * Tells thread 0 to reset and waits until the host shows it parked for
+ * that (t0_parked_to_reset); *fdp is then its syscall file, open.  The
+ * request word the stub sets on the way is only a hint for the wait:
+ * the guest could have set it.
+ */
+static bool
+t0_reset_parked(struct vmspace_host *vh, int *fdp)
 {
 	struct trap_thread *t = &vh->t0;
-	uint32_t *w = t->tid == vh->pid ? &t->thr->req : &t->thr->tid;
+	uint32_t *req = &t->thr->req;
 	uint64_t start = host_nanotime();
+	char path[64];
+	unsigned looks = 0;
 
 	/*
-	 * It quits on a core no CPU runs guests on, if there is one: on its
+	 * It runs on a core no CPU runs guests on, if there is one: on its
 	 * stub core it waited for the guests and the CPU there (150 us per
 	 * recycle in density, and the fork loop's pool ran dry meanwhile).
 	 */
 	if (vh->params.stub_core >= 0)
 		(void)cpu_pin_spare(t->tid);
-	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)vh->pid,
+	    (int)t->tid);
+	if ((*fdp = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	__atomic_store_n(&t->thr->quit, STUB_QUIT_RESET, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 	trap_reply_post(t);
-	while (!trap_task_exited(vh->pid, t->tid)) {
+	for (;;) {
+		uint32_t v = __atomic_load_n(req, __ATOMIC_ACQUIRE);
+		if ((v & WW_POSTED) && t0_parked_to_reset(*fdp))
+			return true;
 		if (host_nanotime() - start > RECYCLE_WAIT_NS || !trap_alive(vh))
 			return false;
-		uint32_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-		struct timespec ts = { 0, v != 0 ? 1000000 : 20000 };
-		if (v != 0)
-			host_futex_wait(w, v, &ts);
-		else
+		if (!(v & WW_POSTED)) {
+			struct timespec ts = { 0, 1000000 };
+			(void)ww_sleep(req, WW_POSTED, &ts);
+		} else if (++looks < 64) {
+			sched_yield();	/* it is on its way into the wait */
+		} else {
+			struct timespec ts = { 0, 50000 };
 			nanosleep(&ts, NULL);
+		}
 	}
-	return true;
 }
 
 /*
- * True once the stub's tasks are the exited leader and the mapper only.
- * A thread destroyed earlier may still be leaving the host's lists; one
- * that stays longer than a quit may take is not ours to wait for.
+ * True if thread 0's first report after its reset is the int3 at
+ * STUB_RESET_TRAP, its frame on slot 0's signal stack.  The reset's
+ * rt_sigreturn asks the host for slot 0's signal stack, which the host
+ * refuses, silently, when the thread's current one holds the stack
+ * pointer it tests (the frame's, STUB_RESET_FRAME, on this host's
+ * kernel; the one it returns to, STUB_RESET_SP, on older ones): a rogue
+ * thread 0 can make its signal stack anything, and one that holds every
+ * stack pointer of the stub can never be left.  The int3 runs 128 bytes
+ * above STUB_RESET_SP, so that the host's test for a switch to the
+ * signal stack, made below the red zone, is made at STUB_RESET_SP.  If
+ * the signal stack was refused, the rogue one holds the tested pointer,
+ * which is STUB_RESET_SP or below it, and ends below STUB_RESET_SP or
+ * holds it too: either way the frame lands below STUB_RESET_SP.  If it
+ * was installed, STUB_RESET_SP is its base, not on it, and the frame
+ * lands at its top.  Only stub code runs in the stub since the thread
+ * left STUB_RESET_PARKED: what it reported is what the host gave it.
  */
 static bool
-tasks_only_mapper(struct vmspace_host *vh)
+t0_trap_checked(struct vmspace_host *vh)
+{
+	const struct stub_thread *thr = vh->t0.thr;
+	uint64_t uc = __atomic_load_n(&thr->ucontext, __ATOMIC_ACQUIRE);
+
+	if (thr->signo != SIGTRAP || uc <= STUB_RESET_SP ||
+	    uc > STUB_SLOT_END(0) - sizeof(ucontext_t) || (uc & 7) != 0)
+		return false;
+	const ucontext_t *u = (const ucontext_t *)(vh->ctl + (uc - STUB_CMD));
+	return (uint64_t)u->uc_mcontext.gregs[REG_RSP] == STUB_RESET_SP + 128 &&
+	    (uint64_t)u->uc_mcontext.gregs[REG_RIP] == STUB_RESET_TRAP;
+}
+
+/*
+ * True once the stub's tasks are thread 0 and the mapper only.  A thread
+ * destroyed earlier may still be leaving the host's lists; one that
+ * stays longer than a quit may take is not ours to wait for.
+ */
+static bool
+tasks_only_ours(struct vmspace_host *vh)
 {
 	char path[64];
 	uint64_t start = host_nanotime();
@@ -172,7 +273,7 @@ tasks_only_mapper(struct vmspace_host *vh)
 		DIR *d = opendir(path);
 		if (d == NULL)
 			return false;
-		bool others = false, mapper = false;
+		bool others = false, mapper = false, t0 = false;
 		struct dirent *de;
 		while ((de = readdir(d)) != NULL) {
 			char *end;
@@ -181,11 +282,13 @@ tasks_only_mapper(struct vmspace_host *vh)
 				continue;
 			if (tid == vh->mapper_tid)
 				mapper = true;
-			else if (tid != vh->pid || !trap_task_exited(vh->pid, vh->pid))
+			else if (tid == vh->t0.tid)
+				t0 = true;
+			else
 				others = true;
 		}
 		closedir(d);
-		if (!mapper)
+		if (!mapper || !t0)
 			return false;
 		if (!others)
 			return true;
@@ -196,7 +299,7 @@ tasks_only_mapper(struct vmspace_host *vh)
 	}
 }
 
-/* Host-side state as trap_spawn leaves it, thread 0 still to start. */
+/* Host-side state as trap_spawn leaves it, thread 0 still to reset. */
 static int
 recycle_reset(struct vmspace_host *vh)
 {
@@ -242,57 +345,57 @@ stub_minflt(struct vmspace_host *vh)
 	}
 }
 
-/* Makes wiped vh as clean as a new stub; NULL, or why it could not. */
+/* recycle(), with thread 0's syscall file in *fdp once it is open. */
 static const char *
-recycle(struct vmspace_host *vh)
+recycle_t0(struct vmspace_host *vh, int *fdp)
 {
 	uint64_t t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
-	if (!t0_quit(vh))
-		return "thread 0 did not quit";
-	VMSTAT_ADD(recycle_quit_ns, host_nanotime() - t0);
+	if (!t0_reset_parked(vh, fdp))
+		return "thread 0 did not park for its reset";
+	VMSTAT_ADD(recycle_park_ns, host_nanotime() - t0);
 	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
-	if (!tasks_only_mapper(vh))
+	if (!tasks_only_ours(vh))
 		return "a task of it is not ours";
-	VMSTAT_ADD(recycle_tasks_ns, host_nanotime() - t0);
 	/* Only the mapper runs now, and it touches none of this. */
 	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
 	if (madvise(vh->ctl + (STUB_SYNC - STUB_CMD), STUB_SLOT(used) - STUB_SYNC,
 	    MADV_REMOVE) < 0)
 		return "its control memory could not be emptied";
+	/* Still asleep: it ran nothing while its memory was emptied. */
+	if (!t0_parked_to_reset(*fdp))
+		return "thread 0 woke before its reset";
+	VMSTAT_ADD(recycle_tasks_ns, host_nanotime() - t0);
 	/* The kernel may still invalidate (nothing: all is unmapped). */
+	pid_t tid = vh->t0.tid;
 	host_mutex_lock(&vh->lock);
 	int rr = recycle_reset(vh);
+	vh->t0.tid = tid;
 	host_mutex_unlock(&vh->lock);
 	if (rr < 0)
 		return "no memory";
 
-	/*
-	 * The new thread 0 starts on a core no CPU runs guests on, if there
-	 * is one (the mapper followed the process's CPU; the clone inherits
-	 * its affinity): a thread's birth and boot take tens of
-	 * microseconds that a running guest need not lose.  Else on its
-	 * pool's core, where its first run then moves nothing.
-	 */
 	t0 = vmspace_stats_enabled() ? host_nanotime() : 0;
-	if (vh->params.stub_core >= 0 && cpu_pin_spare(vh->mapper_tid) < 0)
-		(void)cpu_pin_task(vh->mapper_tid, vh->params.stub_core);
-	host_mutex_lock(&vh->lock);
-	int r = trap_thread_clone(vh, &vh->t0);
-	host_mutex_unlock(&vh->lock);
-	if (r < 0 || trap_wait_report(vh, &vh->t0, true) < 0)
-		return "a new thread 0 did not start";
-	pid_t tid = (pid_t)__atomic_load_n(&vh->t0.thr->tid, __ATOMIC_ACQUIRE);
-	host_mutex_lock(&vh->lock);
-	bool ok = trap_tid_new(vh, &vh->t0, tid);
-	host_mutex_unlock(&vh->lock);
-	if (!ok)
-		return "its new thread 0 told a wrong id";
-	vh->t0.tid = tid;
+	host_futex_wake(&vh->t0.thr->req, 1);
+	if (trap_wait_report(vh, &vh->t0, true) < 0)
+		return "thread 0 did not come back from its reset";
+	if (!t0_trap_checked(vh))
+		return "thread 0 came back from its reset elsewhere";
 	vh->t0.core = -1;
 	trap_stub_home(vh);
 	vh->t0.fresh = true;	/* its first run loads the guest's FPU state */
-	VMSTAT_ADD(recycle_clone_ns, host_nanotime() - t0);
+	VMSTAT_ADD(recycle_reset_ns, host_nanotime() - t0);
 	return NULL;
+}
+
+/* Makes wiped vh as clean as a new stub; NULL, or why it could not. */
+static const char *
+recycle(struct vmspace_host *vh)
+{
+	int fd = -1;
+	const char *why = recycle_t0(vh, &fd);
+	if (fd >= 0)
+		close(fd);
+	return why;
 }
 
 /*

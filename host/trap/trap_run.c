@@ -92,9 +92,9 @@ trap_wait_report(struct vmspace_host *vh, struct trap_thread *t, bool booting)
 		 * A thread that exited (the stub's code lets a thread exit,
 		 * for vmspace_thread_destroy) will never report.  A thread
 		 * but 0 has its id word cleared by the host; thread 0, the
-		 * group's leader (or, recycled, a thread the mapper cloned:
-		 * trap_recycle.c), shows its exit in /proc (looked at once a
-		 * poll, not at every interrupt).
+		 * group's leader (a recycled stub's too: trap_recycle.c),
+		 * shows its exit in /proc (looked at once a poll, not at
+		 * every interrupt).
 		 */
 		bool exited = false;
 		if (!booting && t->n != 0)

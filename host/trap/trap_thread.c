@@ -159,7 +159,7 @@ trap_thread_quit(struct vmspace_host *vh, struct trap_thread *t)
 	uint32_t *tidw = &t->thr->tid;
 	uint64_t start = host_nanotime();
 
-	__atomic_store_n(&t->thr->quit, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->thr->quit, STUB_QUIT_EXIT, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 	trap_reply_post(t);
 	for (;;) {

@@ -215,8 +215,8 @@ trap_setmap(struct vmspace_host *vh, uint64_t root)
 
 const struct vmspace_ops trap_vmspace_ops = {
 	.name = "trap",
-	/* thread 0, its mapper, and a recycled stub's first thread 0, a zombie */
-	.host_tasks = 3,
+	/* thread 0 and its mapper (a recycled stub keeps its thread 0) */
+	.host_tasks = 2,
 	.thread_tasks = 1,	/* each thread more is a host thread */
 	.max_threads = STUB_MAXTHREADS,
 	.create = trap_create,

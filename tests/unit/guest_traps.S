@@ -208,6 +208,37 @@ LABEL(trap_sigreturn_sleep)
 END(trap_sigreturn)
 
 /*
+ * A rogue thread 0 entering its reset itself (stub_abi.h, STUB_RESET):
+ * a forged rt_sigreturn as trap_sigreturn's gives it the signal stack
+ * and mask of the test's frame; then it forges a system call's report
+ * (the signal number, over the last real report's) and enters the
+ * reset, which posts it and parks.
+ */
+GUEST(trap_rogue_reset)
+	mov	(%r15), %rax
+	mov	%r15, %rsp
+	movabs	$STUB_RESTORER, %rax
+	jmp	*%rax
+LABEL(trap_rogue_reset_forge)
+	movabs	$(STUB_THREAD + 16), %rdi	/* stub_thread.signo */
+	movq	$31, (%rdi)			/* SIGSYS */
+	movabs	$STUB_RESET, %rax
+	jmp	*%rax
+END(trap_rogue_reset)
+
+/*
+ * A trap with the stack pointer just below slot 0's signal stack: a
+ * thread whose signal stack is slot 0's switches to it, one whose signal
+ * stack holds this address traps where the handler cannot report.
+ */
+GUEST(trap_int3_low)
+	movabs	$(STUB_RESET_SP - 32), %rsp
+	int3
+	REPORT(1000)
+	ud2
+END(trap_int3_low)
+
+/*
  * Forging reports in the stub's thread page.  r15: a table of (address,
  * value) qword pairs ending with address 0, stored in order.  r12: if
  * nonzero, also store rbx at r12 bytes into the ucontext the stub last

@@ -42,6 +42,9 @@ GUEST_LABEL(trap_sigreturn_spin);
 GUEST_LABEL(trap_sigreturn_report);
 GUEST_LABEL(trap_sigreturn_sleep);
 GUEST(trap_forge);
+GUEST(trap_rogue_reset);
+GUEST_LABEL(trap_rogue_reset_forge);
+GUEST(trap_int3_low);
 
 #define MS		1000000UL
 #define SEC		1000000000UL
@@ -611,7 +614,7 @@ _Static_assert(offsetof(ucontext_t, uc_mcontext) == 40, "kernel ucontext layout"
 _Static_assert(offsetof(ucontext_t, uc_sigmask) == 296, "kernel ucontext layout");
 _Static_assert(offsetof(struct stub_thread, reply) == 4, "guest_traps.S: reply");
 
-static void
+static ucontext_t *
 forge_sigframe(struct vmt *v, uint64_t rip, uint64_t rbx, bool block_kick)
 {
 	uint64_t pa = vmt_page();
@@ -634,6 +637,7 @@ forge_sigframe(struct vmt *v, uint64_t rip, uint64_t rbx, bool block_kick)
 	if (block_kick)
 		sigaddset(&uc->uc_sigmask, STUB_SIGKICK);
 	v->tf.tf_r15 = FRAME_VA;
+	return uc;
 }
 
 static void
@@ -1304,9 +1308,9 @@ TEST(cpu_handoff_stops_spin)
  * its report and still runs, writing a counter, when it exits.  Its exit
  * is gone at once (no wait for a host process's end), and from then on it
  * writes nothing: the wipe took every page away.  The next vmspace made
- * on that CPU gets the same host process, with a new thread 0 (the old
- * one quit, the leader a zombie), nothing of the old guest mapped, and
- * runs guest code like a new stub.
+ * on that CPU gets the same host process and thread 0, reset (the host
+ * saw it park where its reset starts), nothing of the old guest mapped,
+ * and runs guest code like a new stub.
  */
 static int
 stub_tasks(pid_t pid)
@@ -1399,8 +1403,8 @@ recycle_main(struct vcpu *cpu, void *arg)
 	if (!job_vmspace(j, GUEST_CODE(trap_int3)))
 		return;
 	struct vmspace_host *vh = vmt_host(&j->v);
-	j->seen = (j->pid == pid) | (vh->t0.tid != pid) << 1 |
-	    (stub_tasks(pid) == 3) << 2 | (!host_mapped(pid, VMT_DATA)) << 3 |
+	j->seen = (j->pid == pid) | (vh->t0.tid == pid) << 1 |
+	    (stub_tasks(pid) == 2) << 2 | (!host_mapped(pid, VMT_DATA)) << 3 |
 	    (!host_mapped(pid, SPY_VA)) << 4;
 	cpu_take(cpu);		/* the wipe's INTR_VMSPACE */
 	job_run(cpu, j, 1);
@@ -1424,6 +1428,103 @@ TEST(vmspace_recycles_an_exited_stub)
 	CHECK_EQ(j.trap[1], T_BPTFLT);
 	if (unit_failed_now())
 		fprintf(stderr, "    (recycle: checks 0x%llx of 0x1f: same pid, "
-		    "new thread 0, 3 tasks, nothing mapped)\n",
+		    "same thread 0, 2 tasks, nothing mapped)\n",
 		    (unsigned long long)j.seen);
+}
+
+/*
+ * A rogue thread 0 (trap_recycle.c, STUB_RESET): a guest can give its
+ * thread any signal stack and mask with a forged rt_sigreturn from the
+ * stub's code, and can enter the stub's reset itself.  The reset's own
+ * rt_sigreturn cannot replace a signal stack that holds the stack
+ * pointer the host tests (the frame's, on this host), so a thread 0
+ * with such a stack must not be recycled: its stub is killed, and the
+ * next process runs on another.  The next process, on whichever stub,
+ * traps with its stack pointer just below slot 0's signal stack, which
+ * only a thread with slot 0's signal stack reports (trap_int3_low).
+ * 0: an honest guest, recycled.  1: a signal stack 64 bytes lower than
+ * slot 0's, which the reset can replace here (not on a host that tests
+ * the stack pointer it returns to: then the stub is killed); the guest
+ * reports a system call and is parked.  2: a signal stack over all of
+ * the stub's addresses and every signal blocked; the guest forges a
+ * report and parks in the reset itself: killed.
+ */
+static void
+rogue_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	j->counter[0] = vmspace_pool(2) == 0 && wait_ready(2);
+	for (int round = 0; round < 3; round++) {
+		bool ok = round < 2 ? job_vmspace(j, GUEST_CODE(trap_sigreturn)) :
+		    job_vmspace(j, GUEST_CODE(trap_rogue_reset));
+		if (!ok)
+			return;
+		if (round == 0) {
+			j->v.tf.tf_rip = VMT_CODE + GUEST_OFF(trap_sigreturn,
+			    trap_sigreturn_report);
+		} else {
+			uint64_t rip = round == 1 ?
+			    GUEST_OFF(trap_sigreturn, trap_sigreturn_report) :
+			    GUEST_OFF(trap_rogue_reset, trap_rogue_reset_forge);
+			ucontext_t *uc = forge_sigframe(&j->v, VMT_CODE + rip, 0,
+			    false);
+			uint64_t lo = round == 1 ? STUB_RESET_SP - 64 : STUB_BASE;
+			uc->uc_stack.ss_sp = (void *)lo;
+			uc->uc_stack.ss_size = STUB_SLOT_END(0) - lo;
+			if (round == 2)
+				sigfillset(&uc->uc_sigmask);
+		}
+		cpu_take(cpu);
+		job_run(cpu, j, round);
+		pid_t pid = j->pid;
+		unsigned recycled = trap_pool_recycled();
+		(void)wait_ready(2);
+		(void)vmspace_kill(&j->v, cpu);
+		vmt_destroy(&j->v);
+		/* Recycled, or killed and reaped. */
+		uint64_t end = host_nanotime() + WATCHDOG_NS;
+		while (trap_pool_recycled() == recycled &&
+		    !(kill(pid, 0) < 0 && errno == ESRCH) &&
+		    host_nanotime() < end)
+			sleep_ns(MS);
+		j->counter[round] |= (trap_pool_recycled() != recycled) << 1 |
+		    (kill(pid, 0) < 0 && errno == ESRCH) << 2;
+		/* The next process, on the recycled stub if there is one. */
+		if (!job_vmspace(j, GUEST_CODE(trap_int3_low)))
+			return;
+		cpu_take(cpu);
+		job_run(cpu, j, 3 + round);
+		j->rip[3 + round] = j->pid == pid;
+		if (round < 2)
+			vmt_destroy(&j->v);
+	}
+	job_done(j);
+	vmspace_pool(0);
+}
+
+TEST(vmspace_rogue_thread0_not_recycled)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_DENSITY, 0, rogue_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	REQUIRE(j.ntraps == 6);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(j.trap[i], T_SYSCALL);
+	for (int i = 3; i < 6; i++)
+		CHECK_EQ(j.trap[i], T_BPTFLT);
+	CHECK_EQ(j.counter[0], 1 | 2);		/* honest: recycled */
+	CHECK_EQ(j.rip[3], 1);
+	CHECK(j.counter[1] == 2 || j.counter[1] == 4);
+	CHECK_EQ(j.rip[4], j.counter[1] == 2);
+	CHECK_EQ(j.counter[2], 4);		/* killed */
+	CHECK_EQ(j.rip[5], 0);
+	printf("  rogue thread 0, a signal stack 64 bytes low: %s\n",
+	    j.counter[1] == 2 ? "reset, recycled" : "killed");
+	if (unit_failed_now())
+		fprintf(stderr, "    (rogue thread 0: rounds 0x%llx 0x%llx 0x%llx: "
+		    "2 recycled, 4 killed)\n", (unsigned long long)j.counter[0],
+		    (unsigned long long)j.counter[1],
+		    (unsigned long long)j.counter[2]);
 }

@@ -89,6 +89,7 @@ void stub_start_guest(void) __attribute__((noreturn));
 void stub_thread_main(void) __attribute__((noreturn));
 long stub_clone_mapper(void);
 void stub_leave_host_stack(void) __attribute__((noreturn));
+void stub_reset(void) __attribute__((noreturn));
 extern char stub_restorer[];
 extern char __stub_end[];
 extern char stub_utrap_restore[], stub_utrap_trap[], stub_utrap_end[];
@@ -314,7 +315,7 @@ store_bases(struct stub_thread *t)
 /*
  * Posts the report the caller wrote and waits for the reply (taking it
  * if consume); the bases the vkernel set are loaded, and a thread told
- * to quit exits.
+ * to quit exits, or, thread 0 of an exited process, resets.
  */
 static void
 report(struct stub_thread *t, bool consume)
@@ -323,7 +324,10 @@ report(struct stub_thread *t, bool consume)
 	if (__atomic_fetch_or(&t->req, WW_POSTED, __ATOMIC_SEQ_CST) & WW_SLEEPING)
 		sys3(SYS_futex, &t->req, FUTEX_WAKE, 1);
 	wait_reply(t, consume);
-	if (t->quit)
+	uint32_t quit = t->quit;
+	if (quit == STUB_QUIT_RESET && t == (struct stub_thread *)STUB_THREAD)
+		stub_reset();
+	if (quit != 0)
 		for (;;)
 			sys1(SYS_exit, 0);
 	load_bases(t);

@@ -226,6 +226,96 @@ stub_mapper:
 	ud2
 
 /*
+ * Thread 0's reset (stub_abi.h, trap_recycle.c), entered from report()
+ * when the vkernel answers with STUB_QUIT_RESET.  The vkernel goes on
+ * only once the host shows this thread asleep in the futex wait that
+ * returns to STUB_RESET_PARKED: a rogue thread 0 may have jumped there
+ * with registers and memory of its own making, so from that address on
+ * nothing comes from either.  The rt_sigreturn reads its frame from the
+ * image: constant registers (rsp STUB_RESET_SP, rip STUB_RESET_BOOT), no
+ * FPU image (the host loads the initial FPU state, PKRU included), an
+ * empty signal mask, and slot 0's signal stack, which the host may
+ * refuse to install (trap_recycle.c, t0_trap_checked, then finds the
+ * int3's frame elsewhere and kills the stub).  Selectors and bases are
+ * loaded as a new thread has them; the int3 then lands in the handler,
+ * on slot 0's signal stack, as a new thread's first trap does.
+ */
+#define SYS_arch_prctl	158
+#define ARCH_SET_GS	0x1001
+#define ARCH_SET_FS	0x1002
+#define UC_SIGCONTEXT_SS	2
+#define UC_STRICT_RESTORE_SS	4
+
+	.org	STUB_RESET - STUB_TEXT
+	.globl	stub_reset
+stub_reset:
+	movabs	$STUB_THREAD, %rdi		/* slot 0's req */
+	mov	$(STUB_REQ_RESET | 1), %eax	/* | WW_POSTED: a hint only */
+	xchg	%eax, (%rdi)
+	test	$2, %eax			/* WW_SLEEPING */
+	jz	1f
+	mov	$SYS_futex, %eax
+	mov	$FUTEX_WAKE, %esi
+	mov	$1, %edx
+	syscall
+1:	mov	$SYS_futex, %eax
+	movabs	$STUB_THREAD, %rdi
+	mov	$FUTEX_WAIT, %esi
+	mov	$(STUB_REQ_RESET | 1), %edx
+	xor	%r10d, %r10d
+	.org	STUB_RESET_PARKED - STUB_TEXT - 2, 0x90	/* nops */
+	syscall
+	/* STUB_RESET_PARKED: trust nothing from here on. */
+	movabs	$(STUB_RESET_FRAME + 8), %rsp	/* rt_sigreturn: the frame at rsp - 8 */
+	mov	$SYS_rt_sigreturn, %eax
+	syscall
+	ud2
+
+	.org	STUB_RESET_BOOT - STUB_TEXT
+	/* rsp: STUB_RESET_SP; every general register 0 */
+	lea	128(%rsp), %rsp			/* see trap_recycle.c: t0_trap_checked */
+	mov	%eax, %ds
+	mov	%eax, %es
+	mov	%eax, %fs
+	mov	%eax, %gs
+	mov	$SYS_arch_prctl, %eax
+	mov	$ARCH_SET_FS, %edi
+	xor	%esi, %esi
+	syscall
+	/* gs: the slot, with patching (stub.c, first_bases) */
+	movabs	$(STUB_BOOT + STUB_BOOT_UTRAP), %rsi
+	mov	(%rsi), %esi
+	test	%esi, %esi
+	jz	2f
+	movabs	$STUB_THREAD, %rsi
+2:	mov	$SYS_arch_prctl, %eax
+	mov	$ARCH_SET_GS, %edi
+	syscall
+	.org	STUB_RESET_TRAP - STUB_TEXT - 1, 0x90
+	int3
+3:	ud2
+	jmp	3b
+
+	.org	STUB_RESET_FRAME - STUB_TEXT
+	.quad	0				/* pretcode */
+	.quad	UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS	/* uc_flags */
+	.quad	0				/* uc_link */
+	.quad	STUB_ALTSTACK			/* uc_stack: slot 0's */
+	.quad	0
+	.quad	STUB_ALTSTACK_SIZE
+	.quad	0, 0, 0, 0, 0, 0, 0, 0		/* r8-r15 */
+	.quad	0, 0, 0, 0, 0, 0, 0		/* rdi rsi rbp rbx rdx rax rcx */
+	.quad	STUB_RESET_SP			/* rsp */
+	.quad	STUB_RESET_BOOT			/* rip */
+	.quad	0x202				/* rflags */
+	.quad	0x002b000000000033		/* cs, gs, fs, ss */
+	.quad	0, 0, 0, 0			/* err, trapno, oldmask, cr2 */
+	.quad	0				/* fpstate: none, the initial state */
+	.quad	0, 0, 0, 0, 0, 0, 0, 0		/* reserved */
+	.quad	0				/* uc_sigmask: empty */
+	.fill	128, 1, 0			/* siginfo */
+
+/*
  * Stores reg at off(base) only if it differs: a line the vkernel has read
  * and nobody changed stays in both cores' caches, so a round trip moves
  * only the lines that changed (rax, mostly).
