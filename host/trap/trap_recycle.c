@@ -49,9 +49,9 @@
  *      own: from that address on the stub's code takes nothing from
  *      either.  Asleep there, it runs nothing until we wake it.
  *    - The control memory the guest could write (the sync page and every
- *      thread slot: words and signal stacks) is emptied (MADV_REMOVE:
- *      zeroes, pages freed), and the host is asked again: still asleep
- *      there, so nothing wrote it meanwhile.
+ *      thread slot: words and signal stacks) is zeroed (ctl_zero), and
+ *      the host is asked again: still asleep there, so nothing wrote it
+ *      meanwhile.
  *    - Woken, it loads everything from the stub's image: an rt_sigreturn
  *      from a frame there gives constant registers, an empty signal
  *      mask, the initial FPU state (PKRU too) and slot 0's signal stack;
@@ -91,6 +91,7 @@
 #include "host/hostsync.h"
 #include "host/trap/trap.h"
 
+#define CTL_ZERO_MAX		(STUB_SLOT(2) - STUB_SYNC)	/* bytes ctl_zero sets */
 #define RECYCLE_WAIT_NS		1000000000UL	/* a thread told to reset parks by then */
 
 /* True if vh's process ended cleanly enough to recycle its stub. */
@@ -345,6 +346,25 @@ stub_minflt(struct vmspace_host *vh)
 	}
 }
 
+/*
+ * Zeroes the control memory [p, p + len) of a stub whose threads are
+ * all asleep.  Punching it out (MADV_REMOVE) zaps it in every process
+ * that maps it, ours too, whose mm runs on the CPUs' core: a TLB
+ * shoot-down IPI to that core per recycle, and 20-30 us of this thread's
+ * time waiting for it.  A memset of the usual stub's control memory (one
+ * thread slot) costs less, and its pages stay for the stub's next
+ * occupant; the control memory of one that ran many threads is punched
+ * out still, lest the pool keep megabytes.
+ */
+static int
+ctl_zero(uint8_t *p, size_t len)
+{
+	if (len > CTL_ZERO_MAX)
+		return madvise(p, len, MADV_REMOVE);
+	memset(p, 0, len);
+	return 0;
+}
+
 /* recycle(), with thread 0's syscall file in *fdp once it is open. */
 static const char *
 recycle_t0(struct vmspace_host *vh, int *fdp)
@@ -358,8 +378,8 @@ recycle_t0(struct vmspace_host *vh, int *fdp)
 		return "a task of it is not ours";
 	/* Only the mapper runs now, and it touches none of this. */
 	int used = __atomic_load_n(&vh->slots_used, __ATOMIC_ACQUIRE);
-	if (madvise(vh->ctl + (STUB_SYNC - STUB_CMD), STUB_SLOT(used) - STUB_SYNC,
-	    MADV_REMOVE) < 0)
+	if (ctl_zero(vh->ctl + (STUB_SYNC - STUB_CMD),
+	    STUB_SLOT(used) - STUB_SYNC) < 0)
 		return "its control memory could not be emptied";
 	/* Still asleep: it ran nothing while its memory was emptied. */
 	if (!t0_parked_to_reset(*fdp))

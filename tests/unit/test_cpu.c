@@ -1310,7 +1310,8 @@ TEST(cpu_handoff_stops_spin)
  * writes nothing: the wipe took every page away.  The next vmspace made
  * on that CPU gets the same host process and thread 0, reset (the host
  * saw it park where its reset starts), nothing of the old guest mapped,
- * and runs guest code like a new stub.
+ * nothing it wrote in the control memory left, and runs guest code like
+ * a new stub.
  */
 static int
 stub_tasks(pid_t pid)
@@ -1358,7 +1359,12 @@ recycle_main(struct vcpu *cpu, void *arg)
 	uint64_t *tab = PHYS_TO_DMAP(tab_pa);
 	tab[0] = STUB_THREAD + offsetof(struct stub_thread, signo);
 	tab[1] = SIGSYS;
-	tab[2] = 0;
+	/* Words of control memory no reset writes: zero when it is reused. */
+	tab[2] = STUB_SYNC + STUB_SYNC_SIZE - 8;
+	tab[3] = 0x5a5a;
+	tab[4] = STUB_SLOT_ALTSTACK(0) + 64;
+	tab[5] = 0xa5a5;
+	tab[6] = 0;
 	volatile uint64_t *count = (uint64_t *)((uint8_t *)tab + 2048);
 	uint64_t spy_pa = vmt_page();
 	vmt_map(&j->v, SPY_VA, spy_pa, VPTE_USER_RW | VPTE_NX);
@@ -1405,7 +1411,9 @@ recycle_main(struct vcpu *cpu, void *arg)
 	struct vmspace_host *vh = vmt_host(&j->v);
 	j->seen = (j->pid == pid) | (vh->t0.tid == pid) << 1 |
 	    (stub_tasks(pid) == 2) << 2 | (!host_mapped(pid, VMT_DATA)) << 3 |
-	    (!host_mapped(pid, SPY_VA)) << 4;
+	    (!host_mapped(pid, SPY_VA)) << 4 |
+	    (*(uint64_t *)(vh->ctl + (tab[2] - STUB_CMD)) == 0 &&
+	    *(uint64_t *)(vh->ctl + (tab[4] - STUB_CMD)) == 0) << 5;
 	cpu_take(cpu);		/* the wipe's INTR_VMSPACE */
 	job_run(cpu, j, 1);
 	job_done(j);
@@ -1424,11 +1432,12 @@ TEST(vmspace_recycles_an_exited_stub)
 	CHECK_EQ(j.inval_rc, 0);
 	CHECK(j.dead_after_inval);
 	CHECK_EQ(j.counter[2], 1);
-	CHECK_EQ(j.seen, 0x1f);
+	CHECK_EQ(j.seen, 0x3f);
 	CHECK_EQ(j.trap[1], T_BPTFLT);
 	if (unit_failed_now())
-		fprintf(stderr, "    (recycle: checks 0x%llx of 0x1f: same pid, "
-		    "same thread 0, 2 tasks, nothing mapped)\n",
+		fprintf(stderr, "    (recycle: checks 0x%llx of 0x3f: same pid, "
+		    "same thread 0, 2 tasks, nothing mapped, control memory "
+		    "zeroed)\n",
 		    (unsigned long long)j.seen);
 }
 
