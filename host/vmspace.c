@@ -216,6 +216,13 @@ vmspace_pool(int nready)
 	return backend->pool(nready);
 }
 
+bool
+vmspace_exec_keeps(void *id)
+{
+	struct vmspace_host *vh = vmspace_lookup(id);
+	return vh != NULL && (backend->exec_keeps == NULL || backend->exec_keeps(vh));
+}
+
 int
 vmspace_rekey(void *id, void *newid)
 {

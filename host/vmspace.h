@@ -206,6 +206,14 @@ bool vmspace_gone(void *id);
  */
 int vmspace_rekey(void *id, void *newid);
 /*
+ * Not in DragonFly's table: whether exec should keep id's host vmspace
+ * for its new image (vmspace_rekey, then a MADV_SETMAP that drops every
+ * host mapping on exec's path) rather than let it go as an exit's does
+ * and host the image in a new one.  The backend's answer; true if it has
+ * none.
+ */
+bool vmspace_exec_keeps(void *id);
+/*
  * Not in DragonFly's table: keep nready host vmspaces made ahead for each
  * CPU (after cpu_configure), so that vmspace_create on the fork path does
  * not wait for one; 0 stops and frees them.  Only creations with default

@@ -54,6 +54,8 @@ struct vmspace_ops {
 	void (*audit)(struct vmspace_host *vh, uint64_t now);
 	/* See vmspace_pool(). */
 	int (*pool)(int nready);
+	/* Optional: see vmspace_exec_keeps(); NULL keeps. */
+	bool (*exec_keeps)(struct vmspace_host *vh);
 };
 
 extern const struct vmspace_ops trap_vmspace_ops;

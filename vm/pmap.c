@@ -284,6 +284,8 @@ int
 pmap_take_host(struct pmap *pm, struct pmap *old)
 {
 	KASSERT(!pm->pm_hosted && old->pm_hosted, "pmap_take_host: bad pmaps");
+	if (!vmspace_exec_keeps(old))
+		return -EAGAIN;
 	old->pm_hosted = false;
 	if (vmspace_rekey(old, pm) < 0)
 		return -errno;

@@ -291,7 +291,9 @@ vmspace_exec_switch(struct vmspace *new, struct vmspace *old)
 {
 	/*
 	 * Keeping the host process saves creating one and destroying the
-	 * other; if the move fails, new is hosted afresh at its first run.
+	 * other, where the host says it does (vmspace_exec_keeps); else, or
+	 * if the move fails, old goes as an exit's does and new is hosted
+	 * afresh at its first run.
 	 */
 	if (old->vm_refcnt == 1 && old->vm_pmap.pm_hosted &&
 	    pmap_take_host(&new->vm_pmap, &old->vm_pmap) == 0)

@@ -213,6 +213,24 @@ trap_setmap(struct vmspace_host *vh, uint64_t root)
 	return r;
 }
 
+/*
+ * Exec keeps the stub only with no spare core (latency placement).  Kept,
+ * the stub is wiped on exec's path, and that wipe frees host page tables:
+ * a TLB shoot-down IPI to every core the stub's threads ever ran on, and
+ * in density its recycle ran them on the reapers' core (some 30 us of a
+ * 65 us execve here; docs/design.md).  Let go, it is wiped by a reaper off
+ * the path, as an exit's is, and the image starts in a pool stub: execve
+ * 61 -> 15-22 us, fork+exec+wait 206-222 -> 197-204 us.  With no spare
+ * core the wipe would run on a guest's core all the same, and the second
+ * recycle each exec then needs made fork+exec+wait 259-277 -> 334-345 us.
+ */
+static bool
+trap_exec_keeps(struct vmspace_host *vh)
+{
+	(void)vh;
+	return !cpu_has_spare();
+}
+
 const struct vmspace_ops trap_vmspace_ops = {
 	.name = "trap",
 	/* thread 0 and its mapper (a recycled stub keeps its thread 0) */
@@ -237,4 +255,5 @@ const struct vmspace_ops trap_vmspace_ops = {
 	.settle = trap_settle_op,
 	.audit = trap_audit,
 	.pool = trap_pool,
+	.exec_keeps = trap_exec_keeps,
 };
