@@ -119,7 +119,7 @@ trap_wipe(struct vmspace_host *vh)
 	    vh->params.stub_core >= 0)
 		(void)cpu_pin_spare(vh->mapper_tid);
 	host_mutex_lock(&vh->lock);
-	(void)trap_inval(vh, 0, VM_MAX_USER_ADDRESS);
+	(void)trap_keep_wipe(vh);
 	/* A wipe that failed killed the stub and waited for its end. */
 	bool wiped = !trap_dead(vh);
 	host_mutex_unlock(&vh->lock);
@@ -365,7 +365,10 @@ recycle_t0(struct vmspace_host *vh, int *fdp)
 	if (!t0_parked_to_reset(*fdp))
 		return "thread 0 woke before its reset";
 	VMSTAT_ADD(recycle_tasks_ns, host_nanotime() - t0);
-	/* The kernel may still invalidate (nothing: all is unmapped). */
+	/*
+	 * The kernel may still invalidate: nothing is mapped but the kept
+	 * mappings, which it unmaps (trap_keep_forget).
+	 */
 	pid_t tid = vh->t0.tid;
 	host_mutex_lock(&vh->lock);
 	int rr = recycle_reset(vh);
