@@ -215,6 +215,7 @@ struct vmspace_host {
 	struct trap_kept kept[TRAP_KEEP_MAX];
 	int nkept;
 	bool keep_pending;
+	bool keep_first;		/* noting them: a recycled stub's first run */
 	int fault_around;
 	uint64_t spin_ns;
 	unsigned refusals;		/* reports since the mapper last failed */
@@ -421,7 +422,9 @@ int trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep,
  * trap_keep.c (vh->lock held): kept read-only mappings.  note remembers
  * a read-only mapping just queued; forget drops the records overlapping
  * [start, end), about to change (queuing the munmap of one of no
- * occupant); claim is true if a mapping about to be queued is kept
+ * occupant); cover is forget for a mapping about to be queued over
+ * [start, end), which keeps what a record of no occupant has left; claim
+ * is true if a mapping about to be queued is kept
  * already (then it must not be queued: count it in the account only);
  * settle queues the munmaps of the records not claimed, before a
  * resume; wipe unmaps everything but the records, which are of no
@@ -430,6 +433,7 @@ int trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep,
 void trap_keep_note(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t off);
 int trap_keep_forget(struct vmspace_host *vh, uint64_t start, uint64_t end);
+int trap_keep_cover(struct vmspace_host *vh, uint64_t start, uint64_t end);
 bool trap_keep_claim(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t off);
 int trap_keep_settle(struct vmspace_host *vh);

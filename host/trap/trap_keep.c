@@ -50,6 +50,7 @@
  * process: its reports go unanswered and it holds no descriptor but the
  * mapper's.  So the dead process's pages need not wait for that proof.
  */
+#include <string.h>
 #include <sys/mman.h>
 
 #include "host/trap/trap.h"
@@ -59,7 +60,8 @@ void
 trap_keep_note(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t off)
 {
-	if ((prot & PROT_WRITE) || vh->nkept == TRAP_KEEP_MAX)
+	if (!vh->keep_first || (prot & PROT_WRITE) ||
+	    vh->nkept == TRAP_KEEP_MAX)
 		return;
 	/* The occupant's own, queued after any munmap of the kept ones. */
 	vh->kept[vh->nkept++] = (struct trap_kept){ addr, len, off, prot,
@@ -72,6 +74,47 @@ keep_unmap(struct vmspace_host *vh, const struct trap_kept *k)
 {
 	TRAP_COUNT(vh, keep_dropped, 1);
 	return trap_cmd_add(vh, STUB_OP_MUNMAP, k->addr, k->len, 0, 0);
+}
+
+/* Keeps piece k of a record of no occupant, or unmaps it. */
+static int
+keep_piece(struct vmspace_host *vh, const struct trap_kept *k)
+{
+	if (k->len == 0)
+		return 0;
+	if (vh->nkept == TRAP_KEEP_MAX)
+		return keep_unmap(vh, k);
+	vh->kept[vh->nkept++] = *k;
+	return 0;
+}
+
+int
+trap_keep_cover(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
+	if (!vh->keep_pending)
+		return trap_keep_forget(vh, start, end);
+	/*
+	 * The mapping replaces what it covers (MAP_FIXED): of a record of
+	 * no occupant, what it leaves is still exactly mapped, and goes
+	 * with the rest (trap_keep_settle, after this mapping).
+	 */
+	int r = 0;
+	for (int i = 0; i < vh->nkept; i++) {
+		struct trap_kept k = vh->kept[i];
+		if (k.addr >= end || k.addr + k.len <= start)
+			continue;
+		vh->kept[i--] = vh->kept[--vh->nkept];
+		if (k.claimed)
+			continue;	/* in the account */
+		struct trap_kept lo = k, hi = k;
+		lo.len = start > k.addr ? start - k.addr : 0;
+		hi.len = k.addr + k.len > end ? k.addr + k.len - end : 0;
+		hi.addr = end;
+		hi.off = k.off + (end - k.addr);
+		if (keep_piece(vh, &lo) < 0 || keep_piece(vh, &hi) < 0)
+			r = -1;
+	}
+	return r;
 }
 
 int
@@ -108,23 +151,6 @@ trap_keep_claim(struct vmspace_host *vh, uint64_t addr, uint64_t len,
 	return false;
 }
 
-int
-trap_keep_settle(struct vmspace_host *vh)
-{
-	if (!vh->keep_pending)
-		return 0;
-	vh->keep_pending = false;	/* before: a full batch issues */
-	int r = 0;
-	for (int i = 0; i < vh->nkept; i++) {
-		if (vh->kept[i].claimed)
-			continue;
-		if (keep_unmap(vh, &vh->kept[i]) < 0)
-			r = -1;
-		vh->kept[i--] = vh->kept[--vh->nkept];
-	}
-	return r;
-}
-
 /*
  * Sorts the records by address: the wipe unmaps the gaps between them.
  * A few records, an insertion sort.
@@ -139,6 +165,48 @@ keep_sort(struct vmspace_host *vh)
 			vh->kept[j] = vh->kept[j - 1];
 		vh->kept[j] = k;
 	}
+}
+
+int
+trap_keep_settle(struct vmspace_host *vh)
+{
+	uint64_t lo = 0, hi = 0;
+	int r = 0;
+
+	vh->keep_first = false;
+	if (!vh->keep_pending)
+		return 0;
+	vh->keep_pending = false;	/* before: a full batch issues */
+	keep_sort(vh);
+	/*
+	 * One munmap for neighbouring records of no occupant: between two
+	 * of them the host maps nothing but what the account counts (the
+	 * wipe took the rest), which stays.
+	 */
+	for (int i = 0; i <= vh->nkept; i++) {
+		struct trap_kept *k = &vh->kept[i];
+		if (i < vh->nkept && k->claimed)
+			continue;
+		if (i < vh->nkept && hi != 0 &&
+		    !trap_hostmap_any(vh, hi, k->addr)) {
+			hi = k->addr + k->len;
+		} else {
+			if (hi != 0 && trap_cmd_add(vh, STUB_OP_MUNMAP, lo,
+			    hi - lo, 0, 0) < 0)
+				r = -1;
+			if (i < vh->nkept) {
+				lo = k->addr;
+				hi = k->addr + k->len;
+			}
+		}
+		if (i < vh->nkept) {
+			TRAP_COUNT(vh, keep_dropped, 1);
+			memmove(k, k + 1, (vh->nkept - i - 1) * sizeof(*k));
+			vh->nkept--;
+			i--;
+		}
+	}
+	return r;
 }
 
 int

@@ -287,7 +287,7 @@ trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
 		slot_mark(vh, addr, len);
 		return 0;
 	}
-	if (trap_keep_forget(vh, addr, addr + len) < 0 ||
+	if (trap_keep_cover(vh, addr, addr + len) < 0 ||
 	    trap_hostmap_note_map(vh, addr, len) < 0 ||
 	    trap_cmd_add(vh, STUB_OP_MMAP, addr, len, prot, pa) < 0)
 		return -1;

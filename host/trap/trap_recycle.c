@@ -313,6 +313,7 @@ recycle_reset(struct vmspace_host *vh)
 	vh->ngov = 0;
 	vh->refusals = 0;
 	vh->cputime = 0;	/* the next first run starts the count */
+	vh->keep_first = true;	/* its first mappings are worth keeping */
 	trap_stats_fold(vh);
 	memset(&vh->stats, 0, sizeof(vh->stats));
 	trap_hostmap_fini(vh);

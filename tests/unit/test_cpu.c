@@ -1437,8 +1437,10 @@ TEST(vmspace_recycles_an_exited_stub)
 
 /*
  * A recycled stub keeps its last occupant's read-only mappings
- * (host/trap/trap_keep.c).  Process 1 reads two read-only pages, A and
- * C; it exits and its stub, recycled, holds both still.  Process 2, on
+ * (host/trap/trap_keep.c): those of its first run.  Process 1 maps two
+ * read-only pages, A and C, with its first run (a prefault, as fork's
+ * first pages are) and reads them; it exits and its stub, recycled,
+ * holds both still.  Process 2, on
  * that stub, has A mapped to the same page and prefaults it (a first
  * activation's prefault): the kept mapping is claimed, not made again,
  * and reads A's data; C is not in its tables: reading it faults, the
@@ -1471,8 +1473,11 @@ keep_main(struct vcpu *cpu, void *arg)
 	*(uint64_t *)PHYS_TO_DMAP(pa_c) = 0xcccc;
 	vmt_map(&j->v, KEEP_A, pa_a, VPTE_V | VPTE_U | VPTE_NX);
 	vmt_map(&j->v, KEEP_C, pa_c, VPTE_V | VPTE_U | VPTE_NX);
+	j->counter[1] = (vmspace_mcontrol(&j->v, (void *)KEEP_A, PAGE_SIZE,
+	    MADV_PREFAULT, NULL) == 0 && vmspace_mcontrol(&j->v,
+	    (void *)KEEP_C, PAGE_SIZE, MADV_PREFAULT, NULL) == 0) << 2;
 	cpu_take(cpu);
-	j->counter[1] = keep_load(cpu, j, 0, KEEP_A) == T_SYSCALL &&
+	j->counter[1] |= keep_load(cpu, j, 0, KEEP_A) == T_SYSCALL &&
 	    j->v.tf.tf_rsi == 0xaaaa;
 	j->counter[1] |= (keep_load(cpu, j, 1, KEEP_C) == T_SYSCALL &&
 	    j->v.tf.tf_rsi == 0xcccc) << 1;
@@ -1522,7 +1527,7 @@ TEST(vmspace_recycled_stub_keeps_checked)
 	job_end(&j);
 	REQUIRE(!j.failed_setup);
 	CHECK_EQ(j.counter[0], 1);
-	CHECK_EQ(j.counter[1], 3);		/* A and C read by process 1 */
+	CHECK_EQ(j.counter[1], 7);		/* A and C read by process 1 */
 	CHECK_EQ(j.inval_rc, 0);
 	CHECK_EQ(j.seen, 7);			/* same stub, A and C kept */
 	CHECK_EQ(j.counter[2], 1);

@@ -1,14 +1,16 @@
 /*
  * Consecutive children of one parent map different things at the same
- * addresses.  vkernel's recycled stub keeps its last occupant's
- * read-only mappings for the next one, which must claim only those its
- * own page tables hold (host/trap/trap_keep.c): each child here maps a
- * file page read-only at a fixed address (file A, file B, or nothing, by
- * round) and reads it; every next child, first thing, must fault reading
- * there, then see its own file's data.  A second address holds a
- * read-only mapping of A in the parent, which odd children replace with
- * B: the others must still read A there.  Children forked and exiting
- * in quick succession, the same stub taken again and again.
+ * addresses.  vkernel's recycled stub keeps the read-only mappings its
+ * last occupant's first run made (a forked child's first pages, among
+ * them those its elder siblings read first: vm/vm_forkhint.c) for the
+ * next one, which must claim only those its own page tables hold
+ * (host/trap/trap_keep.c).  Before each fork the parent maps, at a fixed
+ * address, file A, file B or nothing, by round; the child reads there
+ * first thing and must see its own (or fault), never what its elder
+ * sibling had.  Each child also maps a file page at a second address
+ * where the parent has nothing, after checking that reading there
+ * faults.  Children forked and exiting in quick succession, the same
+ * stub taken again and again.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -22,7 +24,7 @@
 
 #define PG	4096
 #define AT	((char *)0x3f000000)	/* unmapped in the parent */
-#define AT2	((char *)0x3f200000)	/* A, read-only, in the parent */
+#define AT2	((char *)0x3f200000)	/* A, B or nothing, in the parent */
 #define ROUNDS	60
 
 static sigjmp_buf env;
@@ -70,32 +72,39 @@ page_is(const char *p, char c)
 	return 0;
 }
 
-/* Child r: 0 if all it saw was right. */
+/*
+ * Child r: 0 if all it saw was right.  AT2 holds what the parent mapped
+ * there for it (A, B, nothing), read first thing.
+ */
 static int
 child(int r, int fa, int fb)
 {
 	int bad = 0;
 
-	if (!faults_at(AT))
+	if (r % 3 == 2 ? !faults_at(AT2) : page_is(AT2, r % 3 ? 'B' : 'A'))
 		bad |= 1;
+	if (!faults_at(AT))
+		bad |= 2;
 	int which = r % 3;		/* A, B, nothing */
 	if (which < 2) {
 		char *m = mmap(AT, PG, PROT_READ, (r & 1 ? MAP_SHARED :
 		    MAP_PRIVATE) | MAP_FIXED, which == 0 ? fa : fb, 0);
 		if (m != AT)
-			return 2;
-		bad |= page_is(m, which == 0 ? 'A' : 'B') << 2;
-	}
-	if (r & 1) {
-		char *m = mmap(AT2, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED,
-		    fb, 0);
-		if (m != AT2)
-			return 2;
-		bad |= page_is(m, 'B') << 3;
-	} else {
-		bad |= page_is(AT2, 'A') << 4;
+			return 4;
+		bad |= page_is(m, which == 0 ? 'A' : 'B') << 3;
 	}
 	return bad;
+}
+
+/* Maps A, B or nothing at AT2, for round r. */
+static int
+parent_map(int r, int fa, int fb)
+{
+	if (r % 3 == 2)
+		return munmap(AT2, PG);
+	char *m = mmap(AT2, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED,
+	    r % 3 ? fb : fa, 0);
+	return m == AT2 ? 0 : -1;
 }
 
 int
@@ -112,14 +121,13 @@ main(void)
 	int fa = page_file(pa, 'A'), fb = page_file(pb, 'B');
 	unlink(pa);
 	unlink(pb);
-	char *m = mmap(AT2, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, fa, 0);
-	if (m != AT2 || page_is(m, 'A')) {
-		printf("parent's mapping of A: wrong\n");
-		return 1;
-	}
 	signal(SIGSEGV, segv);
 	int failed = 0;
 	for (int r = 0; r < ROUNDS; r++) {
+		if (parent_map(r, fa, fb) < 0) {
+			printf("round %d: the parent's mapping failed\n", r);
+			return 1;
+		}
 		pid_t p = fork();
 		if (p == 0)
 			_exit(child(r, fa, fb));
