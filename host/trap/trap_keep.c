@@ -48,7 +48,15 @@
  * never handed to a guest, and the reset loads every register, mask,
  * stack and FPU state from the stub's image.  Nothing reaches another
  * process: its reports go unanswered and it holds no descriptor but the
- * mapper's.  So the dead process's pages need not wait for that proof.
+ * mapper's.  That it may run kept guest code rather than the stub's
+ * changes nothing the reset relies on: the filter decides what its calls
+ * can do, whoever makes them.  So the dead process's pages need not wait
+ * for that proof (vmspace_kill's contract and vmreap's "gone" still mean
+ * what they did: the stub can write no page and keep nothing it reads),
+ * and the host-mapping account, emptied at the reset, counts the kept
+ * mappings again only once an occupant claims them.  The global bound
+ * of host mappings (trap_hostmap.c) does not count the at most
+ * TRAP_KEEP_MAX a pooled stub holds.
  */
 #include <string.h>
 #include <sys/mman.h>
