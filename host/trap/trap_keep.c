@@ -189,13 +189,15 @@ trap_keep_settle(struct vmspace_host *vh)
 	/*
 	 * One munmap for neighbouring records of no occupant: between two
 	 * of them the host maps nothing but what the account counts (the
-	 * wipe took the rest), which stays.
+	 * wipe took the rest), which stays.  At most STUB_OP_MAXLEN: the
+	 * mapper's filter kills the stub for a longer one.
 	 */
 	for (int i = 0; i <= vh->nkept; i++) {
 		struct trap_kept *k = &vh->kept[i];
 		if (i < vh->nkept && k->claimed)
 			continue;
 		if (i < vh->nkept && hi != 0 &&
+		    k->addr + k->len - lo <= STUB_OP_MAXLEN &&
 		    !trap_hostmap_any(vh, hi, k->addr)) {
 			hi = k->addr + k->len;
 		} else {

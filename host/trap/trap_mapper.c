@@ -332,6 +332,9 @@ trap_cmd_spinner(struct vmspace_host *vh)
  * as the account knows of any; true if it queued some.  Returns -1 if
  * the stub died meanwhile.
  */
+static int trap_inval_slots(struct vmspace_host *vh, uint64_t start,
+    uint64_t end);
+
 static int
 trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
@@ -350,6 +353,17 @@ trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 	 */
 	if (end <= start || !trap_hostmap_any(vh, start, end))
 		return 0;
+	return trap_inval_slots(vh, start, end);
+}
+
+/*
+ * Queues the munmaps of [start, end) (above VM_MIN_USER_ADDRESS) in
+ * every slot that may hold mappings, whatever the account says of the
+ * range itself; 1 if it queued some.
+ */
+static int
+trap_inval_slots(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
 	trap_hostmap_note_unmap(vh, start, end);
 	int queued = 0;
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
@@ -408,9 +422,17 @@ trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep, int n)
 
 	if (trap_dead(vh))
 		return trap_inval_failed(vh);
+	/*
+	 * As thorough as trap_inval of everything: each gap is unmapped in
+	 * every slot that may hold mappings, even where the account counts
+	 * none.
+	 */
+	if (!trap_hostmap_any(vh, VM_MIN_USER_ADDRESS, VM_MAX_USER_ADDRESS))
+		return trap_inval_issue(vh, 0);
+	at = VM_MIN_USER_ADDRESS;
 	for (int i = 0; i <= n && q >= 0; i++) {
 		uint64_t to = i < n ? keep[i].addr : VM_MAX_USER_ADDRESS;
-		int qi = to > at ? trap_inval_queue(vh, at, to) : 0;
+		int qi = to > at ? trap_inval_slots(vh, at, to) : 0;
 		q = qi < 0 ? qi : q | qi;
 		if (i < n)
 			at = keep[i].addr + keep[i].len;

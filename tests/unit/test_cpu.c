@@ -1443,13 +1443,16 @@ TEST(vmspace_recycles_an_exited_stub)
  * holds both still.  Process 2, on
  * that stub, has A mapped to the same page and prefaults it (a first
  * activation's prefault): the kept mapping is claimed, not made again,
- * and reads A's data; C is not in its tables: reading it faults, the
- * kept mapping gone before its first instruction.  The claimed one is
+ * and reads A's data; C and D are not in its tables: reading them
+ * faults, the kept mappings gone before its first instruction (and the
+ * stub alive: they are too far apart for one munmap).  The claimed one is
  * counted as mapped: an invalidation reaches it, and A mapped to
  * another page then reads that page's data.
  */
+/* C and D, both dropped, too far apart for one munmap (1 GiB at most). */
 #define KEEP_A		VMT_DATA
-#define KEEP_C		(VMT_DATA + (4UL << 20))
+#define KEEP_C		(VMT_DATA + (2UL << 30))
+#define KEEP_D		(VMT_DATA + (4UL << 30))
 
 /* Runs mem_load_loop on va: the trap, with the value read in *v. */
 static int
@@ -1473,9 +1476,12 @@ keep_main(struct vcpu *cpu, void *arg)
 	*(uint64_t *)PHYS_TO_DMAP(pa_c) = 0xcccc;
 	vmt_map(&j->v, KEEP_A, pa_a, VPTE_V | VPTE_U | VPTE_NX);
 	vmt_map(&j->v, KEEP_C, pa_c, VPTE_V | VPTE_U | VPTE_NX);
+	vmt_map(&j->v, KEEP_D, pa_c, VPTE_V | VPTE_U | VPTE_NX);
 	j->counter[1] = (vmspace_mcontrol(&j->v, (void *)KEEP_A, PAGE_SIZE,
 	    MADV_PREFAULT, NULL) == 0 && vmspace_mcontrol(&j->v,
-	    (void *)KEEP_C, PAGE_SIZE, MADV_PREFAULT, NULL) == 0) << 2;
+	    (void *)KEEP_C, PAGE_SIZE, MADV_PREFAULT, NULL) == 0 &&
+	    vmspace_mcontrol(&j->v, (void *)KEEP_D, PAGE_SIZE, MADV_PREFAULT,
+	    NULL) == 0) << 2;
 	cpu_take(cpu);
 	j->counter[1] |= keep_load(cpu, j, 0, KEEP_A) == T_SYSCALL &&
 	    j->v.tf.tf_rsi == 0xaaaa;
@@ -1497,7 +1503,7 @@ keep_main(struct vcpu *cpu, void *arg)
 	struct vmspace_host *vh = vmt_host(&j->v);
 	/* The same stub, which still maps both pages. */
 	j->seen = (j->pid == pid) | host_mapped(pid, KEEP_A) << 1 |
-	    host_mapped(pid, KEEP_C) << 2;
+	    (host_mapped(pid, KEEP_C) && host_mapped(pid, KEEP_D)) << 2;
 	vpte_t *pte = vmt_map(&j->v, KEEP_A, pa_a, VPTE_V | VPTE_U | VPTE_NX);
 	j->counter[2] = vmspace_mcontrol(&j->v, (void *)KEEP_A, PAGE_SIZE,
 	    MADV_PREFAULT, NULL) == 0;
@@ -1506,6 +1512,8 @@ keep_main(struct vcpu *cpu, void *arg)
 	    j->v.tf.tf_rsi == 0xaaaa;
 	j->counter[3] |= (keep_load(cpu, j, 3, KEEP_C) == T_PAGEFLT &&
 	    j->v.tf.tf_addr == KEEP_C) << 1;
+	j->counter[3] |= (keep_load(cpu, j, 5, KEEP_D) == T_PAGEFLT &&
+	    j->v.tf.tf_addr == KEEP_D) << 2;
 	j->counter[4] = vh->stats.keep_claimed;
 	j->counter[5] = vh->stats.keep_dropped;
 	/* The claimed mapping is the occupant's: an invalidation takes it. */
@@ -1531,9 +1539,9 @@ TEST(vmspace_recycled_stub_keeps_checked)
 	CHECK_EQ(j.inval_rc, 0);
 	CHECK_EQ(j.seen, 7);			/* same stub, A and C kept */
 	CHECK_EQ(j.counter[2], 1);
-	CHECK_EQ(j.counter[3], 3);		/* A's data; C faults */
+	CHECK_EQ(j.counter[3], 7);		/* A's data; C and D fault */
 	CHECK_EQ(j.counter[4], 1);		/* A claimed */
-	CHECK(j.counter[5] >= 1);		/* C (and the code) dropped */
+	CHECK(j.counter[5] >= 2);		/* C and D dropped */
 	CHECK_EQ(j.counter[6], 1);
 	CHECK_EQ(j.counter[7], 1);		/* A now reads B's page */
 	if (unit_failed_now())
