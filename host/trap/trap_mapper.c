@@ -417,7 +417,7 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 int
 trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep, int n)
 {
-	uint64_t at = 0;
+	uint64_t at = VM_MIN_USER_ADDRESS;
 	int q = 0;
 
 	if (trap_dead(vh))
@@ -429,7 +429,6 @@ trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep, int n)
 	 */
 	if (!trap_hostmap_any(vh, VM_MIN_USER_ADDRESS, VM_MAX_USER_ADDRESS))
 		return trap_inval_issue(vh, 0);
-	at = VM_MIN_USER_ADDRESS;
 	for (int i = 0; i <= n && q >= 0; i++) {
 		uint64_t to = i < n ? keep[i].addr : VM_MAX_USER_ADDRESS;
 		int qi = to > at ? trap_inval_slots(vh, at, to) : 0;
