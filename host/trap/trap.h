@@ -149,9 +149,20 @@ struct trap_stats {
 	uint64_t wait_sleep;	/* waits for the mapper that slept */
 	uint64_t op_mmap, op_munmap, op_mprotect;	/* the mapper's calls */
 	uint64_t pages_mapped;	/* pages its mmaps covered */
+	uint64_t keep_claimed;	/* kept mappings its first run claimed */
+	uint64_t keep_dropped;	/* ... and those unmapped unclaimed */
 };
 #define TRAP_COUNT(vh, field, n) \
 	__atomic_fetch_add(&(vh)->stats.field, (n), __ATOMIC_RELAXED)
+
+/* A read-only host mapping a recycled stub keeps (trap_keep.c). */
+#define TRAP_KEEP_MAX	16
+struct trap_kept {
+	uint64_t addr, len;
+	uint64_t off;			/* in RAM */
+	uint32_t prot;
+	bool claimed;			/* the occupant's: claimed or made */
+};
 
 struct vmspace_host {
 	pid_t pid;
@@ -196,6 +207,15 @@ struct vmspace_host {
 	struct trap_thread t0;
 
 	struct trap_hostmap hm;
+	/*
+	 * Read-only host mappings, exactly as they are (trap_keep.c); while
+	 * keep_pending, those not claimed are of no occupant, out of the
+	 * account, and go before the next resume.
+	 */
+	struct trap_kept kept[TRAP_KEEP_MAX];
+	int nkept;
+	bool keep_pending;
+	bool keep_first;		/* noting them: a recycled stub's first run */
 	int fault_around;
 	uint64_t spin_ns;
 	unsigned refusals;		/* reports since the mapper last failed */
@@ -395,6 +415,29 @@ int trap_cmd_wait(struct vmspace_host *vh);
 /* Prints vh's statistics (struct trap_stats) as one -v debug line. */
 void trap_stats_log(const struct vmspace_host *vh);
 int trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end);
+/* trap_inval of all but the n mappings of keep, sorted, in one batch. */
+int trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep,
+    int n);
+/*
+ * trap_keep.c (vh->lock held): kept read-only mappings.  note remembers
+ * a read-only mapping just queued; forget drops the records overlapping
+ * [start, end), about to change (queuing the munmap of one of no
+ * occupant); cover is forget for a mapping about to be queued over
+ * [start, end), which keeps what a record of no occupant has left; claim
+ * is true if a mapping about to be queued is kept
+ * already (then it must not be queued: count it in the account only);
+ * settle queues the munmaps of the records not claimed, before a
+ * resume; wipe unmaps everything but the records, which are of no
+ * occupant from then on.  -1 if the stub died.
+ */
+void trap_keep_note(struct vmspace_host *vh, uint64_t addr, uint64_t len,
+    uint32_t prot, uint64_t off);
+int trap_keep_forget(struct vmspace_host *vh, uint64_t start, uint64_t end);
+int trap_keep_cover(struct vmspace_host *vh, uint64_t start, uint64_t end);
+bool trap_keep_claim(struct vmspace_host *vh, uint64_t addr, uint64_t len,
+    uint32_t prot, uint64_t off);
+int trap_keep_settle(struct vmspace_host *vh);
+int trap_keep_wipe(struct vmspace_host *vh);
 int trap_inval_defer(struct vmspace_host *vh, uint64_t start, uint64_t end);
 int trap_settle(struct vmspace_host *vh);
 

@@ -348,6 +348,8 @@ hm_evict(struct vmspace_host *vh, struct hm_group *g)
 {
 	uint64_t base = g->base;
 	hm_free(&vh->hm, g);
+	if (trap_keep_forget(vh, base, base + HM_SIZE) < 0)
+		return -1;
 	return trap_cmd_add(vh, STUB_OP_MUNMAP, base, HM_SIZE, 0, 0);
 }
 

@@ -139,6 +139,9 @@ trap_cmd_area(struct vmspace_host *vh)
 int
 trap_cmd_issue(struct vmspace_host *vh, struct trap_thread *t, bool resume)
 {
+	/* A recycled stub's mappings of no occupant go before any resume. */
+	if (trap_keep_settle(vh) < 0)
+		return -1;
 	/* Room to remember one more proving batch. */
 	if (vh->nproving == STUB_CMD_AREAS &&
 	    trap_cmd_wait_for(vh, vh->proving[vh->proving_head]) < 0)
@@ -252,12 +255,14 @@ trap_stats_log(const struct vmspace_host *vh)
 	    "for %lu); batches %lu "
 	    "resuming %lu waited (mapper woken by the guest %lu, by futex %lu; "
 	    "waits slept %lu); mapper mmap %lu (%lu pages) munmap %lu "
-	    "mprotect %lu", (int)vh->pid, s->sys_signal, s->sys_patched,
+	    "mprotect %lu; kept mappings claimed %lu dropped %lu",
+	    (int)vh->pid, s->sys_signal, s->sys_patched,
 	    s->faults, s->fault_kernel, s->other,
 	    __atomic_load_n(&vh->nsleeps, __ATOMIC_RELAXED), s->batch_resume,
 	    s->batch_sync,
 	    s->wake_guest, s->wake_futex, s->wait_sleep, s->op_mmap,
-	    s->pages_mapped, s->op_munmap, s->op_mprotect);
+	    s->pages_mapped, s->op_munmap, s->op_mprotect, s->keep_claimed,
+	    s->keep_dropped);
 }
 
 static void
@@ -268,15 +273,26 @@ slot_mark(struct vmspace_host *vh, uint64_t addr, uint64_t len)
 		vh->hm.slots[s / 64] |= 1UL << (s % 64);
 }
 
-/* Maps [addr, addr+len) to RAM at pa. */
+/*
+ * Maps [addr, addr+len) to RAM at pa; a recycled stub may hold that very
+ * mapping already (trap_keep.c), which is then only counted.
+ */
 int
 trap_map_run(struct vmspace_host *vh, uint64_t addr, uint64_t len,
     uint32_t prot, uint64_t pa)
 {
-	if (trap_hostmap_note_map(vh, addr, len) < 0 ||
+	if (trap_keep_claim(vh, addr, len, prot, pa)) {
+		if (trap_hostmap_note_map(vh, addr, len) < 0)
+			return -1;
+		slot_mark(vh, addr, len);
+		return 0;
+	}
+	if (trap_keep_cover(vh, addr, addr + len) < 0 ||
+	    trap_hostmap_note_map(vh, addr, len) < 0 ||
 	    trap_cmd_add(vh, STUB_OP_MMAP, addr, len, prot, pa) < 0)
 		return -1;
 	slot_mark(vh, addr, len);
+	trap_keep_note(vh, addr, len, prot, pa);
 	return 0;
 }
 
@@ -285,6 +301,8 @@ int
 trap_protect_page(struct vmspace_host *vh, uint64_t page, uint32_t prot)
 {
 	trap_hostmap_note_prot(vh, page);
+	if (trap_keep_forget(vh, page, page + PAGE_SIZE) < 0)
+		return -1;
 	return trap_cmd_add(vh, STUB_OP_MPROTECT, page, PAGE_SIZE, prot, 0);
 }
 
@@ -314,6 +332,9 @@ trap_cmd_spinner(struct vmspace_host *vh)
  * as the account knows of any; true if it queued some.  Returns -1 if
  * the stub died meanwhile.
  */
+static int trap_inval_slots(struct vmspace_host *vh, uint64_t start,
+    uint64_t end);
+
 static int
 trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
@@ -323,6 +344,8 @@ trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 	 */
 	if (start < VM_MIN_USER_ADDRESS)
 		start = VM_MIN_USER_ADDRESS;
+	if (end > start && trap_keep_forget(vh, start, end) < 0)
+		return -1;
 	/*
 	 * A range the host never mapped (memory never touched, or whose
 	 * mappings an earlier invalidation took) costs no batch: the
@@ -330,6 +353,17 @@ trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 	 */
 	if (end <= start || !trap_hostmap_any(vh, start, end))
 		return 0;
+	return trap_inval_slots(vh, start, end);
+}
+
+/*
+ * Queues the munmaps of [start, end) (above VM_MIN_USER_ADDRESS) in
+ * every slot that may hold mappings, whatever the account says of the
+ * range itself; 1 if it queued some.
+ */
+static int
+trap_inval_slots(struct vmspace_host *vh, uint64_t start, uint64_t end)
+{
 	trap_hostmap_note_unmap(vh, start, end);
 	int queued = 0;
 	for (uint64_t s = start >> TRAP_SLOT_SHIFT;
@@ -350,6 +384,8 @@ trap_inval_queue(struct vmspace_host *vh, uint64_t start, uint64_t end)
 	}
 	return queued;
 }
+
+static int trap_inval_issue(struct vmspace_host *vh, int q);
 
 /* A stub whose mappings could not be dropped: 0 once it is gone. */
 static int
@@ -375,7 +411,41 @@ trap_inval(struct vmspace_host *vh, uint64_t start, uint64_t end)
 {
 	if (trap_dead(vh))
 		return trap_inval_failed(vh);
-	int q = trap_inval_queue(vh, start, end);
+	return trap_inval_issue(vh, trap_inval_queue(vh, start, end));
+}
+
+int
+trap_inval_but(struct vmspace_host *vh, const struct trap_kept *keep, int n)
+{
+	uint64_t at = VM_MIN_USER_ADDRESS;
+	int q = 0;
+
+	if (trap_dead(vh))
+		return trap_inval_failed(vh);
+	/*
+	 * As thorough as trap_inval of everything: each gap is unmapped in
+	 * every slot that may hold mappings, even where the account counts
+	 * none.
+	 */
+	if (!trap_hostmap_any(vh, VM_MIN_USER_ADDRESS, VM_MAX_USER_ADDRESS))
+		return trap_inval_issue(vh, 0);
+	for (int i = 0; i <= n && q >= 0; i++) {
+		uint64_t to = i < n ? keep[i].addr : VM_MAX_USER_ADDRESS;
+		int qi = to > at ? trap_inval_slots(vh, at, to) : 0;
+		q = qi < 0 ? qi : q | qi;
+		if (i < n)
+			at = keep[i].addr + keep[i].len;
+	}
+	return trap_inval_issue(vh, q);
+}
+
+/*
+ * Carries out the munmaps trap_inval_queue queued (q > 0), if any
+ * (q == 0), or kills the stub (q < 0).
+ */
+static int
+trap_inval_issue(struct vmspace_host *vh, int q)
+{
 	if (q < 0)
 		return trap_inval_failed(vh);
 	/* A deferred invalidation may hold back pages this one frees. */

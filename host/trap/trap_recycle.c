@@ -6,13 +6,15 @@
  * as a new one:
  *
  * 1. The wipe (trap_wipe): the mapper drops every host mapping the stub
- *    holds, and the eventfd that only the mapper writes proves it done:
- *    the proof every munmap of a live process rests on.  The guest's
- *    threads cannot map (the filter), and nothing is mapped again until
- *    the stub is clean and given to a new process, so from then on no
- *    thread of the stub can reach a page of RAM: the stub counts as gone
- *    (trap_gone), with the guarantee the wait for a killed stub's end
- *    gives (trap_pool.c, trap_reaper.c).  When a stub is ready in the pool
+ *    holds but the read-only ones of its first run (trap_keep.c), and
+ *    the eventfd that only the mapper writes proves it done: the proof
+ *    every munmap of a live process rests on.  The guest's threads
+ *    cannot map (the filter), and nothing is mapped again until the
+ *    stub is clean and given to a new process, so from then on no
+ *    thread of the stub can write a page of RAM, and what a rogue one
+ *    reads of the kept ones it cannot keep (trap_keep.c): the stub
+ *    counts as gone (trap_gone), with the guarantee the wait for a
+ *    killed stub's end gives (trap_pool.c, trap_reaper.c).  When a stub is ready in the pool
  *    for the next fork and a core has no CPU (density placement: the
  *    reapers' core), a reaper thread wipes it while the exiting CPU goes
  *    on, and posts INTR_VMSPACE once it is done; until then it is a
@@ -30,8 +32,10 @@
  * 2. On the reaper thread (trap_recycle), off the critical path, thread
  *    0 is reset: the stub keeps its host thread, made as clean as a new
  *    one from a state the host vouches for, not the guest.  Thread 0 may
- *    have forged its last report and still run: stub code only (no guest
- *    page is left), on a stack it prepared, with a signal mask, signal
+ *    have forged its last report and still run: stub code, or guest
+ *    code of the kept read-only pages (trap_keep.c; no page it can write
+ *    is left, and the filter is the same whichever code makes the
+ *    calls), on a stack it prepared, with a signal mask, signal
  *    stack, bases, selectors and FPU state of its choosing (what a forged
  *    rt_sigreturn from the stub's code gives, and arch_prctl, wrfsbase,
  *    wrpkru, segment loads: the guest filter allows it nothing else that
@@ -120,7 +124,7 @@ trap_wipe(struct vmspace_host *vh)
 	    vh->params.stub_core >= 0)
 		(void)cpu_pin_spare(vh->mapper_tid);
 	host_mutex_lock(&vh->lock);
-	(void)trap_inval(vh, 0, VM_MAX_USER_ADDRESS);
+	(void)trap_keep_wipe(vh);
 	/* A wipe that failed killed the stub and waited for its end. */
 	bool wiped = !trap_dead(vh);
 	host_mutex_unlock(&vh->lock);
@@ -314,6 +318,7 @@ recycle_reset(struct vmspace_host *vh)
 	vh->ngov = 0;
 	vh->refusals = 0;
 	vh->cputime = 0;	/* the next first run starts the count */
+	vh->keep_first = true;	/* its first mappings are worth keeping */
 	trap_stats_fold(vh);
 	memset(&vh->stats, 0, sizeof(vh->stats));
 	trap_hostmap_fini(vh);
@@ -385,7 +390,10 @@ recycle_t0(struct vmspace_host *vh, int *fdp)
 	if (!t0_parked_to_reset(*fdp))
 		return "thread 0 woke before its reset";
 	VMSTAT_ADD(recycle_tasks_ns, host_nanotime() - t0);
-	/* The kernel may still invalidate (nothing: all is unmapped). */
+	/*
+	 * The kernel may still invalidate: nothing is mapped but the kept
+	 * mappings, which it unmaps (trap_keep_forget).
+	 */
 	pid_t tid = vh->t0.tid;
 	host_mutex_lock(&vh->lock);
 	int rr = recycle_reset(vh);

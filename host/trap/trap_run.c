@@ -427,10 +427,11 @@ trap_run(struct vmspace_host *vh, int n, struct trapframe *tf,
 	TRACE(TR_T_PREP);
 	host_mutex_lock(&vh->lock);
 	trap_fault_ahead(vh, t);
-	int r = 0;
-	if (vh->nops > 0) {
+	/* What a recycled stub kept and nobody claimed goes first. */
+	int r = trap_keep_settle(vh);
+	if (r == 0 && vh->nops > 0) {
 		r = trap_cmd_issue(vh, t, true);
-	} else {
+	} else if (r == 0) {
 		__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 		trap_resumed(t);
 		TRACE(TR_T_LOCKED);

@@ -204,6 +204,7 @@ trap_spawn(const struct trap_params *p)
 	vh->params = *p;
 	vh->fault_around = p->fault_around;
 	vh->spin_ns = (uint64_t)p->spin_ns;
+	vh->keep_first = true;		/* trap_keep.c */
 	if (trap_hostmap_init(vh, p->hostmap_budget) < 0)
 		goto fail;
 

@@ -45,6 +45,7 @@ GUEST(trap_forge);
 GUEST(trap_rogue_reset);
 GUEST_LABEL(trap_rogue_reset_forge);
 GUEST(trap_int3_low);
+GUEST(mem_load_loop);
 
 #define MS		1000000UL
 #define SEC		1000000000UL
@@ -103,7 +104,7 @@ struct job {
 	cpu_set_t cpu_affinity, stub_affinity;
 	int have_affinity;
 	uint64_t ticks;
-	uint64_t counter[3];
+	uint64_t counter[8];
 	uint64_t seen;
 	int inval_rc, dead_after_inval;
 	int created;
@@ -1309,9 +1310,9 @@ TEST(cpu_handoff_stops_spin)
  * is gone at once (no wait for a host process's end), and from then on it
  * writes nothing: the wipe took every page away.  The next vmspace made
  * on that CPU gets the same host process and thread 0, reset (the host
- * saw it park where its reset starts), nothing of the old guest mapped,
- * nothing it wrote in the control memory left, and runs guest code like
- * a new stub.
+ * saw it park where its reset starts), nothing it wrote in the control
+ * memory left, and runs guest code like a new stub, nothing of the old
+ * guest mapped once it runs.
  */
 static int
 stub_tasks(pid_t pid)
@@ -1410,12 +1411,14 @@ recycle_main(struct vcpu *cpu, void *arg)
 		return;
 	struct vmspace_host *vh = vmt_host(&j->v);
 	j->seen = (j->pid == pid) | (vh->t0.tid == pid) << 1 |
-	    (stub_tasks(pid) == 2) << 2 | (!host_mapped(pid, VMT_DATA)) << 3 |
-	    (!host_mapped(pid, SPY_VA)) << 4 |
+	    (stub_tasks(pid) == 2) << 2 |
 	    (*(uint64_t *)(vh->ctl + (tab[2] - STUB_CMD)) == 0 &&
 	    *(uint64_t *)(vh->ctl + (tab[4] - STUB_CMD)) == 0) << 5;
 	cpu_take(cpu);		/* the wipe's INTR_VMSPACE */
 	job_run(cpu, j, 1);
+	/* Its read-only mappings kept (trap_keep.c) went before it ran. */
+	j->seen |= (!host_mapped(pid, VMT_DATA)) << 3 |
+	    (!host_mapped(pid, SPY_VA)) << 4;
 	job_done(j);
 	vmspace_pool(0);
 }
@@ -1439,6 +1442,122 @@ TEST(vmspace_recycles_an_exited_stub)
 		    "same thread 0, 2 tasks, nothing mapped, control memory "
 		    "zeroed)\n",
 		    (unsigned long long)j.seen);
+}
+
+/*
+ * A recycled stub keeps its last occupant's read-only mappings
+ * (host/trap/trap_keep.c): those of its first run.  Process 1 maps two
+ * read-only pages, A and C, with its first run (a prefault, as fork's
+ * first pages are) and reads them; it exits and its stub, recycled,
+ * holds both still.  Process 2, on
+ * that stub, has A mapped to the same page and prefaults it (a first
+ * activation's prefault): the kept mapping is claimed, not made again,
+ * and reads A's data; C and D are not in its tables: reading them
+ * faults, the kept mappings gone before its first instruction (and the
+ * stub alive: they are too far apart for one munmap).  The claimed one is
+ * counted as mapped: an invalidation reaches it, and A mapped to
+ * another page then reads that page's data.
+ */
+/* C and D, both dropped, too far apart for one munmap (1 GiB at most). */
+#define KEEP_A		VMT_DATA
+#define KEEP_C		(VMT_DATA + (2UL << 30))
+#define KEEP_D		(VMT_DATA + (4UL << 30))
+
+/* Runs mem_load_loop on va: the trap, with the value read in *v. */
+static int
+keep_load(struct vcpu *cpu, struct job *j, int i, uint64_t va)
+{
+	j->v.tf.tf_rdi = va;
+	job_run(cpu, j, i);
+	return j->trap[i];
+}
+
+static void
+keep_main(struct vcpu *cpu, void *arg)
+{
+	struct job *j = arg;
+	j->counter[0] = vmspace_pool(2) == 0 && wait_ready(2);
+	if (!job_vmspace(j, GUEST_CODE(mem_load_loop)))
+		return;
+	uint64_t pa_a = vmt_page(), pa_b = vmt_page(), pa_c = vmt_page();
+	*(uint64_t *)PHYS_TO_DMAP(pa_a) = 0xaaaa;
+	*(uint64_t *)PHYS_TO_DMAP(pa_b) = 0xbbbb;
+	*(uint64_t *)PHYS_TO_DMAP(pa_c) = 0xcccc;
+	vmt_map(&j->v, KEEP_A, pa_a, VPTE_V | VPTE_U | VPTE_NX);
+	vmt_map(&j->v, KEEP_C, pa_c, VPTE_V | VPTE_U | VPTE_NX);
+	vmt_map(&j->v, KEEP_D, pa_c, VPTE_V | VPTE_U | VPTE_NX);
+	j->counter[1] = (vmspace_mcontrol(&j->v, (void *)KEEP_A, PAGE_SIZE,
+	    MADV_PREFAULT, NULL) == 0 && vmspace_mcontrol(&j->v,
+	    (void *)KEEP_C, PAGE_SIZE, MADV_PREFAULT, NULL) == 0 &&
+	    vmspace_mcontrol(&j->v, (void *)KEEP_D, PAGE_SIZE, MADV_PREFAULT,
+	    NULL) == 0) << 2;
+	cpu_take(cpu);
+	j->counter[1] |= keep_load(cpu, j, 0, KEEP_A) == T_SYSCALL &&
+	    j->v.tf.tf_rsi == 0xaaaa;
+	j->counter[1] |= (keep_load(cpu, j, 1, KEEP_C) == T_SYSCALL &&
+	    j->v.tf.tf_rsi == 0xcccc) << 1;
+	pid_t pid = j->pid;
+	unsigned recycled = trap_pool_recycled();
+	(void)wait_ready(2);
+	j->inval_rc = vmspace_kill(&j->v, cpu);
+	uint64_t end = host_nanotime() + WATCHDOG_NS;
+	while (!vmspace_gone(&j->v) && host_nanotime() < end)
+		sleep_ns(MS / 10);
+	vmt_destroy(&j->v);
+	while (trap_pool_recycled() == recycled && host_nanotime() < end)
+		sleep_ns(MS);
+
+	if (!job_vmspace(j, GUEST_CODE(mem_load_loop)))
+		return;
+	struct vmspace_host *vh = vmt_host(&j->v);
+	/* The same stub, which still maps both pages. */
+	j->seen = (j->pid == pid) | host_mapped(pid, KEEP_A) << 1 |
+	    (host_mapped(pid, KEEP_C) && host_mapped(pid, KEEP_D)) << 2;
+	vpte_t *pte = vmt_map(&j->v, KEEP_A, pa_a, VPTE_V | VPTE_U | VPTE_NX);
+	j->counter[2] = vmspace_mcontrol(&j->v, (void *)KEEP_A, PAGE_SIZE,
+	    MADV_PREFAULT, NULL) == 0;
+	cpu_take(cpu);		/* the wipe's INTR_VMSPACE */
+	j->counter[3] = keep_load(cpu, j, 2, KEEP_A) == T_SYSCALL &&
+	    j->v.tf.tf_rsi == 0xaaaa;
+	j->counter[3] |= (keep_load(cpu, j, 3, KEEP_C) == T_PAGEFLT &&
+	    j->v.tf.tf_addr == KEEP_C) << 1;
+	j->counter[3] |= (keep_load(cpu, j, 5, KEEP_D) == T_PAGEFLT &&
+	    j->v.tf.tf_addr == KEEP_D) << 2;
+	j->counter[4] = vh->stats.keep_claimed;
+	j->counter[5] = vh->stats.keep_dropped;
+	/* The claimed mapping is the occupant's: an invalidation takes it. */
+	*pte = pa_b | VPTE_V | VPTE_U | VPTE_NX;
+	j->counter[6] = vmspace_mcontrol(&j->v, (void *)KEEP_A, PAGE_SIZE,
+	    MADV_INVAL, NULL) == 0;
+	j->v.tf.tf_rip = VMT_CODE;
+	j->counter[7] = keep_load(cpu, j, 4, KEEP_A) == T_SYSCALL &&
+	    j->v.tf.tf_rsi == 0xbbbb;
+	job_done(j);
+	vmspace_pool(0);
+}
+
+TEST(vmspace_recycled_stub_keeps_checked)
+{
+	static struct job j;
+	if (!job_start(&j, CPU_PLACE_DENSITY, 0, keep_main))
+		return;
+	job_end(&j);
+	REQUIRE(!j.failed_setup);
+	CHECK_EQ(j.counter[0], 1);
+	CHECK_EQ(j.counter[1], 7);		/* A and C read by process 1 */
+	CHECK_EQ(j.inval_rc, 0);
+	CHECK_EQ(j.seen, 7);			/* same stub, A and C kept */
+	CHECK_EQ(j.counter[2], 1);
+	CHECK_EQ(j.counter[3], 7);		/* A's data; C and D fault */
+	CHECK_EQ(j.counter[4], 1);		/* A claimed */
+	CHECK(j.counter[5] >= 2);		/* C and D dropped */
+	CHECK_EQ(j.counter[6], 1);
+	CHECK_EQ(j.counter[7], 1);		/* A now reads B's page */
+	if (unit_failed_now())
+		fprintf(stderr, "    (keep: seen 0x%llx of 7, claimed %llu, "
+		    "dropped %llu)\n", (unsigned long long)j.seen,
+		    (unsigned long long)j.counter[4],
+		    (unsigned long long)j.counter[5]);
 }
 
 /*
