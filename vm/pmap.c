@@ -286,9 +286,10 @@ pmap_take_host(struct pmap *pm, struct pmap *old)
 	KASSERT(!pm->pm_hosted && old->pm_hosted, "pmap_take_host: bad pmaps");
 	if (!vmspace_exec_keeps(old))
 		return -EAGAIN;
-	old->pm_hosted = false;
+	/* A move that fails leaves old hosted, for its release to end. */
 	if (vmspace_rekey(old, pm) < 0)
 		return -errno;
+	old->pm_hosted = false;
 	/* A new root drops every host mapping the old tables allowed. */
 	if (vmspace_mcontrol(pm, NULL, 0, MADV_SETMAP, (void *)pm->pm_root) < 0) {
 		int err = -errno;

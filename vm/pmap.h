@@ -68,9 +68,9 @@ int pmap_host(struct pmap *pm);
 /*
  * Moves old's host vmspace to pm, whose tables govern it from now on,
  * none of old's translations left in it: exec keeps its host process.
- * old must not run again.  0, or the host's error with pm unhosted;
- * -EAGAIN, old still hosted, if the host would rather not
- * (vmspace_exec_keeps).
+ * old must not run again.  0; or, pm unhosted and old still hosted
+ * (its release ends its host vmspace), the host's error, or -EAGAIN if
+ * the host would rather not (vmspace_exec_keeps).
  */
 int pmap_take_host(struct pmap *pm, struct pmap *old);
 
